@@ -1,0 +1,446 @@
+/* Definition and reference checks of a parsed grammar (language.md A.4, A.6, 1.4,
+ * 1.9, 3.1, 4.1, 7.1): duplicate, reserved and badly named definitions, undefined
+ * rules (resolving AST_CALL.rule), misplaced captures and captures without a value,
+ * level-restricted calls, attributes and their arguments, #stream placement and
+ * Pratt structure. When all that passes, it refuses the constructs the engine does
+ * not implement yet, listed in one table below. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "../runtime/unicode.h"
+
+/* Features the engine does not implement yet: every occurrence is refused with
+ * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
+static const char *const not_supported[] = {
+    "pratt", "#error", "#recover", "#stream", "predicates", "variables", "types",
+    "actions", "level-restricted calls", NULL
+};
+
+/* ---- a string -> index table (open addressing, fixed capacity) ---- */
+
+typedef struct {
+    const char **keys;
+    int         *vals;
+    size_t       mask;
+} name_table;
+
+static void table_init(name_table *t, int n)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n + 1) cap *= 2;
+    t->keys = cc_xcalloc(cap, sizeof *t->keys);
+    t->vals = cc_xcalloc(cap, sizeof *t->vals);
+    t->mask = cap - 1;
+}
+
+static void table_free(name_table *t)
+{
+    free(t->keys);
+    free(t->vals);
+}
+
+/* The slot of key: where it is, or the empty slot where it would go. */
+static size_t table_slot(const name_table *t, const char *key)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *s = (const unsigned char *)key; *s; s++) h = (h ^ *s) * 1099511628211ull;
+    size_t i = (size_t)h & t->mask;
+    while (t->keys[i] && strcmp(t->keys[i], key) != 0) i = (i + 1) & t->mask;
+    return i;
+}
+
+static int table_get(const name_table *t, const char *key)
+{
+    size_t i = table_slot(t, key);
+    return t->keys[i] ? t->vals[i] : -1;
+}
+
+static void table_put(name_table *t, const char *key, int val)
+{
+    size_t i = table_slot(t, key);
+    t->keys[i] = key;
+    t->vals[i] = val;
+}
+
+/* ---- the checker ---- */
+
+typedef struct {
+    ast_grammar *g;
+    cc_errors   *errs;
+    name_table   rules;
+    const ast_rule *rule;     /* the rule being walked */
+    int          nstreams;    /* #stream attributes seen in its body */
+} checker;
+
+typedef struct {
+    int noscope;              /* inside @, -, ! or a skip: captures have no effect */
+    int in_op;                /* inside a Pratt operator part: lhs, rhs, op are reserved */
+} context;
+
+static int is_attr(const ast_expr *e, const char *name)
+{
+    return e->kind == AST_ATTRIBUTE && strcmp(e->name, name) == 0;
+}
+
+/* e without the #error labels around it (#error may label a #stream repetition). */
+static const ast_expr *unlabeled(const ast_expr *e)
+{
+    while (is_attr(e, "error")) e = e->kids[0];
+    return e;
+}
+
+/* Whether an element has a value slot (1.4). */
+static int has_value(const ast_expr *e)
+{
+    switch (e->kind) {
+    case AST_ANCHOR: case AST_CUT: case AST_DISCARD: case AST_BOTTOM: case AST_AND: case AST_NOT:
+    case AST_PREDICATE:
+        return 0;
+    case AST_CAPTURE: case AST_ATTRIBUTE:
+        return has_value(e->kids[0]);
+    default:
+        return 1;
+    }
+}
+
+/* e without the #error and #recover attributes around it. */
+static const ast_expr *unwrapped(const ast_expr *e)
+{
+    while (is_attr(e, "error") || is_attr(e, "recover")) e = e->kids[0];
+    return e;
+}
+
+/* Whether the #stream attribute e is at the top level of the rule body (7.1): the
+ * body itself, an item of its top-level sequence, or what such an item captures,
+ * possibly labeled with #error (a #recover around it has its own error). */
+static int stream_at_top(const ast_expr *body, const ast_expr *e)
+{
+    int n = body->kind == AST_SEQ ? body->nkids : 1;
+    for (int i = 0; i < n; i++) {
+        const ast_expr *item = unwrapped(body->kind == AST_SEQ ? body->kids[i] : body);
+        if (item->kind == AST_CAPTURE) item = unwrapped(item->kids[0]);
+        if (item == e) return 1;
+    }
+    return 0;
+}
+
+static void walk(checker *c, ast_expr *e, context cx);
+
+static const ast_attr_arg *find_arg(const ast_expr *a, const char *name)
+{
+    for (int i = 0; i < a->nargs; i++)
+        if (strcmp(a->args[i].name, name) == 0) return &a->args[i];
+    return NULL;
+}
+
+/* Argument names of #error and #recover: only `allowed`, at most once each. */
+static void check_arg_names(checker *c, const ast_expr *a, const char *allowed)
+{
+    for (int i = 0; i < a->nargs; i++) {
+        const ast_attr_arg *arg = &a->args[i];
+        if (strcmp(arg->name, allowed) != 0)
+            cc_errors_add(c->errs, arg->line, arg->col, "#%s has no argument %s", a->name, arg->name);
+        else if (find_arg(a, arg->name) != arg)
+            cc_errors_add(c->errs, arg->line, arg->col, "duplicate argument %s in #%s", arg->name, a->name);
+    }
+}
+
+static void check_attribute(checker *c, ast_expr *a, context cx)
+{
+    const ast_expr *kid = unlabeled(a->kids[0]);
+    int line = a->op_line, col = a->op_col;
+    if (strcmp(a->name, "error") == 0) {
+        check_arg_names(c, a, "message");
+        const ast_attr_arg *m = find_arg(a, "message");
+        if (!m) cc_errors_add(c->errs, line, col, "#error requires a message argument");
+        else if (m->value->kind != AST_LITERAL)
+            cc_errors_add(c->errs, m->value->line, m->value->col, "#error: message must be a string");
+    } else if (strcmp(a->name, "recover") == 0) {
+        check_arg_names(c, a, "skip");
+        if (!find_arg(a, "skip")) cc_errors_add(c->errs, line, col, "#recover requires a skip argument");
+        if (is_attr(kid, "stream"))
+            cc_errors_add(c->errs, line, col,
+                          "#recover cannot wrap a #stream repetition; recover inside each element instead");
+    } else if (strcmp(a->name, "stream") == 0) {
+        if (a->nargs > 0) cc_errors_add(c->errs, line, col, "#stream takes no arguments");
+        if (is_attr(kid, "recover"))
+            cc_errors_add(c->errs, kid->op_line, kid->op_col,
+                          "#recover cannot wrap a #stream repetition; recover inside each element instead");
+        else if (kid->kind != AST_REPEAT)
+            cc_errors_add(c->errs, line, col, "#stream must be attached to a repetition (*, +, or {n,m})");
+        if (!stream_at_top(c->rule->body, a))
+            cc_errors_add(c->errs, line, col, "#stream is only allowed at the top level of a rule body");
+        if (++c->nstreams > 1)
+            cc_errors_add(c->errs, line, col, "a rule body can have only one #stream");
+    } else {
+        cc_errors_add(c->errs, line, col, "unknown attribute #%s", a->name);
+    }
+    for (int i = 0; i < a->nargs; i++) {
+        context ax = cx;
+        if (strcmp(a->name, "recover") == 0 && strcmp(a->args[i].name, "skip") == 0) ax.noscope = 1;
+        walk(c, a->args[i].value, ax);
+    }
+}
+
+static void check_call(checker *c, ast_expr *e)
+{
+    e->rule = table_get(&c->rules, e->name);
+    if (e->rule < 0) {
+        cc_errors_add(c->errs, e->line, e->col, "undefined rule %s", e->name);
+        return;
+    }
+    if (!e->level) return;
+    const ast_expr *body = c->g->rules[e->rule].body;
+    if (body->kind != AST_PRATT) {
+        cc_errors_add(c->errs, e->line, e->col, "rule %s has no pratt levels", e->name);
+        return;
+    }
+    for (int i = 0; i < body->pratt->nlevels; i++) {
+        const char *name = body->pratt->levels[i].name;
+        if (name && strcmp(name, e->level) == 0) return;
+    }
+    cc_errors_add(c->errs, e->line, e->col, "rule %s has no level %s", e->name, e->level);
+}
+
+static void check_pratt(checker *c, ast_expr *e, context cx)
+{
+    ast_pratt *pr = e->pratt;
+    if (e != c->rule->body)
+        cc_errors_add(c->errs, e->line, e->col, "pratt is only allowed as the whole body of a rule");
+    if (pr->noperands == 0)
+        cc_errors_add(c->errs, e->line, e->col, "pratt needs at least one operand");
+    if (pr->skip) {
+        context sx = cx;
+        sx.noscope = 1;
+        walk(c, pr->skip, sx);
+    }
+    for (int i = 0; i < pr->noperands; i++) walk(c, pr->operands[i].expr, cx);
+    for (int i = 0; i < pr->nlevels; i++) {
+        ast_pratt_level *l = &pr->levels[i];
+        for (int j = 0; l->name && j < i; j++) {
+            if (pr->levels[j].name && strcmp(pr->levels[j].name, l->name) == 0) {
+                cc_errors_add(c->errs, l->name_line, l->name_col, "duplicate level name %s", l->name);
+                break;
+            }
+        }
+        context ox = cx;
+        ox.in_op = 1;
+        for (int j = 0; j < l->nops; j++) walk(c, l->ops[j].expr, ox);
+    }
+}
+
+static void check_capture(checker *c, ast_expr *e, context cx)
+{
+    if (cx.noscope)
+        cc_errors_add(c->errs, e->line, e->col, "capture %s inside @, -, or ! has no effect", e->name);
+    else if (!has_value(e->kids[0]))
+        cc_errors_add(c->errs, e->line, e->col, "capture %s of an expression without a value", e->name);
+    if (cx.in_op && (!strcmp(e->name, "lhs") || !strcmp(e->name, "rhs") || !strcmp(e->name, "op")))
+        cc_errors_add(c->errs, e->line, e->col, "capture name %s is reserved in pratt operators", e->name);
+}
+
+/* Checks e and everything in it, in source order. */
+static void walk(checker *c, ast_expr *e, context cx)
+{
+    switch (e->kind) {
+    case AST_CALL:
+        check_call(c, e);
+        return;
+    case AST_CAPTURE:
+        check_capture(c, e, cx);
+        break;
+    case AST_ATOMIC: case AST_DISCARD: case AST_NOT:
+        cx.noscope = 1;
+        break;
+    case AST_ATTRIBUTE:
+        walk(c, e->kids[0], cx);
+        check_attribute(c, e, cx);
+        return;
+    case AST_PRATT:
+        check_pratt(c, e, cx);
+        return;
+    default:
+        break;
+    }
+    for (int i = 0; i < e->nkids; i++) walk(c, e->kids[i], cx);
+}
+
+/* ---- definitions in source order ---- */
+
+typedef struct {
+    int is_type, index;
+    int line, col;            /* position of 'def' or 'type' */
+} definition;
+
+/* Rules and types merged by position: the order in which they appear in the file. */
+static definition *definitions(const ast_grammar *g)
+{
+    definition *d = cc_xmalloc((size_t)(g->nrules + g->ntypes) * sizeof *d);
+    int r = 0, t = 0, n = 0;
+    while (r < g->nrules || t < g->ntypes) {
+        const ast_rule *rr = r < g->nrules ? &g->rules[r] : NULL;
+        const ast_typedef *tt = t < g->ntypes ? &g->types[t] : NULL;
+        int type_first = tt && (!rr || tt->def_line < rr->def_line ||
+                                (tt->def_line == rr->def_line && tt->def_col < rr->def_col));
+        if (type_first) d[n++] = (definition){ 1, t++, tt->def_line, tt->def_col };
+        else d[n++] = (definition){ 0, r++, rr->def_line, rr->def_col };
+    }
+    return d;
+}
+
+static int is_reserved_type(const char *name)
+{
+    static const char *const reserved[] = {
+        "int", "string", "bool", "node", "terminal", "Match", "Seq", "List", "Operator", "Error", NULL
+    };
+    for (const char *const *r = reserved; *r; r++)
+        if (strcmp(*r, name) == 0) return 1;
+    return 0;
+}
+
+/* Collects the definitions, reporting duplicates and bad type names as it goes. */
+static void collect(checker *c, const definition *defs, int n)
+{
+    ast_grammar *g = c->g;
+    name_table types;
+    table_init(&types, g->ntypes);
+    for (int i = 0; i < n; i++) {
+        const definition *d = &defs[i];
+        if (!d->is_type) {
+            const char *name = g->rules[d->index].name;
+            if (table_get(&c->rules, name) >= 0)
+                cc_errors_add(c->errs, d->line, d->col, "rule %s is already defined", name);
+            else
+                table_put(&c->rules, name, d->index);
+            continue;
+        }
+        const char *name = g->types[d->index].name;
+        uint32_t first;
+        rt_utf8_decode((const unsigned char *)name, strlen(name), &first);
+        if (is_reserved_type(name))
+            cc_errors_add(c->errs, d->line, d->col, "type %s is reserved", name);
+        else if (!rt_is_upper(first))
+            cc_errors_add(c->errs, d->line, d->col, "type %s must start with an uppercase letter", name);
+        else if (table_get(&types, name) >= 0)
+            cc_errors_add(c->errs, d->line, d->col, "type %s is already defined", name);
+        else
+            table_put(&types, name, d->index);
+    }
+    table_free(&types);
+}
+
+static void check_rule(checker *c, const ast_rule *r)
+{
+    c->rule = r;
+    c->nstreams = 0;
+    context cx = { 0, 0 };
+    walk(c, r->body, cx);
+    if (r->action && r->body->kind == AST_PRATT)
+        cc_errors_add(c->errs, r->action_line, r->action_col,
+                      "a pratt rule cannot have a rule-level action; put actions on its operands and operators");
+}
+
+/* ---- constructs not supported yet ---- */
+
+static void refuse(cc_errors *out, const char *feature, int line, int col)
+{
+    for (const char *const *f = not_supported; *f; f++)
+        if (strcmp(*f, feature) == 0) {
+            cc_errors_add(out, line, col, "not supported yet: %s", feature);
+            return;
+        }
+}
+
+static void refuse_action(cc_errors *out, const ast_term *action)
+{
+    if (action) refuse(out, "actions", action->line, action->col);
+}
+
+static void refuse_in(cc_errors *out, const ast_expr *e)
+{
+    switch (e->kind) {
+    case AST_PRATT: {
+        const ast_pratt *pr = e->pratt;
+        refuse(out, "pratt", e->line, e->col);
+        if (pr->skip) refuse_in(out, pr->skip);
+        for (int i = 0; i < pr->noperands; i++) {
+            refuse_in(out, pr->operands[i].expr);
+            refuse_action(out, pr->operands[i].action);
+        }
+        for (int i = 0; i < pr->nlevels; i++)
+            for (int j = 0; j < pr->levels[i].nops; j++) {
+                refuse_in(out, pr->levels[i].ops[j].expr);
+                refuse_action(out, pr->levels[i].ops[j].action);
+            }
+        return;
+    }
+    case AST_ATTRIBUTE:
+        if (!strcmp(e->name, "error") || !strcmp(e->name, "recover") || !strcmp(e->name, "stream")) {
+            char feature[16] = "#";
+            strncat(feature, e->name, sizeof feature - 2);
+            refuse(out, feature, e->op_line, e->op_col);
+        }
+        for (int i = 0; i < e->nargs; i++) refuse_in(out, e->args[i].value);
+        break;
+    case AST_PREDICATE:
+        refuse(out, e->name ? "variables" : "predicates", e->line, e->col);
+        break;
+    case AST_CALL:
+        if (e->level) refuse(out, "level-restricted calls", e->line, e->col);
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < e->nkids; i++) refuse_in(out, e->kids[i]);
+}
+
+static int by_position(const void *a, const void *b)
+{
+    const cc_error *x = a, *y = b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return 0;
+}
+
+/* Adds the refusals of every definition, in source order. */
+static void refuse_unsupported(checker *c, const definition *defs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cc_errors out;
+        memset(&out, 0, sizeof out);
+        if (defs[i].is_type) {
+            refuse(&out, "types", defs[i].line, defs[i].col);
+        } else {
+            const ast_rule *r = &c->g->rules[defs[i].index];
+            if (r->type) refuse(&out, "types", r->type->line, r->type->col);
+            refuse_in(&out, r->body);
+            if (r->action) refuse(&out, "actions", r->action_line, r->action_col);
+        }
+        /* no two refusals share a position, so the unstable sort is enough */
+        if (out.n > 1) qsort(out.items, (size_t)out.n, sizeof *out.items, by_position);
+        for (int j = 0; j < out.n; j++)
+            cc_errors_add(c->errs, out.items[j].line, out.items[j].col, "%s", out.items[j].msg);
+        cc_errors_free(&out);
+    }
+}
+
+int cc_check(ast_grammar *g, cc_errors *errs)
+{
+    int base = errs->n;
+    checker c;
+    memset(&c, 0, sizeof c);
+    c.g = g;
+    c.errs = errs;
+    table_init(&c.rules, g->nrules);
+    int n = g->nrules + g->ntypes;
+    definition *defs = definitions(g);
+    collect(&c, defs, n);
+    for (int i = 0; i < n; i++)
+        if (!defs[i].is_type) check_rule(&c, &g->rules[defs[i].index]);
+    if (errs->n == base) refuse_unsupported(&c, defs, n);
+    cc_errors_cap(errs, base);
+    free(defs);
+    table_free(&c.rules);
+    return errs->n - base;
+}

@@ -1,0 +1,102 @@
+/* The disassembler behind `pego compile -S`: every rule's static facts, then the
+ * instructions of its valued and value-free bodies with operands resolved to
+ * literals, classes, rule names and jump targets, and the grammar position each
+ * instruction came from. */
+#include "program.h"
+
+static const char *op_names[] = {
+#define VM_NAME(name, fmt, doc) #name,
+    VM_OPCODES(VM_NAME)
+#undef VM_NAME
+};
+static const char *op_formats[] = {
+#define VM_FMT(name, fmt, doc) fmt,
+    VM_OPCODES(VM_FMT)
+#undef VM_FMT
+};
+
+static void flags(rt_buf *b, uint32_t f)
+{
+    static const char *names[] = { "nullable", "nofail", "cyclic", "leader", "memo", "transient",
+                                   "plain", "captures", "twin", "deferrable" };
+    int any = 0;
+    for (int i = 0; i < 10; i++)
+        if (f & (1u << i)) { rt_buf_printf(b, "%s%s", any ? " " : "", names[i]); any = 1; }
+    if (!any) rt_buf_adds(b, "-");
+}
+
+static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
+{
+    const vm_ins *in = &g->code[at];
+    const char *fmt = op_formats[in->op];
+    switch (fmt[0]) {
+    case 'L': rt_buf_printf(b, " %s", g->expects[g->literals[in->a].expect]); break;
+    case 'C': rt_buf_printf(b, " %s", g->expects[g->classes[in->a].expect]); break;
+    case 'J': rt_buf_printf(b, " -> %u", (unsigned)in->a); break;
+    case 'R': {
+        int r = in->a % g->nrules;
+        rt_buf_printf(b, " %s%s -> %u", g->rules[r].name, in->a >= g->nrules ? " (value-free)" : "",
+                      (unsigned)in->b);
+        break;
+    }
+    case 'N':
+        if (in->op == OP_RULEEND) rt_buf_printf(b, " %s", g->rules[in->a].name);
+        else if (in->op == OP_LIST) rt_buf_adds(b, in->a ? " empty" : "");
+        else rt_buf_printf(b, " %d", in->a);
+        break;
+    case 'P': rt_buf_printf(b, " %s", g->labels[in->a]); break;
+    case 'S':
+        rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);
+        if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
+        break;
+    case 'I':
+        rt_buf_printf(b, " {%d,", in->b);
+        if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
+        rt_buf_printf(b, " exit -> %u", (unsigned)in->a);
+        break;
+    case 'T':
+        rt_buf_printf(b, " %s else -> %u", g->expects[g->classes[in->a].expect], (unsigned)in->b);
+        break;
+    case 'K':
+        if (in->a >= 0x20 && in->a < 0x7f) rt_buf_printf(b, " '%c'", (char)in->a);
+        else rt_buf_printf(b, " 0x%02x", (unsigned)in->a);
+        rt_buf_printf(b, " else %s -> %u", g->expects[in->c], (unsigned)in->b);
+        break;
+    case 'W': rt_buf_printf(b, " loop %u", (unsigned)in->a); break;
+    default: break;
+    }
+    if (in->flags & INS_VALUE) rt_buf_adds(b, " +value");
+    if (in->flags & INS_SCOPE) rt_buf_adds(b, " +scope");
+}
+
+static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
+{
+    for (uint32_t at = from; at < g->ncode; at++) {
+        size_t mark = b->len;
+        rt_buf_printf(b, "  %5u  %s", (unsigned)at, op_names[g->code[at].op]);
+        operands(g, b, at);
+        size_t width = b->len - mark;
+        if (g->src[at].line > 0) {
+            for (; width < 48; width++) rt_buf_addc(b, ' ');
+            rt_buf_printf(b, " ; %d:%d", g->src[at].line, g->src[at].col);
+        }
+        rt_buf_addc(b, '\n');
+        if (g->code[at].op == OP_RET || g->code[at].op == OP_END) break;
+    }
+}
+
+void cc_disassemble(const pego_grammar *g, rt_buf *b)
+{
+    rt_buf_printf(b, "; grammar %s: %d rules, %u instructions\n", g->name, g->nrules, (unsigned)g->ncode);
+    rt_buf_adds(b, "start (the VM calls the start rule, returning to 0):\n");
+    body(g, b, 0);
+    for (int r = 0; r < g->nrules; r++) {
+        const cc_rule *rule = &g->rules[r];
+        rt_buf_printf(b, "\nrule %s (%d:%d) [", rule->name, rule->line, rule->col);
+        flags(b, rule->flags);
+        rt_buf_printf(b, "] calls from %d places\n", rule->callsites);
+        body(g, b, rule->entry);
+        rt_buf_printf(b, "rule %s, value-free:\n", rule->name);
+        body(g, b, rule->vf_entry);
+    }
+}

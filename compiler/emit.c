@@ -1,0 +1,418 @@
+/* The emitter: turns the checked, analysed AST into the code of the iterative VM.
+ * Every rule gets two bodies: a valued one, which builds the rule's value, and a
+ * value-free one, used where a caller discards the value (a twin) and by
+ * recognition parses. Literals, classes, expectations and capture labels are
+ * interned into the grammar's tables here. */
+#include "program.h"
+#include "../runtime/buf.h"
+#include "../runtime/unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    pego_grammar      *g;
+    const ast_grammar *ast;
+    uint32_t           cap;
+    int                rule;      /* rule being emitted */
+    int                valued;    /* emitting the valued body */
+    int                oom;
+} emitter;
+
+static uint32_t here(emitter *m) { return m->g->ncode; }
+
+static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b, int32_t c)
+{
+    pego_grammar *g = m->g;
+    if (g->ncode == m->cap) {
+        uint32_t cap = m->cap ? 2 * m->cap : 256;
+        vm_ins *code = realloc(g->code, cap * sizeof *code);
+        vm_srcpos *src = realloc(g->src, cap * sizeof *src);
+        if (code) g->code = code;
+        if (src) g->src = src;
+        if (!code || !src) { m->oom = 1; return g->ncode ? g->ncode - 1 : 0; }
+        m->cap = cap;
+    }
+    uint32_t at = g->ncode++;
+    g->code[at] = (vm_ins){ .op = (uint8_t)op, .a = a, .b = b, .c = c };
+    g->src[at] = (vm_srcpos){ e ? e->line : 0, e ? e->col : 0 };
+    return at;
+}
+
+static void patch(emitter *m, uint32_t at, uint32_t target) { m->g->code[at].a = (int32_t)target; }
+
+/* Interns an expectation by its printed text. */
+static uint32_t intern_expect(emitter *m, char *text)
+{
+    pego_grammar *g = m->g;
+    for (int i = 0; i < g->nexpects; i++)
+        if (strcmp(g->expects[i], text) == 0) { free(text); return (uint32_t)i; }
+    g->expects = realloc(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
+    g->expects[g->nexpects] = text;
+    return (uint32_t)g->nexpects++;
+}
+
+static int intern_literal(emitter *m, const ast_expr *e)
+{
+    pego_grammar *g = m->g;
+    for (int i = 0; i < g->nliterals; i++)
+        if (g->literals[i].len == e->len && memcmp(g->literals[i].bytes, e->text, e->len) == 0) return i;
+    rt_buf b;
+    rt_buf_init(&b);
+    rt_quote(&b, e->text, e->len, 0);
+    g->literals = realloc(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
+    cc_literal *l = &g->literals[g->nliterals];
+    l->bytes = malloc(e->len + 1);
+    memcpy(l->bytes, e->text, e->len);
+    l->bytes[e->len] = 0;
+    l->len = (uint32_t)e->len;
+    l->fffd = 0;
+    for (size_t i = 0; i + 3 <= e->len; i++)
+        if (memcmp(e->text + i, "\xEF\xBF\xBD", 3) == 0) l->fffd = 1;
+    l->expect = intern_expect(m, rt_buf_take(&b));
+    return g->nliterals++;
+}
+
+static void render_class(rt_buf *b, const ast_expr *e)
+{
+    rt_buf_adds(b, e->negated ? "(?^" : "(?");
+    for (int i = 0; i < e->nranges; i++) {
+        rt_class_char(b, e->ranges[i].lo);
+        if (e->ranges[i].hi != e->ranges[i].lo) {
+            rt_buf_addc(b, '-');
+            rt_class_char(b, e->ranges[i].hi);
+        }
+    }
+    rt_buf_addc(b, ')');
+}
+
+static int intern_class(emitter *m, const ast_expr *e)
+{
+    pego_grammar *g = m->g;
+    rt_buf b;
+    rt_buf_init(&b);
+    render_class(&b, e);
+    uint32_t expect = intern_expect(m, rt_buf_take(&b));
+    for (int i = 0; i < g->nclasses; i++)
+        if (g->classes[i].expect == expect) return i;
+    g->classes = realloc(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
+    cc_class *c = &g->classes[g->nclasses];
+    memset(c, 0, sizeof *c);
+    c->negated = e->negated;
+    c->expect = expect;
+    c->ascii_only = !e->negated;
+    c->ranges = malloc((size_t)(e->nranges ? e->nranges : 1) * sizeof(ast_range));
+    for (int i = 0; i < e->nranges; i++) {
+        ast_range r = e->ranges[i];
+        for (uint32_t ch = r.lo; ch <= r.hi && ch < 128; ch++) c->ascii[ch >> 5] |= 1u << (ch & 31);
+        if (r.hi >= 128) {
+            c->ascii_only = 0;
+            c->ranges[c->nranges++] = (ast_range){ r.lo < 128 ? 128 : r.lo, r.hi };
+        }
+    }
+    if (c->negated)
+        for (int w = 0; w < 4; w++) c->ascii[w] = ~c->ascii[w];
+    return g->nclasses++;
+}
+
+static int label_id(emitter *m, const char *name)
+{
+    for (int i = 0; i < m->g->nlabels; i++)
+        if (strcmp(m->g->labels[i], name) == 0) return i;
+    return -1;
+}
+
+/* Rule r's value is statically memoizable: calls go through the general path. */
+static int general_call(const cc_rule *r)
+{
+    return (r->flags & RULE_LEADER) || ((r->flags & RULE_MEMO) && !(r->flags & RULE_TRANSIENT));
+}
+
+static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
+
+/* First-character dispatch (engine notes 8.1): when an expression must begin
+ * with a literal of ASCII first byte or with a class, a test of the next
+ * character can skip it without pushing a choice entry. On a mismatch the test
+ * records exactly what the expression would have recorded there, so results
+ * and errors do not change. Emits the test and returns its address, or 0. */
+static uint32_t emit_first_test(emitter *m, const ast_expr *e)
+{
+    for (;;) {
+        switch (e->kind) {
+        case AST_SEQ:
+            if (e->nkids == 0) return 0;
+            e = e->kids[0];
+            continue;
+        case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
+            e = e->kids[0];
+            continue;
+        case AST_REPEAT:
+            if (e->min < 1) return 0;
+            e = e->kids[0];
+            continue;
+        case AST_LITERAL: {
+            if (e->len == 0 || (unsigned char)e->text[0] >= 0x80) return 0;
+            int lit = intern_literal(m, e);
+            return ins(m, e, OP_TESTCHAR, (unsigned char)e->text[0], 0, (int32_t)m->g->literals[lit].expect);
+        }
+        case AST_CLASS:
+            return ins(m, e, OP_TEST, intern_class(m, e), 0, 0);
+        default:
+            return 0;
+        }
+    }
+}
+
+static void patch_test(emitter *m, uint32_t at, uint32_t target)
+{
+    if (at) m->g->code[at].b = (int32_t)target;
+}
+
+/* A call. In a valued body whose value is discarded (v == 0), the callee's
+ * value-free body is used unless the callee grows seeds together with this rule:
+ * mixing valued and value-free bodies in one left-recursive cycle would change
+ * what the growing seed holds. */
+static void emit_call(emitter *m, const ast_expr *e, int v)
+{
+    pego_grammar *g = m->g;
+    cc_rule *callee = &g->rules[e->rule];
+    int variant, pop = 0;
+    if (!m->valued) {
+        variant = CC_VF(g, e->rule);
+    } else if (v) {
+        variant = e->rule;
+    } else if (callee->scc >= 0 && callee->scc == g->rules[m->rule].scc) {
+        variant = e->rule;
+        pop = 1;
+    } else {
+        variant = CC_VF(g, e->rule);
+        callee->flags |= RULE_TWIN;
+    }
+    ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, 0);
+    if (pop) ins(m, e, OP_POP, 0, 0, 0);
+}
+
+/* The alternatives of a choice. An alternative with a loose cut gets a choice
+ * entry even when it is the last one, so that the cut has an entry to mark. */
+static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
+{
+    uint32_t *commits = malloc((size_t)e->nkids * sizeof(uint32_t));
+    int ncommits = 0;
+    for (int i = 0; i < e->nkids; i++) {
+        const ast_expr *alt = e->kids[i];
+        int last = i == e->nkids - 1;
+        int entry = !last || cc_loose_cut(alt);
+        uint32_t choice = 0, test = 0;
+        if (!last) test = emit_first_test(m, alt);
+        if (entry) choice = ins(m, alt, OP_CHOICE, 0, 0, 0);
+        emit_expr(m, alt, v && cc_has_value(alt), live);
+        if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
+        if (entry) {
+            commits[ncommits++] = ins(m, alt, OP_COMMIT, 0, 0, 0);
+            patch(m, choice, here(m));
+            patch_test(m, test, here(m));
+            if (last) ins(m, alt, OP_FAIL, 0, 0, 0);
+        }
+    }
+    for (int i = 0; i < ncommits; i++) patch(m, commits[i], here(m));
+    free(commits);
+}
+
+static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
+{
+    const ast_expr *kid = e->kids[0];
+    int32_t max = e->max < 0 ? -1 : (int32_t)(e->max > INT32_MAX ? INT32_MAX : e->max);
+    int32_t min = (int32_t)(e->min > INT32_MAX ? INT32_MAX : e->min);
+    if (max == 0) {
+        if (v) { ins(m, e, OP_LISTOPEN, 0, 0, 0); ins(m, e, OP_LIST, 1, 0, 0); }
+        return;
+    }
+    if (!v && kid->kind == AST_CLASS) {
+        ins(m, e, OP_SPAN, intern_class(m, kid), min, max);
+        return;
+    }
+    int scope = v && cc_scope_has_captures(kid);
+    if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
+    uint32_t rep = ins(m, e, OP_REP, 0, min, max);
+    emit_expr(m, kid, v && cc_has_value(kid), v ? live : 0);
+    if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
+    uint32_t next = ins(m, e, OP_REPNEXT, (int32_t)rep, 0, 0);
+    if (scope) m->g->code[next].flags |= INS_SCOPE;
+    patch(m, rep, here(m));
+    if (v) ins(m, e, OP_LIST, 0, 0, 0);
+}
+
+/* Emits e. When v is set and e has a value slot, the code pushes exactly one
+ * value; otherwise it pushes nothing. live says whether captures are recorded
+ * (their scope's value is being built). */
+static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
+{
+    switch (e->kind) {
+    case AST_LITERAL: {
+        uint32_t at = ins(m, e, OP_LIT, intern_literal(m, e), 0, 0);
+        if (v) m->g->code[at].flags |= INS_VALUE;
+        return;
+    }
+    case AST_CLASS: {
+        uint32_t at = ins(m, e, OP_CLASS, intern_class(m, e), 0, 0);
+        if (v) m->g->code[at].flags |= INS_VALUE;
+        return;
+    }
+    case AST_ANY: {
+        uint32_t at = ins(m, e, OP_ANY, 0, 0, 0);
+        if (v) m->g->code[at].flags |= INS_VALUE;
+        return;
+    }
+    case AST_TOP:
+        if (v) ins(m, e, OP_TOP, 0, 0, 0);
+        return;
+    case AST_BOTTOM:
+        ins(m, e, OP_FAIL, 0, 0, 0);
+        return;
+    case AST_ANCHOR: {
+        static const int ops[] = { OP_BOI, OP_EOI, OP_BOL, OP_EOL };
+        ins(m, e, ops[e->anchor], 0, 0, 0);
+        return;
+    }
+    case AST_CUT:
+        ins(m, e, OP_CUT, 0, 0, 0);
+        return;
+    case AST_SEQ: {
+        int n = 0;
+        if (v) ins(m, e, OP_PUSHPOS, 0, 0, 0);
+        for (int i = 0; i < e->nkids; i++) {
+            int slot = cc_has_value(e->kids[i]);
+            emit_expr(m, e->kids[i], v && slot, live);
+            n += slot;
+        }
+        if (v) ins(m, e, OP_SEQ, n, 0, 0);
+        return;
+    }
+    case AST_CHOICE:
+        emit_choice(m, e, v, live);
+        return;
+    case AST_REPEAT:
+        emit_repeat(m, e, v, live);
+        return;
+    case AST_OPTIONAL: {
+        const ast_expr *kid = e->kids[0];
+        uint32_t test = emit_first_test(m, kid);
+        uint32_t choice = ins(m, e, OP_CHOICE, 0, 0, 0);
+        emit_expr(m, kid, v && cc_has_value(kid), live);
+        if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
+        uint32_t commit = ins(m, e, OP_COMMIT, 0, 0, 0);
+        patch(m, choice, here(m));
+        patch_test(m, test, here(m));
+        if (v) ins(m, e, OP_NIL, 0, 0, 0);
+        patch(m, commit, here(m));
+        return;
+    }
+    case AST_AND:
+        ins(m, e, OP_LOOK, 0, 0, 0);
+        emit_expr(m, e->kids[0], 0, live);
+        ins(m, e, OP_LOOKEND, 0, 0, 0);
+        return;
+    case AST_NOT: {
+        uint32_t look = ins(m, e, OP_NLOOK, 0, 0, 0);
+        emit_expr(m, e->kids[0], 0, 0);
+        ins(m, e, OP_LOOKFAIL, 0, 0, 0);
+        patch(m, look, here(m));
+        return;
+    }
+    case AST_ATOMIC:
+        if (v) ins(m, e, OP_PUSHPOS, 0, 0, 0);
+        emit_expr(m, e->kids[0], 0, 0);
+        if (v) ins(m, e, OP_MATCH, 0, 0, 0);
+        return;
+    case AST_DISCARD:
+        emit_expr(m, e->kids[0], 0, 0);
+        return;
+    case AST_CAPTURE:
+        if (!live) { emit_expr(m, e->kids[0], v, 0); return; }
+        emit_expr(m, e->kids[0], 1, live);
+        ins(m, e, OP_CAPTURE, label_id(m, e->name), 0, 0);
+        if (!v) ins(m, e, OP_POP, 0, 0, 0);
+        return;
+    case AST_CALL:
+        emit_call(m, e, v);
+        return;
+    case AST_PREDICATE: case AST_ATTRIBUTE: case AST_PRATT:
+        /* refused by the checker until their tiers are implemented */
+        ins(m, e, OP_FAIL, 0, 0, 0);
+        return;
+    }
+}
+
+static void collect_labels(emitter *m, const ast_expr *e)
+{
+    if (!e) return;
+    if (e->kind == AST_CAPTURE && label_id(m, e->name) < 0) {
+        pego_grammar *g = m->g;
+        g->labels = realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
+        g->labels[g->nlabels++] = strdup(e->name);
+    }
+    for (int i = 0; i < e->nkids; i++) collect_labels(m, e->kids[i]);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct { const char *text; uint32_t id; } ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    return strcmp(((const ranked *)a)->text, ((const ranked *)b)->text);
+}
+
+int cc_emit(pego_grammar *g, const ast_grammar *ast)
+{
+    emitter m = { .g = g, .ast = ast };
+    static const char *fixed[EXP__FIXED] = {
+        [EXP_ANY] = "any character", [EXP_BOI] = "beginning of input", [EXP_EOI] = "end of input",
+        [EXP_BOL] = "beginning of line", [EXP_EOL] = "end of line",
+    };
+    for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, strdup(fixed[i]));
+    for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
+    if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
+
+    /* The start sequence: the VM calls the start rule returning to address 0. */
+    ins(&m, NULL, OP_EOI, 0, 0, 0);
+    ins(&m, NULL, OP_END, 0, 0, 0);
+    for (int r = 0; r < ast->nrules; r++) {
+        const ast_rule *ar = &ast->rules[r];
+        m.rule = r;
+        m.valued = 1;
+        g->rules[r].entry = here(&m);
+        emit_expr(&m, ar->body, cc_has_value(ar->body), 1);
+        if (!cc_has_value(ar->body)) ins(&m, ar->body, OP_NIL, 0, 0, 0);
+        ins(&m, ar->body, OP_RULEEND, r, 0, 0);
+        ins(&m, ar->body, OP_RET, 0, 0, 0);
+    }
+    for (int r = 0; r < ast->nrules; r++) {
+        const ast_rule *ar = &ast->rules[r];
+        m.rule = r;
+        m.valued = 0;
+        g->rules[r].vf_entry = here(&m);
+        emit_expr(&m, ar->body, 0, 0);
+        ins(&m, ar->body, OP_RET, 0, 0, 0);
+    }
+    if (m.oom) return -1;
+    for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
+        vm_ins *in = &g->code[i];
+        if (in->op == OP_CALL || in->op == OP_CALLG) {
+            int r = in->a % g->nrules;
+            in->b = (int32_t)(in->a >= g->nrules ? g->rules[r].vf_entry : g->rules[r].entry);
+        }
+    }
+    /* byte-wise sort rank of every expectation, for sorting error items */
+    ranked *order = malloc((size_t)g->nexpects * sizeof(ranked));
+    g->expect_rank = malloc((size_t)g->nexpects * sizeof(uint32_t));
+    if (!order || !g->expect_rank) { free(order); return -1; }
+    for (int i = 0; i < g->nexpects; i++) order[i] = (ranked){ g->expects[i], (uint32_t)i };
+    qsort(order, (size_t)g->nexpects, sizeof(ranked), cmp_ranked);
+    for (int i = 0; i < g->nexpects; i++) g->expect_rank[order[i].id] = (uint32_t)i;
+    free(order);
+    return 0;
+}

@@ -1,0 +1,100 @@
+/* The compiled grammar: rule table with the static analysis, literal, class and
+ * expectation tables, and the code of both programs (full parse and recognition).
+ * Immutable once built, so one grammar may serve many parsers and threads. */
+#ifndef PEGO_CC_PROGRAM_H
+#define PEGO_CC_PROGRAM_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "../vm/opcodes.h"
+#include "ast.h"
+#include "../runtime/buf.h"
+#include "pego.h"
+
+typedef struct {
+    uint8_t  op;
+    uint8_t  flags;
+    uint16_t pad;
+    int32_t  a, b, c;
+} vm_ins;
+
+typedef struct {
+    int line, col;              /* grammar source position of the instruction (0: none) */
+} vm_srcpos;
+
+/* Static facts about a rule (language.md 2.1, 2.2; engine notes 4.1). */
+enum {
+    RULE_NULLABLE   = 1u << 0,
+    RULE_NOFAIL     = 1u << 1,  /* proven to always succeed */
+    RULE_CYCLIC     = 1u << 2,  /* member of a left-recursive cycle */
+    RULE_LEADER     = 1u << 3,  /* grows seeds for its cycle */
+    RULE_MEMO       = 1u << 4,  /* may be memoized (not cyclic) */
+    RULE_TRANSIENT  = 1u << 5,  /* referenced from < 2 places, or calls no other rule */
+    RULE_PLAIN      = 1u << 6,  /* never memoized and no captures */
+    RULE_CAPTURES   = 1u << 7,  /* its body scope has captures */
+    RULE_TWIN       = 1u << 8,  /* some caller discards its value: the value-free body is used */
+    RULE_DEFERRABLE = 1u << 9   /* memoized from the second call at a position */
+};
+
+typedef struct {
+    char    *name;
+    int      line, col;
+    uint32_t flags;
+    int      scc;               /* left-call component (cyclic rules only), else -1 */
+    int      callsites;         /* references in the grammar */
+    int      seen_index;        /* index among deferrable rules, or -1 */
+    uint32_t entry;             /* address of the valued body */
+    uint32_t vf_entry;          /* address of the value-free body (twin, recognition) */
+} cc_rule;
+
+typedef struct {
+    char    *bytes;
+    uint32_t len;
+    uint32_t expect;            /* expectation id */
+    uint8_t  fffd;              /* contains U+FFFD: matches invalid bytes too */
+} cc_literal;
+
+typedef struct {
+    uint32_t   ascii[4];        /* 128-bit map, negation folded in */
+    ast_range *ranges;          /* for code points >= 128 */
+    int        nranges;
+    int        negated;
+    int        ascii_only;      /* not negated and every range below 128 */
+    uint32_t   expect;
+} cc_class;
+
+/* Fixed expectation ids. */
+enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
+
+struct pego_grammar {
+    char       *name;           /* file name or "<grammar>" */
+    cc_rule    *rules;
+    int         nrules;
+    cc_literal *literals;
+    int         nliterals;
+    cc_class   *classes;
+    int         nclasses;
+    char      **expects;        /* printed form of each expectation id */
+    uint32_t   *expect_rank;    /* byte-wise sort rank of each id */
+    int         nexpects;
+    char      **labels;         /* capture labels, sorted byte-wise (id order = print order) */
+    int         nlabels;
+    vm_ins     *code;
+    vm_srcpos  *src;
+    uint32_t    ncode;
+    int         ndeferrable;
+};
+
+/* Variant ids: rule r's valued body is r, its value-free body nrules + r. */
+#define CC_VF(g, r) ((g)->nrules + (r))
+
+/* compiler stages */
+int  cc_analyze(pego_grammar *g, const ast_grammar *ast);
+int  cc_emit(pego_grammar *g, const ast_grammar *ast);
+void cc_disassemble(const pego_grammar *g, rt_buf *out);
+int  cc_has_value(const ast_expr *e);          /* occupies a value slot (1.4) */
+int  cc_loose_cut(const ast_expr *e);          /* has a cut not inside a nested choice etc. */
+int  cc_scope_has_captures(const ast_expr *e); /* captures of its own scope */
+
+#endif

@@ -1,0 +1,155 @@
+/* pego: a PEG parsing toolkit. This is the one public header of libpego.
+ *
+ * A grammar is compiled once (pego_compile, pego_compile_file) and is immutable:
+ * any number of threads may share it. A parser (pego_parser_new) holds the reusable
+ * state of one thread and runs one parse at a time. The library never prints and
+ * never exits: every failure comes back as a status code and a message. */
+#ifndef PEGO_H
+#define PEGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PEGO_VERSION "0.1.0"
+
+typedef struct pego_grammar pego_grammar;
+typedef struct pego_parser  pego_parser;
+typedef struct pego_node    pego_node;
+typedef struct pego_diag    pego_diag;
+
+/* ---- compiling grammars ------------------------------------------------ */
+
+/* Compiles grammar source text. name is used in diagnostics (a file name, or
+ * NULL for "<grammar>"). On failure returns NULL and, when diag is not NULL, sets
+ * *diag to the list of errors (free it with pego_diag_free). */
+pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_diag **diag);
+
+/* Reads and compiles a grammar file. An unreadable file gives one diagnostic
+ * "FILE: reason" with line and column 0. */
+pego_grammar *pego_compile_file(const char *path, pego_diag **diag);
+
+void pego_grammar_free(pego_grammar *g);
+
+/* Diagnostics: every error of a grammar, in the documented order. */
+size_t      pego_diag_count(const pego_diag *d);
+int         pego_diag_line(const pego_diag *d, size_t i);     /* 0 when not about a position */
+int         pego_diag_column(const pego_diag *d, size_t i);
+const char *pego_diag_message(const pego_diag *d, size_t i);  /* without file and position */
+/* All errors as text, one per line, "file:line:col: message" (no trailing newline). */
+const char *pego_diag_text(const pego_diag *d);
+void        pego_diag_free(pego_diag *d);
+
+/* Rules of a compiled grammar, in declaration order. */
+size_t      pego_grammar_rule_count(const pego_grammar *g);
+const char *pego_grammar_rule_name(const pego_grammar *g, size_t i);
+int         pego_grammar_rule_index(const pego_grammar *g, const char *name); /* -1 if none */
+const char *pego_grammar_name(const pego_grammar *g);
+
+/* The disassembly of the grammar's programs (what `pego compile -S` prints).
+ * Returns a malloc'd string, or NULL when out of memory. */
+char *pego_grammar_disassemble(const pego_grammar *g);
+
+/* ---- parsing ------------------------------------------------------------ */
+
+typedef enum {
+    PEGO_UNIT_CODEPOINTS = 0,   /* positions count code points (an invalid byte counts one) */
+    PEGO_UNIT_BYTES      = 1
+} pego_unit;
+
+typedef enum {
+    PEGO_MEMO_DEFAULT = 0,      /* the static policy, memoizing from the second call at a position */
+    PEGO_MEMO_ALL     = 1,      /* every rule from its first call (results must not change) */
+    PEGO_MEMO_NONE    = 2       /* no rule except left-recursion leaders, which need the memo */
+} pego_memo_policy;
+
+typedef struct {
+    const char      *start_rule;   /* NULL: "main" */
+    pego_unit        unit;
+    int              recognize;    /* non-zero: recognition only, no tree */
+    uint32_t         max_depth;    /* nesting limit in rule calls; 0: 100000 */
+    pego_memo_policy memo;
+} pego_options;
+
+#define PEGO_DEFAULT_MAX_DEPTH 100000u
+
+typedef enum {
+    PEGO_OK           = 0,   /* the input matched */
+    PEGO_SYNTAX_ERROR = 1,   /* the input did not match: see the syntax error accessors */
+    PEGO_ABORTED      = 2,   /* a run-time error stopped the parse (nesting limit) */
+    PEGO_EUSAGE       = 3,   /* bad arguments: unknown start rule, input too large */
+    PEGO_ENOMEM       = 4
+} pego_status;
+
+typedef struct {
+    uint64_t evals;          /* rule body evaluations */
+    uint64_t calls;          /* rule calls, memo hits included */
+    uint64_t memo_hits;      /* calls answered from the memo table */
+    uint64_t memo_stored;    /* memo entries stored */
+    uint32_t rules_memoized; /* distinct rules that stored at least one entry */
+} pego_stats;
+
+typedef struct pego_result pego_result;
+
+pego_parser *pego_parser_new(const pego_grammar *g);
+void         pego_parser_free(pego_parser *p);
+
+/* Parses input[0..len). opt may be NULL for the defaults. The result object
+ * belongs to the parser and stays valid until the next parse or pego_parser_free.
+ * Returns the status (also available from pego_result_status). */
+pego_status pego_parse(pego_parser *p, const char *input, size_t len,
+                       const pego_options *opt, const pego_result **out);
+
+pego_status       pego_result_status(const pego_result *r);
+/* The tree's root: NULL when there is no tree (error, recognition, or a nil result;
+ * pego_result_has_value tells the last case apart). */
+const pego_node  *pego_result_tree(const pego_result *r);
+int               pego_result_has_value(const pego_result *r);
+size_t            pego_result_node_count(const pego_result *r);
+const pego_stats *pego_result_stats(const pego_result *r);
+/* The error text: "line:col: message" for a syntax error, the run-time error's
+ * message for an aborted parse, or a usage message; NULL after success. */
+const char       *pego_result_error(const pego_result *r);
+
+/* Syntax error details (PEGO_SYNTAX_ERROR only). */
+uint64_t    pego_result_error_offset(const pego_result *r);  /* in the parse's unit */
+int         pego_result_error_line(const pego_result *r);
+int         pego_result_error_column(const pego_result *r);
+size_t      pego_result_expected_count(const pego_result *r);
+const char *pego_result_expected(const pego_result *r, size_t i); /* sorted, printed form */
+const char *pego_result_error_message(const pego_result *r);      /* text after "line:col: " */
+
+/* Trees. Positions are in the parse's unit; text is the input's bytes (in
+ * code-point mode an invalid byte stands for U+FFFD when printed). */
+typedef enum { PEGO_NODE_MATCH, PEGO_NODE_SEQ, PEGO_NODE_LIST } pego_node_kind;
+
+pego_node_kind   pego_node_type(const pego_result *r, const pego_node *n);
+const char      *pego_node_type_name(const pego_result *r, const pego_node *n);
+const char      *pego_node_rule(const pego_result *r, const pego_node *n); /* NULL if unlabeled */
+uint64_t         pego_node_start(const pego_result *r, const pego_node *n);
+uint64_t         pego_node_end(const pego_result *r, const pego_node *n);
+const char      *pego_node_text(const pego_result *r, const pego_node *n, size_t *len);
+size_t           pego_node_child_count(const pego_result *r, const pego_node *n);
+const pego_node *pego_node_child(const pego_result *r, const pego_node *n, size_t i); /* NULL: nil */
+size_t           pego_node_field_count(const pego_result *r, const pego_node *n);
+const char      *pego_node_field_name(const pego_result *r, const pego_node *n, size_t i);
+const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i);
+const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name);
+
+/* Printing (language.md 1.13). Returns a malloc'd string without a trailing
+ * newline: "nil"/"null" for a nil result. */
+typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON } pego_print_format;
+char *pego_result_print(const pego_result *r, pego_print_format format);
+
+/* Line and column (1-based) of a position in the last parse's unit. */
+int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col);
+
+const char *pego_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

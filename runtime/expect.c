@@ -1,0 +1,81 @@
+/* The expectation record and syntax errors (language.md 1.12): adding an item to
+ * the open window, and turning the final record into the error text, with items
+ * sorted byte-wise and rendered as the grammar's expectation table prints them. */
+#include "parser.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id)
+{
+    (void)pos;
+    if (x->n == x->cap) {
+        uint32_t cap = x->cap ? x->cap * 2 : 64;
+        uint32_t *items = realloc(x->items, cap * sizeof *items);
+        if (!items) return;    /* an item lost to OOM only shortens the message */
+        x->items = items;
+        x->cap = cap;
+    }
+    x->items[x->n++] = id;
+}
+
+/* Sorts expectation ids by the byte-wise order of their printed text (an
+ * insertion sort: sets are small, and no global state keeps it thread-safe). */
+static void sort_by_rank(const pego_grammar *g, uint32_t *ids, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t id = ids[i], j = i;
+        for (; j > 0 && g->expect_rank[ids[j - 1]] > g->expect_rank[id]; j--) ids[j] = ids[j - 1];
+        ids[j] = id;
+    }
+}
+
+/* Builds the syntax error of a failed parse from the outer expectation record. */
+int rt_result_syntax_error(pego_parser *p)
+{
+    pego_result *r = &p->res;
+    rt_expect *x = &p->exp;
+    const pego_grammar *g = p->g;
+    uint32_t n = x->n - x->base;
+    uint32_t *ids = x->items + x->base;
+    sort_by_rank(g, ids, n);
+    r->expected = calloc(n ? n : 1, sizeof(char *));
+    r->nexpected = 0;
+    rt_buf b;
+    rt_buf_init(&b);
+    rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
+    rt_buf_printf(&b, "%d:%d: ", r->error_line, r->error_col);
+    size_t prefix = b.len;
+    if (n == 0) rt_buf_adds(&b, "syntax error");
+    else rt_buf_adds(&b, "syntax error: expected ");
+    for (uint32_t i = 0; i < n; i++) {
+        if (r->expected) r->expected[r->nexpected++] = g->expects[ids[i]];
+        if (i) rt_buf_adds(&b, ", ");
+        rt_buf_adds(&b, g->expects[ids[i]]);
+    }
+    r->error_pos = x->far;
+    r->error = rt_buf_take(&b);
+    r->error_message = r->error + prefix;
+    r->status = PEGO_SYNTAX_ERROR;
+    return PEGO_SYNTAX_ERROR;
+}
+
+int rt_result_abort(pego_parser *p, const char *fmt, ...)
+{
+    pego_result *r = &p->res;
+    rt_buf b;
+    rt_buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt_buf_adds(&b, msg);
+    free(r->error);
+    r->error = rt_buf_take(&b);
+    r->error_message = r->error;
+    if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */
+    return r->status;
+}

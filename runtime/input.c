@@ -1,0 +1,72 @@
+/* Positions of the input: byte offsets to the parse's unit (code points, where an
+ * invalid byte counts as one, or bytes) and to lines and columns (a line starts
+ * after each LF only; language.md 1.10). Tables are built on first use. */
+#include "parser.h"
+#include "unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
+{
+    free(in->cp_index);
+    free(in->line_starts);
+    in->cp_index = NULL;
+    in->line_starts = NULL;
+    in->nlines = 0;
+    in->input = s;
+    in->len = len;
+    in->unit = unit;
+    in->ascii = 1;
+    for (uint32_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] >= 0x80) { in->ascii = 0; break; }
+}
+
+void rt_input_free(rt_input *in)
+{
+    free(in->cp_index);
+    free(in->line_starts);
+    memset(in, 0, sizeof *in);
+}
+
+uint64_t rt_input_unit(rt_input *in, uint32_t byte)
+{
+    if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte;
+    if (!in->cp_index) {
+        uint32_t *idx = malloc(((size_t)in->len + 1) * sizeof *idx);
+        if (!idx) return byte;
+        const unsigned char *s = (const unsigned char *)in->input;
+        uint32_t k = 0, b = 0;
+        while (b < in->len) {
+            uint32_t cp;
+            int w = rt_utf8_decode(s + b, in->len - b, &cp);
+            for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;
+            b += (uint32_t)w;
+            k++;
+        }
+        idx[in->len] = k;
+        in->cp_index = idx;
+    }
+    return in->cp_index[byte];
+}
+
+void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
+{
+    if (!in->line_starts) {
+        uint32_t n = 1;
+        for (uint32_t i = 0; i < in->len; i++) n += in->input[i] == '\n';
+        in->line_starts = malloc((size_t)n * sizeof(uint32_t));
+        if (!in->line_starts) { *line = 1; *col = (int)rt_input_unit(in, byte) + 1; return; }
+        in->line_starts[0] = 0;
+        in->nlines = 1;
+        for (uint32_t i = 0; i < in->len; i++)
+            if (in->input[i] == '\n') in->line_starts[in->nlines++] = i + 1;
+    }
+    uint32_t lo = 0, hi = in->nlines;          /* last line start <= byte */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (in->line_starts[mid] <= byte) lo = mid; else hi = mid;
+    }
+    *line = (int)lo + 1;
+    *col = (int)(rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
+}

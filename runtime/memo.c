@@ -1,0 +1,130 @@
+/* The memo table: entries keyed by (rule variant, position) in an open-addressing
+ * hash table, the arena of expectation sets kept by entries, and the second-call
+ * bitset. All of it is reused across parses. */
+#include "parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t hash(uint32_t variant, uint32_t pos)
+{
+    uint64_t h = ((uint64_t)pos << 20 ^ variant) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos)
+{
+    if (!m->nslots) return NULL;
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = hash(variant, pos) & mask;; i = (i + 1) & mask) {
+        uint32_t s = m->slots[i];
+        if (!s) return NULL;
+        rt_memo_entry *e = &m->entries[s - 1];
+        if (e->variant == variant && e->pos == pos) return e;
+    }
+}
+
+static int rehash(rt_memo *m, uint32_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof(uint32_t));
+    if (!slots) return -1;
+    for (uint32_t k = 0; k < m->n; k++) {
+        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos) & (nslots - 1);
+        while (slots[i]) i = (i + 1) & (nslots - 1);
+        slots[i] = k + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    return 0;
+}
+
+/* Returns the entry for (variant, pos), creating an empty one if there is none. */
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t nvariants)
+{
+    rt_memo_entry *e = rt_memo_find(m, variant, pos);
+    if (e) return e;
+    if (!m->rule_used) {
+        m->rule_used = calloc(nvariants, 1);
+        if (!m->rule_used) return NULL;
+    }
+    if ((uint64_t)(m->n + 1) * 2 > m->nslots && rehash(m, m->nslots ? m->nslots * 2 : 1024) < 0) return NULL;
+    if (m->n == m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 512;
+        rt_memo_entry *n = realloc(m->entries, cap * sizeof *n);
+        if (!n) return NULL;
+        m->entries = n;
+        m->cap = cap;
+    }
+    e = &m->entries[m->n];
+    memset(e, 0, sizeof *e);
+    e->variant = variant;
+    e->pos = pos;
+    uint32_t i = hash(variant, pos) & (m->nslots - 1);
+    while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
+    m->slots[i] = ++m->n;
+    if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
+    return e;
+}
+
+/* Keeps a copy of the expectations of a call in the entry. A set equal to the
+ * previous one kept reuses it. */
+int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far)
+{
+    e->exp_far = far;
+    e->exp_len = n;
+    if (n == 0) { e->exp_off = 0; return 0; }
+    if (m->nids >= n && memcmp(m->ids + m->nids - n, ids, n * sizeof *ids) == 0) {
+        e->exp_off = m->nids - n;
+        return 0;
+    }
+    if (m->nids + n > m->capids) {
+        uint64_t cap = m->capids ? m->capids : 1024;
+        while (cap < (uint64_t)m->nids + n) cap *= 2;
+        if (cap > UINT32_MAX) return -1;
+        uint32_t *a = realloc(m->ids, cap * sizeof *a);
+        if (!a) return -1;
+        m->ids = a;
+        m->capids = (uint32_t)cap;
+    }
+    memcpy(m->ids + m->nids, ids, n * sizeof *ids);
+    e->exp_off = m->nids;
+    m->nids += n;
+    return 0;
+}
+
+/* Clears the second-call bitset for a parse needing bits bits. */
+int rt_memo_seen_prepare(rt_memo *m, size_t bits)
+{
+    size_t words = (bits + 63) / 64 + 1;
+    if (words > m->nseen) {
+        uint64_t *s = realloc(m->seen, words * sizeof *s);
+        if (!s) return -1;
+        m->seen = s;
+        m->nseen = words;
+    }
+    memset(m->seen, 0, words * sizeof *m->seen);
+    return 0;
+}
+
+void rt_memo_reset(rt_memo *m)
+{
+    if (m->n) memset(m->slots, 0, m->nslots * sizeof *m->slots);
+    m->n = 0;
+    m->nids = 0;
+    if (m->rules_used) {
+        free(m->rule_used);
+        m->rule_used = NULL;
+        m->rules_used = 0;
+    }
+}
+
+void rt_memo_free(rt_memo *m)
+{
+    free(m->entries);
+    free(m->slots);
+    free(m->ids);
+    free(m->rule_used);
+    free(m->seen);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,187 @@
+/* The parser object and the parse entry point of the public API: resets the
+ * reusable state, runs the VM, and exposes the result, its tree and its errors. */
+#include "parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char  *rt_print(pego_parser *p, uint32_t root, int json);
+size_t rt_tree_count(pego_parser *p, uint32_t root);
+
+const char *pego_version(void) { return PEGO_VERSION; }
+
+pego_parser *pego_parser_new(const pego_grammar *g)
+{
+    if (!g) return NULL;
+    pego_parser *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->g = g;
+    p->res.parser = p;
+    return p;
+}
+
+void rt_result_clear(pego_parser *p)
+{
+    pego_result *r = &p->res;
+    free(r->error);
+    free(r->expected);
+    memset(r, 0, sizeof *r);
+    r->parser = p;
+}
+
+void pego_parser_free(pego_parser *p)
+{
+    if (!p) return;
+    rt_result_clear(p);
+    free(p->es);
+    free(p->vs);
+    free(p->trail);
+    free(p->gf);
+    free(p->exp.items);
+    free(p->scratch);
+    rt_memo_free(&p->memo);
+    rt_tree_free(&p->tree);
+    rt_input_free(&p->in);
+    free(p);
+}
+
+pego_status pego_parse(pego_parser *p, const char *input, size_t len,
+                       const pego_options *opt, const pego_result **out)
+{
+    static const pego_options defaults = { 0 };
+    const pego_grammar *g = p->g;
+    if (!opt) opt = &defaults;
+    rt_result_clear(p);
+    if (out) *out = &p->res;
+    const char *start = opt->start_rule ? opt->start_rule : "main";
+    int rule = pego_grammar_rule_index(g, start);
+    if (rule < 0) {
+        p->res.status = PEGO_EUSAGE;
+        return (pego_status)rt_result_abort(p, "undefined rule %s", start);
+    }
+    if (len >= UINT32_MAX) {
+        p->res.status = PEGO_EUSAGE;
+        return (pego_status)rt_result_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
+    }
+    rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
+    rt_tree_reset(&p->tree);
+    rt_memo_reset(&p->memo);
+    p->exp.far = p->exp.base = p->exp.n = 0;
+    p->policy = opt->memo;
+    p->noplain = opt->memo == PEGO_MEMO_ALL;
+    p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
+    if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
+        rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_result_abort(p, "out of memory");
+    }
+    int status = vm_run(p, opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule);
+    p->res.stats.rules_memoized = p->memo.rules_used;
+    if (status == PEGO_OK) {
+        p->res.status = PEGO_OK;
+        p->res.has_value = !opt->recognize;
+    }
+    return p->res.status;
+}
+
+pego_status pego_result_status(const pego_result *r) { return r->status; }
+const pego_stats *pego_result_stats(const pego_result *r) { return &r->stats; }
+const char *pego_result_error(const pego_result *r) { return r->error; }
+uint64_t pego_result_error_offset(const pego_result *r) { return rt_input_unit(&r->parser->in, r->error_pos); }
+int pego_result_error_line(const pego_result *r) { return r->error_line; }
+int pego_result_error_column(const pego_result *r) { return r->error_col; }
+size_t pego_result_expected_count(const pego_result *r) { return r->nexpected; }
+const char *pego_result_expected(const pego_result *r, size_t i) { return r->expected[i]; }
+const char *pego_result_error_message(const pego_result *r) { return r->error_message; }
+int pego_result_has_value(const pego_result *r) { return r->status == PEGO_OK && r->has_value; }
+
+const pego_node *pego_result_tree(const pego_result *r)
+{
+    if (r->status != PEGO_OK || r->value == VAL_NIL) return NULL;
+    return &r->parser->tree.nodes[r->value - 1];
+}
+
+size_t pego_result_node_count(const pego_result *r)
+{
+    if (r->status != PEGO_OK) return 0;
+    return rt_tree_count(r->parser, r->value);
+}
+
+char *pego_result_print(const pego_result *r, pego_print_format format)
+{
+    if (r->status != PEGO_OK) return NULL;
+    return rt_print(r->parser, r->value, format == PEGO_PRINT_JSON);
+}
+
+int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col)
+{
+    rt_input *in = &r->parser->in;
+    /* convert a unit position back to a byte offset by binary search */
+    uint32_t lo = 0, hi = in->len;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rt_input_unit(in, mid) < pos) lo = mid + 1; else hi = mid;
+    }
+    if (rt_input_unit(in, lo) != pos) return -1;
+    rt_input_line_col(in, lo, line, col);
+    return 0;
+}
+
+/* ---- node accessors ---- */
+
+static const rt_tree *tree_of(const pego_result *r) { return &r->parser->tree; }
+
+pego_node_kind pego_node_type(const pego_result *r, const pego_node *n) { (void)r; return (pego_node_kind)n->type; }
+
+const char *pego_node_type_name(const pego_result *r, const pego_node *n)
+{
+    (void)r;
+    return n->type == NODE_MATCH ? "Match" : n->type == NODE_SEQ ? "Seq" : "List";
+}
+
+const char *pego_node_rule(const pego_result *r, const pego_node *n)
+{
+    return n->label >= 0 ? r->parser->g->rules[n->label].name : NULL;
+}
+
+uint64_t pego_node_start(const pego_result *r, const pego_node *n) { return rt_input_unit(&r->parser->in, n->start); }
+uint64_t pego_node_end(const pego_result *r, const pego_node *n) { return rt_input_unit(&r->parser->in, n->end); }
+
+const char *pego_node_text(const pego_result *r, const pego_node *n, size_t *len)
+{
+    if (len) *len = n->end - n->start;
+    return r->parser->in.input + n->start;
+}
+
+size_t pego_node_child_count(const pego_result *r, const pego_node *n) { (void)r; return n->nkids; }
+
+const pego_node *pego_node_child(const pego_result *r, const pego_node *n, size_t i)
+{
+    const rt_tree *t = tree_of(r);
+    if (i >= n->nkids) return NULL;
+    uint32_t v = t->kids[n->kids + i];
+    return v ? &t->nodes[v - 1] : NULL;
+}
+
+size_t pego_node_field_count(const pego_result *r, const pego_node *n) { (void)r; return n->nfields; }
+
+const char *pego_node_field_name(const pego_result *r, const pego_node *n, size_t i)
+{
+    if (i >= n->nfields) return NULL;
+    return r->parser->g->labels[tree_of(r)->fields[n->fields + i].label];
+}
+
+const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i)
+{
+    const rt_tree *t = tree_of(r);
+    if (i >= n->nfields) return NULL;
+    uint32_t v = t->fields[n->fields + i].value;
+    return v ? &t->nodes[v - 1] : NULL;
+}
+
+const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name)
+{
+    for (size_t i = 0; i < n->nfields; i++)
+        if (strcmp(pego_node_field_name(r, n, i), name) == 0) return pego_node_field_value(r, n, i);
+    return NULL;
+}

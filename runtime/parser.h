@@ -1,0 +1,164 @@
+/* The state of one parser: the VM's stacks, the expectation record, the memo
+ * table, the node arena and the result of the last parse. Everything is reused
+ * across parses; nothing is allocated per expression. */
+#ifndef PEGO_RT_PARSER_H
+#define PEGO_RT_PARSER_H
+
+#include <stdint.h>
+
+#include "pego.h"
+#include "../compiler/program.h"
+#include "buf.h"
+
+/* ---- nodes (runtime/tree.c) ---- */
+enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST };
+
+struct pego_node {
+    uint8_t  type;
+    uint8_t  pad[3];
+    int32_t  label;       /* rule index, -1 when unlabeled */
+    uint32_t start, end;  /* byte offsets into the input */
+    uint32_t kids;        /* index into the child array */
+    uint32_t nkids;
+    uint32_t fields;      /* index into the field array */
+    uint32_t nfields;
+};
+
+typedef struct { uint32_t label, value; } rt_field;
+
+/* A value on the VM's value stack or in a node: 0 is nil, otherwise 1 + the node's
+ * index. VAL_CALLED marks a value that came from a rule call (not fresh). */
+#define VAL_NIL    0u
+#define VAL_CALLED 0x80000000u
+#define VAL_NODE(v) ((v) & ~VAL_CALLED)
+
+typedef struct {
+    pego_node *nodes;  uint32_t nnodes, capnodes;
+    uint32_t  *kids;   uint32_t nkids, capkids;
+    rt_field  *fields; uint32_t nfields, capfields;
+} rt_tree;
+
+void     rt_tree_reset(rt_tree *t);
+void     rt_tree_free(rt_tree *t);
+uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
+                      const uint32_t *kids, uint32_t nkids);  /* returns a value, 0 on OOM */
+
+/* ---- expectations (runtime/expect.c) ---- */
+typedef struct {
+    uint32_t  far;        /* farthest position of the open window */
+    uint32_t  base;       /* first item of the open window */
+    uint32_t *items;      /* expectation ids; windows are stacked */
+    uint32_t  n, cap;
+} rt_expect;
+
+void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id);
+
+/* ---- memo table (runtime/memo.c) ---- */
+enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
+
+typedef struct {
+    uint32_t variant, pos;
+    uint32_t end, value;
+    uint32_t flags;
+    uint32_t exp_far, exp_off, exp_len;   /* the call's expectations, in the memo's id arena */
+} rt_memo_entry;
+
+typedef struct {
+    rt_memo_entry *entries; uint32_t n, cap;
+    uint32_t *slots;   uint32_t nslots;       /* open addressing, 1 + entry index, 0 empty */
+    uint32_t *ids;     uint32_t nids, capids; /* kept expectation sets */
+    uint8_t  *rule_used;                      /* per variant: stored at least one entry */
+    uint32_t  rules_used;
+    uint64_t *seen;    size_t nseen;          /* second-call bitset: pos * ndeferrable + index */
+} rt_memo;
+
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos);
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t nvariants);
+int            rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far);
+void           rt_memo_reset(rt_memo *m);
+void           rt_memo_free(rt_memo *m);
+int            rt_memo_seen_prepare(rt_memo *m, size_t bits);
+
+/* ---- VM stacks ---- */
+enum { E_BOTTOM, E_CALL, E_GCALL, E_CHOICE, E_ITER, E_LOOK, E_NLOOK };
+
+typedef struct {
+    uint8_t  kind;
+    uint8_t  cut;
+    uint16_t pad;
+    uint32_t ip;      /* return address, alternative, or REP address */
+    uint32_t pos;     /* saved position / call start */
+    uint32_t vs;      /* value-stack height */
+    uint32_t trail;   /* capture-trail height */
+    uint32_t aux;     /* call: variant; iteration: count */
+    uint32_t aux2;    /* general call: frame index; iteration: list base */
+    uint32_t pad2;
+} vm_entry;
+
+typedef struct {
+    uint32_t variant;
+    uint32_t pos;
+    uint32_t saved_far, saved_base;  /* the caller's expectation window */
+    int32_t  memo;                   /* memo entry index or -1 when not stored */
+    uint32_t body;                   /* address of the body */
+    uint32_t best_end, best_value;   /* seed growing */
+    uint8_t  has_best, silent, leader, pad;
+} vm_gframe;
+
+typedef struct { uint32_t label, value; } vm_capture;
+
+/* ---- positions (runtime/input.c) ---- */
+typedef struct {
+    const char *input;
+    uint32_t    len;
+    pego_unit   unit;
+    int         ascii;          /* input is ASCII: units and bytes agree */
+    uint32_t   *cp_index;       /* byte offset -> code point index (lazy) */
+    uint32_t   *line_starts;    /* byte offsets where lines start (lazy) */
+    uint32_t    nlines;
+} rt_input;
+
+uint64_t rt_input_unit(rt_input *in, uint32_t byte);   /* offset in the parse's unit */
+void     rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col);
+void     rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit);
+void     rt_input_free(rt_input *in);
+
+struct pego_result {
+    pego_status status;
+    uint32_t    value;             /* root value */
+    int         has_value;
+    pego_stats  stats;
+    char       *error;             /* full error text */
+    const char *error_message;     /* into error, after "line:col: " */
+    uint32_t    error_pos;         /* byte offset */
+    int         error_line, error_col;
+    const char **expected;         /* sorted printed items */
+    size_t      nexpected;
+    pego_parser *parser;
+};
+
+struct pego_parser {
+    const pego_grammar *g;
+    /* stacks, reused across parses */
+    vm_entry   *es;    uint32_t capes;
+    uint32_t   *vs;    uint32_t capvs;
+    vm_capture *trail; uint32_t captrail;
+    vm_gframe  *gf;    uint32_t ngf, capgf;
+    rt_expect   exp;
+    rt_memo     memo;
+    rt_tree     tree;
+    rt_input    in;
+    uint32_t    silent;
+    uint32_t    depth, max_depth;
+    int         noplain;
+    pego_memo_policy policy;
+    struct pego_result res;
+    uint32_t   *scratch; uint32_t capscratch;
+};
+
+int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
+void rt_result_clear(pego_parser *p);
+int  rt_result_syntax_error(pego_parser *p);
+int  rt_result_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,241 @@
+/* Trees: the node arena of a parse (nodes, child lists and fields in three arrays,
+ * reset between parses) and printing in the S-expression and JSON forms of
+ * language.md 1.13. Printing walks the tree with an explicit stack, so a tree as
+ * deep as the nesting limit allows prints without deep C recursion. */
+#include "parser.h"
+#include "unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
+{
+    if (need <= *cap) return 0;
+    uint64_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    if (c >= UINT32_MAX) return -1;
+    void *n = realloc(*arr, (size_t)c * sz);
+    if (!n) return -1;
+    *arr = n;
+    *cap = (uint32_t)c;
+    return 0;
+}
+
+void rt_tree_reset(rt_tree *t) { t->nnodes = t->nkids = t->nfields = 0; }
+
+void rt_tree_free(rt_tree *t)
+{
+    free(t->nodes);
+    free(t->kids);
+    free(t->fields);
+    memset(t, 0, sizeof *t);
+}
+
+uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
+                      const uint32_t *kids, uint32_t nkids)
+{
+    if (grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return 0;
+    if (nkids && grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0)
+        return 0;
+    pego_node *n = &t->nodes[t->nnodes];
+    *n = (pego_node){ .type = (uint8_t)type, .label = -1, .start = start, .end = end,
+                      .kids = t->nkids, .nkids = nkids };
+    for (uint32_t i = 0; i < nkids; i++) t->kids[t->nkids++] = VAL_NODE(kids[i]);
+    return ++t->nnodes;
+}
+
+/* ---- printing ---- */
+
+enum { A_VALUE, A_TEXT, A_NEWLINE, A_FIELD };
+
+typedef struct {
+    uint8_t     kind;
+    uint32_t    a;       /* value, indent or label */
+    uint32_t    depth;
+    const char *text;
+} action;
+
+typedef struct {
+    action  *items;
+    uint32_t n, cap;
+    int      oom;
+} work;
+
+static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text)
+{
+    if (grow((void **)&w->items, &w->cap, (uint64_t)w->n + 1, sizeof(action)) < 0) { w->oom = 1; return; }
+    w->items[w->n++] = (action){ (uint8_t)kind, a, depth, text };
+}
+
+static const char *type_name(const pego_node *n)
+{
+    return n->type == NODE_MATCH ? "Match" : n->type == NODE_SEQ ? "Seq" : "List";
+}
+
+/* JSON text of a terminal: in code-point mode an invalid byte is the character
+ * U+FFFD (printed as itself); in byte mode it stays a byte, which JSON escaping
+ * writes as \ufffd. */
+static void json_text(pego_parser *p, rt_buf *b, const char *s, uint32_t n)
+{
+    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_json_string(b, s, n); return; }
+    rt_buf t;
+    rt_buf_init(&t);
+    for (uint32_t i = 0; i < n;) {
+        uint32_t cp;
+        int w = rt_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (cp == RT_REPLACEMENT && w == 1) rt_buf_add(&t, "\xEF\xBF\xBD", 3);
+        else rt_buf_add(&t, s + i, (size_t)w);
+        i += (uint32_t)w;
+    }
+    rt_json_string(b, t.data ? t.data : "", t.len);
+    rt_buf_free(&t);
+}
+
+static void indent(rt_buf *b, uint32_t depth)
+{
+    rt_buf_addc(b, '\n');
+    for (uint32_t i = 0; i < depth; i++) rt_buf_adds(b, "  ");
+}
+
+/* S-expression form of one node: opens it, and pushes the rest in reverse. */
+static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
+{
+    const pego_grammar *g = p->g;
+    rt_tree *t = &p->tree;
+    const pego_node *n = &t->nodes[v - 1];
+    const char *label = n->label >= 0 ? g->rules[n->label].name : NULL;
+    if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
+    if (n->type == NODE_MATCH) {
+        rt_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
+        if (n->nfields) {
+            push(w, A_TEXT, 0, 0, "}");
+            for (uint32_t i = n->nfields; i-- > 0;) {
+                push(w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+                push(w, A_FIELD, t->fields[n->fields + i].label, 0, i ? " " : "");
+            }
+            push(w, A_TEXT, 0, 0, "{");
+        }
+        return;
+    }
+    int list = n->type == NODE_LIST;
+    rt_buf_adds(b, list ? "[" : "(Seq");
+    push(w, A_TEXT, 0, 0, list ? "]" : ")");
+    for (uint32_t i = n->nfields; i-- > 0;) {
+        push(w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+        push(w, A_FIELD, t->fields[n->fields + i].label, 0, (list && i == 0 && n->nkids == 0) ? "" : " ");
+    }
+    for (uint32_t i = n->nkids; i-- > 0;) {
+        push(w, A_VALUE, t->kids[n->kids + i], 0, NULL);
+        if (!list || i > 0) push(w, A_TEXT, 0, 0, " ");
+    }
+}
+
+/* JSON form of one node at the given depth (Go's MarshalIndent layout). */
+static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t depth)
+{
+    const pego_grammar *g = p->g;
+    rt_tree *t = &p->tree;
+    const pego_node *n = &t->nodes[v - 1];
+    rt_buf_adds(b, "{");
+    indent(b, depth + 1);
+    rt_buf_printf(b, "\"type\": \"%s\",", type_name(n));
+    if (n->label >= 0) {
+        indent(b, depth + 1);
+        rt_buf_adds(b, "\"rule\": ");
+        const char *name = g->rules[n->label].name;
+        rt_json_string(b, name, strlen(name));
+        rt_buf_addc(b, ',');
+    }
+    indent(b, depth + 1);
+    rt_buf_printf(b, "\"start\": %llu,", (unsigned long long)rt_input_unit(&p->in, n->start));
+    indent(b, depth + 1);
+    rt_buf_printf(b, "\"end\": %llu", (unsigned long long)rt_input_unit(&p->in, n->end));
+    if (n->type == NODE_MATCH && n->end > n->start) {
+        rt_buf_addc(b, ',');
+        indent(b, depth + 1);
+        rt_buf_adds(b, "\"text\": ");
+        json_text(p, b, p->in.input + n->start, n->end - n->start);
+    }
+    push(w, A_TEXT, 0, 0, "}");
+    push(w, A_NEWLINE, depth, 0, NULL);
+    if (n->nfields) {
+        push(w, A_TEXT, 0, 0, "}");
+        push(w, A_NEWLINE, depth + 1, 0, NULL);
+        for (uint32_t i = n->nfields; i-- > 0;) {
+            push(w, A_VALUE, t->fields[n->fields + i].value, depth + 2, NULL);
+            push(w, A_FIELD, t->fields[n->fields + i].label, depth + 2, i ? "," : "");
+        }
+        push(w, A_TEXT, 0, 0, "\"fields\": {");
+        push(w, A_NEWLINE, depth + 1, 0, NULL);
+        push(w, A_TEXT, 0, 0, ",");
+    }
+    if (n->nkids) {
+        push(w, A_TEXT, 0, 0, "]");
+        push(w, A_NEWLINE, depth + 1, 0, NULL);
+        for (uint32_t i = n->nkids; i-- > 0;) {
+            push(w, A_VALUE, t->kids[n->kids + i], depth + 2, NULL);
+            push(w, A_NEWLINE, depth + 2, 0, NULL);
+            if (i) push(w, A_TEXT, 0, 0, ",");
+        }
+        push(w, A_TEXT, 0, 0, "\"children\": [");
+        push(w, A_NEWLINE, depth + 1, 0, NULL);
+        push(w, A_TEXT, 0, 0, ",");
+    }
+}
+
+char *rt_print(pego_parser *p, uint32_t root, int json)
+{
+    rt_buf b;
+    work w = { 0 };
+    rt_buf_init(&b);
+    push(&w, A_VALUE, root, 0, NULL);
+    while (w.n && !w.oom) {
+        action a = w.items[--w.n];
+        switch (a.kind) {
+        case A_TEXT: rt_buf_adds(&b, a.text); break;
+        case A_NEWLINE: indent(&b, a.a); break;
+        case A_FIELD: {
+            const char *name = p->g->labels[a.a];
+            if (json) {
+                rt_buf_adds(&b, a.text);
+                indent(&b, a.depth);
+                rt_json_string(&b, name, strlen(name));
+                rt_buf_adds(&b, ": ");
+            } else {
+                rt_buf_adds(&b, a.text);
+                rt_buf_adds(&b, name);
+                rt_buf_addc(&b, '=');
+            }
+            break;
+        }
+        case A_VALUE:
+            if (a.a == VAL_NIL) rt_buf_adds(&b, json ? "null" : "nil");
+            else if (json) json_node(p, &w, &b, a.a, a.depth);
+            else sexpr_node(p, &w, &b, a.a);
+            break;
+        }
+    }
+    free(w.items);
+    if (w.oom || b.oom) { rt_buf_free(&b); return NULL; }
+    return rt_buf_take(&b);
+}
+
+/* Number of nodes reachable from root, counting a shared node at each place. */
+size_t rt_tree_count(pego_parser *p, uint32_t root)
+{
+    rt_tree *t = &p->tree;
+    work w = { 0 };
+    size_t count = 0;
+    if (root != VAL_NIL) push(&w, A_VALUE, root, 0, NULL);
+    while (w.n && !w.oom) {
+        uint32_t v = w.items[--w.n].a;
+        const pego_node *n = &t->nodes[v - 1];
+        count++;
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (t->kids[n->kids + i]) push(&w, A_VALUE, t->kids[n->kids + i], 0, NULL);
+        for (uint32_t i = 0; i < n->nfields; i++)
+            if (t->fields[n->fields + i].value) push(&w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+    }
+    free(w.items);
+    return count;
+}

@@ -1,0 +1,245 @@
+/* Unit tests of the engine through the public API: compile small grammars, parse,
+ * and compare the printed tree or the syntax error with what language.md says.
+ * Also the memo policy (linear evaluations on an exponential grammar), the three
+ * memo policies giving identical results, recognition mode, the nesting limit and
+ * parser reuse. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pego.h"
+
+/* Parses input with grammar src and returns the S-expression or "error: ..." */
+static char *run(const char *src, const char *input, const pego_options *opt)
+{
+    pego_diag *diag = NULL;
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", &diag);
+    if (!g) {
+        char *s = strdup(pego_diag_text(diag));
+        pego_diag_free(diag);
+        return s;
+    }
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    char *out;
+    if (pego_parse(p, input, strlen(input), opt, &r) == PEGO_OK) {
+        out = opt && opt->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
+    } else {
+        const char *e = pego_result_error(r);
+        out = malloc(strlen(e) + 8);
+        sprintf(out, "error: %s", e);
+    }
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    return out;
+}
+
+#define CHECK_PARSE(src, input, expected) do { \
+        char *got_ = run((src), (input), NULL); \
+        CU_ASSERT_STRING_EQUAL(got_, (expected)); \
+        if (strcmp(got_, (expected))) fprintf(stderr, "\n  got:      %s\n  expected: %s\n", got_, (expected)); \
+        free(got_); \
+    } while (0)
+
+static void test_values(void)
+{
+    CHECK_PARSE("def main = \"y\" \"z\"", "yz", "(Seq \"y\" \"z\")@main");
+    CHECK_PARSE("def main = \"x\" / \"y\" \"z\"", "x", "\"x\"@main");
+    CHECK_PARSE("def main = one def one = \"x\"", "x", "\"x\"@one");
+    CHECK_PARSE("def main = \"x\"*", "xxx", "[\"x\" \"x\" \"x\"]@main");
+    CHECK_PARSE("def main = \"x\"?", "", "nil");
+    CHECK_PARSE("def main = -\"a\" -\"b\"", "ab", "(Seq)@main");
+    CHECK_PARSE("def main = -\"a\"", "a", "nil");
+    CHECK_PARSE("def main = greeting name $$ def greeting = \"hi\" / \"hello\" def name = \" \" @(?a-z)+",
+                "hello bob", "(Seq \"hello\"@greeting (Seq \" \" \"bob\")@name)@main");
+    CHECK_PARSE("def main = _", "", "\"\"@main");
+    CHECK_PARSE("def main = \"x\"{0,0} \"x\"", "x", "(Seq [] \"x\")@main");
+}
+
+static void test_captures(void)
+{
+    const char *g = "def pair = k:name -\"=\" v:name\n"
+                    "def list = first:item rest:(-\",\" x:item)*\n"
+                    "def item = @(?0-9)+\n"
+                    "def name = @(?a-z)+\n"
+                    "def wrap = x:name\n"
+                    "def kv = k:name (\"=\" v:name)?\n";
+    pego_options o = { .start_rule = "pair" };
+    char *s = run(g, "a=b", &o);
+    CU_ASSERT_STRING_EQUAL(s, "(Seq \"a\"@name \"b\"@name k=\"a\"@name v=\"b\"@name)@pair");
+    free(s);
+    o.start_rule = "list";
+    s = run(g, "1,2", &o);
+    CU_ASSERT_STRING_EQUAL(s, "(Seq \"1\"@item [(Seq \"2\"@item x=\"2\"@item)] first=\"1\"@item "
+                              "rest=[(Seq \"2\"@item x=\"2\"@item)])@list");
+    free(s);
+    o.start_rule = "wrap";
+    s = run(g, "a", &o);
+    CU_ASSERT_STRING_EQUAL(s, "(Seq \"a\"@name x=\"a\"@name)@wrap");
+    free(s);
+    o.start_rule = "kv";
+    s = run(g, "a", &o);
+    CU_ASSERT_STRING_EQUAL(s, "(Seq \"a\"@name nil k=\"a\"@name)@kv");
+    free(s);
+}
+
+static void test_errors(void)
+{
+    CHECK_PARSE("def main = \"(\" digits \")\" def digits = (?0-9)+", "(12",
+                "error: 1:4: syntax error: expected \")\", (?0-9)");
+    CHECK_PARSE("def main = \"\\u{e9}\" \"x\"", "\xc3\xa9y", "error: 1:2: syntax error: expected \"x\"");
+    CHECK_PARSE("def main = \"a\" -- \"b\" / \"a\" \"c\"", "ac", "error: 1:2: syntax error: expected \"b\"");
+    CHECK_PARSE("def main = \"a\"", "ab", "error: 1:2: syntax error: expected end of input");
+    CHECK_PARSE("def main = !\"a\" \"b\"", "a", "error: 1:1: syntax error");
+    CHECK_PARSE("def main = \"a\" / \"b\" / \"a\"", "c", "error: 1:1: syntax error: expected \"a\", \"b\"");
+    pego_options bytes = { .unit = PEGO_UNIT_BYTES };
+    char *s = run("def main = \"\\u{e9}\" \"x\"", "\xc3\xa9y", &bytes);
+    CU_ASSERT_STRING_EQUAL(s, "error: 1:3: syntax error: expected \"x\"");
+    free(s);
+}
+
+static void test_left_recursion(void)
+{
+    CHECK_PARSE("def main = sum $$ def sum = sum \"+\" n / n def n = @(?0-9)+", "1+2+3",
+                "(Seq (Seq (Seq \"1\"@n \"+\" \"2\"@n)@sum \"+\" \"3\"@n)@sum)@main");
+    CHECK_PARSE("def main = sum $$ def sum = n / sum \"+\" n def n = @(?0-9)+", "1+2+3",
+                "error: 1:2: syntax error: expected (?0-9), end of input");
+    CHECK_PARSE("def main = expr $$ def expr = add / n def add = expr \"+\" n def n = @(?0-9)+", "1+2",
+                "(Seq (Seq \"1\"@n \"+\" \"2\"@n)@add)@main");
+}
+
+/* The same results with every memo policy and in recognition mode. */
+static void test_memo_policies(void)
+{
+    const char *g = "def main = s* $$ def s = a \";\" / a \",\" / a \".\" def a = b \"x\" / b \"y\" / b def b = @(?a-z)+";
+    const char *inputs[] = { "ab;cx,d.", "ab;c?", "" };
+    for (int i = 0; i < 3; i++) {
+        pego_options o = { 0 };
+        char *base = run(g, inputs[i], &o);
+        o.memo = PEGO_MEMO_ALL;
+        char *all = run(g, inputs[i], &o);
+        o.memo = PEGO_MEMO_NONE;
+        char *none = run(g, inputs[i], &o);
+        CU_ASSERT_STRING_EQUAL(base, all);
+        CU_ASSERT_STRING_EQUAL(base, none);
+        o.memo = PEGO_MEMO_DEFAULT;
+        o.recognize = 1;
+        char *rec = run(g, inputs[i], &o);
+        if (strncmp(base, "error: ", 7) == 0) {
+            CU_ASSERT_STRING_EQUAL(rec, base);
+        } else {
+            CU_ASSERT_STRING_EQUAL(rec, "ok");
+        }
+        free(base); free(all); free(none); free(rec);
+    }
+}
+
+/* A grammar that backtracks over the same rule at the same position: body
+ * evaluations must grow linearly with the input, not exponentially. */
+static void test_memo_linear(void)
+{
+    const char *src = "def main = e $$ def e = t \"+\" e / t \"-\" e / t def t = \"(\" e \")\" / \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    uint64_t evals[2];
+    for (int k = 0; k < 2; k++) {
+        int depth = k ? 40 : 20;
+        char *in = malloc((size_t)depth * 2 + 2);
+        memset(in, '(', (size_t)depth);
+        in[depth] = 'x';
+        memset(in + depth + 1, ')', (size_t)depth);
+        in[2 * depth + 1] = 0;
+        const pego_result *r;
+        CU_ASSERT_EQUAL(pego_parse(p, in, strlen(in), NULL, &r), PEGO_OK);
+        evals[k] = pego_result_stats(r)->evals;
+        CU_ASSERT(pego_result_stats(r)->memo_hits > 0);
+        free(in);
+    }
+    CU_ASSERT(evals[1] <= 2 * evals[0] + 8);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+static void test_nesting_limit(void)
+{
+    const char *src = "def main = \"(\" main \")\" / \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    pego_parser *p = pego_parser_new(g);
+    size_t depth = 1000000;
+    char *in = malloc(2 * depth + 2);
+    memset(in, '(', depth);
+    in[depth] = 'x';
+    memset(in + depth + 1, ')', depth);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * depth + 1, NULL, &r), PEGO_ABORTED);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "nesting too deep: more than 100000 rule calls");
+    pego_options o = { .max_depth = 2000000, .recognize = 1 };
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * depth + 1, &o, &r), PEGO_OK);
+    o.recognize = 0;
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * depth + 1, &o, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_node_count(r), 3 * depth + 1);
+    char *text = pego_result_print(r, PEGO_PRINT_SEXPR);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    free(text);
+    /* the parser stays usable after an aborted parse */
+    CU_ASSERT_EQUAL(pego_parse(p, "(x)", 3, NULL, &r), PEGO_OK);
+    free(in);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+static void test_api(void)
+{
+    const char *src = "def main = k:@(?a-z)+ \"=\" v:@(?0-9)+";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_EQUAL(pego_grammar_rule_count(g), 1);
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "ab=12", 5, NULL, &r), PEGO_OK);
+    const pego_node *root = pego_result_tree(r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_EQUAL(pego_node_type(r, root), PEGO_NODE_SEQ);
+    CU_ASSERT_STRING_EQUAL(pego_node_rule(r, root), "main");
+    CU_ASSERT_EQUAL(pego_node_child_count(r, root), 3);
+    const pego_node *v = pego_node_field(r, root, "v");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    size_t len;
+    const char *text = pego_node_text(r, v, &len);
+    CU_ASSERT_EQUAL(len, 2);
+    CU_ASSERT_NSTRING_EQUAL(text, "12", 2);
+    CU_ASSERT_EQUAL(pego_node_start(r, v), 3);
+    pego_options o = { .start_rule = "nope" };
+    CU_ASSERT_EQUAL(pego_parse(p, "x", 1, &o, &r), PEGO_EUSAGE);
+    CU_ASSERT_EQUAL(pego_parse(p, "ab=", 3, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_EQUAL(pego_result_error_line(r), 1);
+    CU_ASSERT_EQUAL(pego_result_error_column(r), 4);
+    CU_ASSERT_EQUAL(pego_result_expected_count(r), 1);
+    CU_ASSERT_STRING_EQUAL(pego_result_expected(r, 0), "(?0-9)");
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    pego_diag *d = NULL;
+    CU_ASSERT_PTR_NULL(pego_compile_file("/nonexistent/x.pego", &d));
+    CU_ASSERT_STRING_EQUAL(pego_diag_text(d), "/nonexistent/x.pego: No such file or directory");
+    pego_diag_free(d);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("engine", NULL, NULL);
+    CU_add_test(s, "values", test_values);
+    CU_add_test(s, "captures", test_captures);
+    CU_add_test(s, "errors", test_errors);
+    CU_add_test(s, "left recursion", test_left_recursion);
+    CU_add_test(s, "memo policies", test_memo_policies);
+    CU_add_test(s, "memo linear", test_memo_linear);
+    CU_add_test(s, "nesting limit", test_nesting_limit);
+    CU_add_test(s, "api", test_api);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}

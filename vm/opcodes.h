@@ -1,0 +1,61 @@
+/* The instruction set: the single list that names every opcode. The emitter, the
+ * disassembler and the dispatch loop all derive from it (X-macro). Each entry:
+ * name, operand format for the disassembler, one line of meaning.
+ *
+ * Operand formats: "" none; "L" a = literal; "C" a = class; "J" a = jump target;
+ * "R" a = rule variant, b = body address; "N" a = count; "P" a = capture label;
+ * "S" a = class, b = min, c = max; "I" a = exit target, b = min, c = max;
+ * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
+ * "W" a = address of the REP instruction. */
+#ifndef PEGO_VM_OPCODES_H
+#define PEGO_VM_OPCODES_H
+
+#define VM_OPCODES(X) \
+    X(END,      "",  "the start rule matched and the input is consumed: success") \
+    X(LIT,      "L", "match literal a, else record it and fail") \
+    X(CLASS,    "C", "match one character of class a, else record it and fail") \
+    X(ANY,      "",  "match any character, else record 'any character' and fail") \
+    X(SPAN,     "S", "match b to c characters of class a (c < 0: no limit), value-free") \
+    X(BOI,      "",  "succeed at the beginning of the input") \
+    X(EOI,      "",  "succeed at the end of the input") \
+    X(BOL,      "",  "succeed at the beginning of a line") \
+    X(EOL,      "",  "succeed at the end of a line") \
+    X(FAIL,     "",  "fail without recording anything (bottom)") \
+    X(TEST,     "T", "if the next character is not in class a, record it and jump to b") \
+    X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
+    X(CHOICE,   "J", "push a choice entry whose alternative is a") \
+    X(COMMIT,   "J", "pop the choice entry and jump to a") \
+    X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \
+    X(REPNEXT,  "W", "end of an iteration of the loop started at a: count it, loop or leave") \
+    X(LOOK,     "J", "push a positive lookahead entry; recording off") \
+    X(NLOOK,    "J", "push a negative lookahead entry that jumps to a when its body fails") \
+    X(LOOKEND,  "",  "positive lookahead matched: pop it, restore the position") \
+    X(LOOKFAIL, "",  "negative lookahead's body matched: pop it and fail") \
+    X(CUT,      "",  "commit the innermost choice, iteration or optional of this body") \
+    X(CALL,     "R", "plain call: push a call frame and jump to the body") \
+    X(CALLG,    "R", "general call: memo lookup, memo store, left-recursion growth") \
+    X(RET,      "",  "return from the rule on top of the call stack") \
+    X(RULEEND,  "N", "finish rule a's value: fields of its captures, its label") \
+    X(PUSHPOS,  "",  "push the current position (start of a node)") \
+    X(SEQ,      "N", "pop a values and a start position, push a Seq node") \
+    X(MATCH,    "",  "pop a start position, push a Match node of the text since") \
+    X(TOP,      "",  "push an empty Match node") \
+    X(NIL,      "",  "push nil") \
+    X(LISTOPEN, "",  "push the start position of a List") \
+    X(LIST,     "",  "pop the loop's values and its start position, push a List node") \
+    X(CAPTURE,  "P", "record the value on top under capture label a") \
+    X(POP,      "",  "drop the value on top") \
+    X(JMP,      "J", "jump to a")
+
+typedef enum {
+#define VM_ENUM(name, fmt, doc) OP_##name,
+    VM_OPCODES(VM_ENUM)
+#undef VM_ENUM
+    OP__COUNT
+} vm_opcode;
+
+/* Instruction flag bits (vm_ins.flags). */
+#define INS_VALUE 1u   /* LIT, CLASS, ANY: push a Match of what matched */
+#define INS_SCOPE 2u   /* REPNEXT: the iteration is a capture scope */
+
+#endif
