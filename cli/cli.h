@@ -19,5 +19,9 @@ pego_grammar *cli_load_grammar(const char *path);
 int cmd_parse(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

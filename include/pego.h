@@ -149,6 +149,69 @@ int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col
 
 const char *pego_version(void);
 
+/* Quotes text as trees print terminals (Go's strconv.Quote): in code-point mode an
+ * invalid byte reads as U+FFFD, in byte mode it is written \xHH. Returns a
+ * malloc'd string. */
+char *pego_quote(const char *text, size_t len, pego_unit unit);
+
+/* ---- tracing ------------------------------------------------------------ */
+
+typedef enum { PEGO_TRACE_ENTER = 0, PEGO_TRACE_EXIT = 1 } pego_trace_kind;
+
+/* One rule call event. Calls are reported before the memo table is consulted,
+ * so a memo hit is an ordinary call whose exit has memo set. Positions are in
+ * the parse's unit. An event and everything it points to are valid only during
+ * the callback. */
+typedef struct pego_trace_event {
+    pego_trace_kind kind;
+    const char *rule;        /* rule name (a value-free twin reports its rule) */
+    int         rule_id;     /* the rule's index in declaration order */
+    int         level;       /* Pratt binding level of the call, 0 for an ordinary call */
+    uint32_t    depth;       /* nesting depth: 1 for the start rule */
+    uint64_t    pos;         /* where the call started */
+    int         lookahead;   /* the call is inside & or ! (it records no expectations) */
+    /* exit events only */
+    int         matched;     /* the call succeeded */
+    uint64_t    end;         /* where it ended (pos when it failed) */
+    int         memo;        /* answered from the memo table */
+    uint64_t    evals;       /* body evaluations of this call, nested calls excluded;
+                                a left-recursion leader counts its growth rounds */
+    uint64_t    examined;    /* end of the input the call looked at */
+    size_t      recovered;   /* errors recovered during the call */
+    const struct pego_trace_detail *detail;   /* for the helper functions below */
+} pego_trace_event;
+
+/* A trace callback: return 0 to go on, non-zero to abort the parse (the result
+ * is then PEGO_ABORTED, not a syntax error, and the calls in progress get no
+ * exit event). */
+typedef int (*pego_trace_fn)(const pego_trace_event *ev, void *userdata);
+
+/* Attaches a trace sink (up to PEGO_MAX_TRACE_SINKS; several may be attached at
+ * once, and are called in the order attached). Returns 0, or -1 when full. A
+ * traced parse sends every call through the general call path; results, errors
+ * and statistics are identical to an untraced parse. */
+#define PEGO_MAX_TRACE_SINKS 8
+int pego_parser_set_trace(pego_parser *p, pego_trace_fn fn, void *userdata);
+/* Detaches a sink attached with the same function and user data; returns 0, or
+ * -1 when it was not attached. */
+int pego_parser_remove_trace(pego_parser *p, pego_trace_fn fn, void *userdata);
+
+/* Line and column (1-based) of a position of the parse being traced. */
+void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col);
+/* The input between pos and end of an exit event (the matched text). */
+const char *pego_trace_text(const pego_trace_event *ev, size_t *len);
+/* The input text between two positions of the parse being traced. */
+const char *pego_trace_input(const pego_trace_event *ev, uint64_t from, uint64_t to, size_t *len);
+/* The failure recorded during the call (exit events): the farthest position at
+ * which something was expected and the number of items expected there (sorted,
+ * printed as syntax errors print them). Returns 0 when nothing was recorded. */
+int pego_trace_failure(const pego_trace_event *ev, uint64_t *pos, size_t *nitems);
+const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i);
+/* Full text ("line:col: message") of the i-th error recovered during the call. */
+const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i);
+/* The position unit of the parse being traced. */
+pego_unit pego_trace_unit(const pego_trace_event *ev);
+
 #ifdef __cplusplus
 }
 #endif
