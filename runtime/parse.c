@@ -39,6 +39,7 @@ void pego_parser_free(pego_parser *p)
     free(p->gf);
     free(p->exp.items);
     free(p->scratch);
+    free(p->trace_items);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
@@ -68,7 +69,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     rt_memo_reset(&p->memo);
     p->exp.far = p->exp.base = p->exp.n = 0;
     p->policy = opt->memo;
-    p->noplain = opt->memo == PEGO_MEMO_ALL;
+    p->noplain = opt->memo == PEGO_MEMO_ALL || p->ntrace > 0;
     p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
     if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
         rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {

@@ -59,6 +59,7 @@ enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
 typedef struct {
     uint32_t variant, pos;
     uint32_t end, value;
+    uint32_t examined;                    /* end of the input the call looked at */
     uint32_t flags;
     uint32_t exp_far, exp_off, exp_len;   /* the call's expectations, in the memo's id arena */
 } rt_memo_entry;
@@ -102,7 +103,10 @@ typedef struct {
     int32_t  memo;                   /* memo entry index or -1 when not stored */
     uint32_t body;                   /* address of the body */
     uint32_t best_end, best_value;   /* seed growing */
-    uint8_t  has_best, silent, leader, pad;
+    uint32_t saved_hw;               /* the caller's examined end */
+    uint64_t evals_start;            /* evaluation counter at the call (tracing) */
+    uint64_t nested_evals;           /* evaluations of nested traced calls */
+    uint8_t  has_best, silent, leader, memoize, traced;
 } vm_gframe;
 
 typedef struct { uint32_t label, value; } vm_capture;
@@ -149,14 +153,24 @@ struct pego_parser {
     rt_tree     tree;
     rt_input    in;
     uint32_t    silent;
+    uint32_t    hw;             /* end of the input examined so far (language of engine notes 4.6) */
     uint32_t    depth, max_depth;
     int         noplain;
     pego_memo_policy policy;
     struct pego_result res;
+    /* tracing (runtime/trace.c) */
+    struct { pego_trace_fn fn; void *ud; } sinks[PEGO_MAX_TRACE_SINKS];
+    int         ntrace;
+    const char **trace_items; uint32_t cap_trace_items;
     uint32_t   *scratch; uint32_t capscratch;
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
+
+/* Trace events (runtime/trace.c); each returns non-zero when a sink aborts. */
+int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth);
+int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, const rt_memo_entry *m);
+int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
 void rt_result_clear(pego_parser *p);
 int  rt_result_syntax_error(pego_parser *p);
 int  rt_result_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

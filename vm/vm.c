@@ -112,24 +112,55 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     return target;
 }
 
-/* Ends a memoized call: stores its outcome with the expectations it recorded,
- * closes its expectation window and merges them into the caller's record. */
+enum { FINISH_OK = 0, FINISH_OOM = -1, FINISH_ABORT = -2 };
+
+/* Whether trace sinks are attached. A build with -DPEGO_NO_HOOKS compiles the
+ * hooks out; it exists only for the benchmark that measures what they cost. */
+#ifdef PEGO_NO_HOOKS
+#define TRACING(p) 0
+#else
+#define TRACING(p) ((p)->ntrace)
+#endif
+
+#ifdef PEGO_FAULT_INJECTION
+/* Deliberate breakage for the tests that prove the equivalence harness can fail;
+ * compiled only into a test program, never into libpego. */
+int rt_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
+int rt_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
+#endif
+
+/* Ends a memoized or traced call: stores its outcome in the memo table with the
+ * expectations it recorded and the input it examined, reports its exit to the
+ * trace sinks, then closes its expectation window and merges it into the
+ * caller's record (language.md 2.1: a memo hit replays the same merge). */
 static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t value)
 {
     rt_expect *x = &p->exp;
-    rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
-                                     : rt_memo_put(&p->memo, gf->variant, gf->pos, 2u * (uint32_t)p->g->nrules);
-    if (!m) return -1;
-    m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
-    m->end = end;
-    m->value = value;
-    if (rt_memo_keep(&p->memo, m, x->items + x->base, x->n - x->base, x->far) < 0) return -1;
+    uint32_t examined = p->hw > end ? p->hw : end;
+    if (gf->memoize) {
+        rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
+                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, 2u * (uint32_t)p->g->nrules);
+        if (!m) return FINISH_OOM;
+        m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
+        m->end = end;
+        m->value = value;
+        m->examined = examined;
+        if (rt_memo_keep(&p->memo, m, x->items + x->base, x->n - x->base, x->far) < 0) return FINISH_OOM;
+        p->res.stats.memo_stored++;
+    }
+    if (TRACING(p) && gf->traced && rt_trace_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
+    /* Merge in place: the caller's window lies just below this one, and each item
+     * is read before anything can be written at its index. */
+    uint32_t far = x->far, from = x->base, to = x->n;
+#ifdef PEGO_FAULT_INJECTION
+    if (rt_fault_skip_traced_merge && gf->traced) to = from;
+#endif
     x->n = x->base;
     x->base = gf->saved_base;
     x->far = gf->saved_far;
-    for (uint32_t i = 0; i < m->exp_len; i++) expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
-    p->res.stats.memo_stored++;
-    return 0;
+    for (uint32_t i = from; i < to; i++) expect(p, far, x->items[i]);
+    p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;
+    return FINISH_OK;
 }
 
 int vm_run(pego_parser *p, uint32_t start_variant)
@@ -153,6 +184,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         if (vsn == p->capvs && grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
     } while (0)
+#define LOOKED(x) do { if ((x) > p->hw) p->hw = (x); } while (0)
 #define NODE(var, type, start, kids, nkids) do { \
         var = rt_tree_node(&p->tree, (type), (start), pos, (kids), (nkids)); \
         if (!var) goto oom; \
@@ -161,6 +193,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     p->silent = 0;
     p->depth = 0;
     p->ngf = 0;
+    p->hw = 0;
     PUSH_ENTRY(E_BOTTOM, 0);
     call_variant = start_variant;
     call_entry = start_variant >= nrules ? g->rules[start_variant - nrules].vf_entry
@@ -185,6 +218,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             if (len - pos >= l->len && memcmp(s + pos, l->bytes, l->len) == 0) end = pos + l->len;
             else if (!l->fffd || (end = literal_slow(l, s, pos, len)) == UINT32_MAX) {
                 expect(p, pos, l->expect);
+                uint32_t k = 0;                        /* examined: the first differing byte */
+                while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
+                LOOKED(pos + k + (pos + k < len));
                 goto fail;
             }
             pos = end;
@@ -195,7 +231,11 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_CLASS: {
             const cc_class *c = &g->classes[ip->a];
             uint32_t w;
-            if (pos >= len || !(w = class_at(c, s, pos, len))) { expect(p, pos, c->expect); goto fail; }
+            if (pos >= len || !(w = class_at(c, s, pos, len))) {
+                expect(p, pos, c->expect);
+                LOOKED(pos + (pos < len));
+                goto fail;
+            }
             pos += w;
             if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, pos - w, NULL, 0); PUSH_VALUE(v); }
             ip++;
@@ -214,7 +254,11 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             int64_t count = 0, max = ip->c;
             uint32_t w;
             while (max < 0 || count < max) {
-                if (pos >= len || !(w = class_at(c, s, pos, len))) { expect(p, pos, c->expect); break; }
+                if (pos >= len || !(w = class_at(c, s, pos, len))) {
+                    expect(p, pos, c->expect);
+                    LOOKED(pos + (pos < len));
+                    break;
+                }
                 pos += w;
                 count++;
             }
@@ -227,7 +271,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             ip++;
             continue;
         case OP_EOI:
-            if (pos != len) { expect(p, pos, EXP_EOI); goto fail; }
+            if (pos != len) { expect(p, pos, EXP_EOI); LOOKED(pos + 1); goto fail; }
             ip++;
             continue;
         case OP_BOL:
@@ -235,7 +279,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             ip++;
             continue;
         case OP_EOL:
-            if (pos != len && s[pos] != '\n' && s[pos] != '\r') { expect(p, pos, EXP_EOL); goto fail; }
+            if (pos != len && s[pos] != '\n' && s[pos] != '\r') { expect(p, pos, EXP_EOL); LOOKED(pos + 1); goto fail; }
             ip++;
             continue;
         case OP_FAIL:
@@ -244,6 +288,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             const cc_class *c = &g->classes[ip->a];
             if (pos >= len || !class_at(c, s, pos, len)) {
                 expect(p, pos, c->expect);
+                LOOKED(pos + (pos < len));
                 ip = code + ip->b;
                 continue;
             }
@@ -253,6 +298,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_TESTCHAR:
             if (pos >= len || s[pos] != (unsigned char)ip->a) {
                 expect(p, pos, (uint32_t)ip->c);
+                LOOKED(pos + (pos < len));
                 ip = code + ip->b;
                 continue;
             }
@@ -307,6 +353,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             ip++;
             continue;
         case OP_LOOKEND:
+            LOOKED(pos);
             e = &p->es[--esn];
             p->silent--;
             pos = e->pos;
@@ -423,6 +470,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         return rt_result_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
 
     fail:
+        if (pos > p->hw) p->hw = pos;
         for (;;) {
             e = &p->es[--esn];
             switch (e->kind) {
@@ -478,14 +526,24 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             memoize = (p->memo.seen[bit >> 6] & mask) != 0;
             p->memo.seen[bit >> 6] |= mask;
         }
-        if (!memoize) goto plain_call;
+#ifdef PEGO_FAULT_INJECTION
+        if (rt_fault_memoize_traced && p->ntrace && (f & RULE_MEMO)) memoize = 1;
+#endif
+        if (!memoize && !TRACING(p)) goto plain_call;
+        /* Here the call is memoized or traced: it gets a side record, its own
+         * expectation window and examined range. A traced call is reported before
+         * the memo table is consulted, so a memo hit is an ordinary call. */
         st->calls++;
-        rt_memo_entry *m = rt_memo_find(&p->memo, call_variant, pos);
+        if (TRACING(p) && rt_trace_enter(p, call_variant, pos, p->depth + 1)) goto trace_abort;
+        rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos) : NULL;
         if (m && ((m->flags & MEMO_GROWING) || !(m->flags & MEMO_SILENT) || p->silent)) {
             st->memo_hits++;
-            if (!(m->flags & MEMO_GROWING))
+            if (!(m->flags & MEMO_GROWING)) {
+                if (m->examined > p->hw) p->hw = m->examined;
                 for (uint32_t i = 0; i < m->exp_len; i++)
                     expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
+            }
+            if (TRACING(p) && rt_trace_hit(p, call_variant, pos, p->depth + 1, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
             if (call_variant < nrules) PUSH_VALUE(m->value);
@@ -497,7 +555,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         vm_gframe *gf = &p->gf[p->ngf];
         *gf = (vm_gframe){ .variant = call_variant, .pos = pos, .saved_far = p->exp.far,
                            .saved_base = p->exp.base, .memo = -1, .silent = p->silent > 0,
-                           .leader = (f & RULE_LEADER) != 0, .body = call_entry };
+                           .leader = (f & RULE_LEADER) != 0, .memoize = (uint8_t)memoize,
+                           .traced = TRACING(p) > 0, .body = call_entry, .saved_hw = p->hw,
+                           .evals_start = st->evals };
         if (gf->leader) {
             m = rt_memo_put(&p->memo, call_variant, pos, 2 * nrules);
             if (!m) goto oom;
@@ -510,6 +570,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         e->aux2 = p->ngf++;
         p->exp.base = p->exp.n;
         p->exp.far = pos;
+        p->hw = pos;
         if (++p->depth > p->max_depth) goto too_deep;
         st->evals++;
         ip = code + call_entry;
@@ -545,7 +606,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         /* The body failed: a leader that grew a seed succeeds with it. */
         vm_gframe *gf = &p->gf[e->aux2];
         if (!(gf->leader && gf->has_best)) {
-            if (finish_call(p, gf, 0, 0, 0) < 0) goto oom;
+            int done = finish_call(p, gf, 0, pos, 0);
+            if (done == FINISH_OOM) goto oom;
+            if (done == FINISH_ABORT) goto trace_abort;
             p->ngf--;
             p->depth--;
             goto fail;
@@ -559,7 +622,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     general_success: {
         e = &p->es[esn - 1];
         vm_gframe *gf = &p->gf[e->aux2];
-        if (finish_call(p, gf, 1, pos, ret_value) < 0) goto oom;
+        int done = finish_call(p, gf, 1, pos, ret_value);
+        if (done == FINISH_OOM) goto oom;
+        if (done == FINISH_ABORT) goto trace_abort;
         p->ngf--;
         p->depth--;
         esn--;
@@ -573,10 +638,13 @@ int vm_run(pego_parser *p, uint32_t start_variant)
 
 too_deep:
     return rt_result_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
+trace_abort:
+    return rt_result_abort(p, "parse aborted by a trace callback");
 oom:
     p->res.status = PEGO_ENOMEM;
     return rt_result_abort(p, "out of memory");
 #undef PUSH_ENTRY
 #undef PUSH_VALUE
 #undef NODE
+#undef LOOKED
 }

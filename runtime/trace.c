@@ -1,0 +1,209 @@
+/* Trace events: attaching sinks to a parser, building enter and exit events for
+ * the general call path, and the helpers a sink calls to read an event (line and
+ * column, matched text, the failure recorded during the call). */
+#include "parser.h"
+#include "unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the helper functions need besides the public fields of an event. */
+struct pego_trace_detail {
+    pego_parser    *p;
+    uint32_t        pos, end;       /* byte offsets */
+    uint32_t        far;            /* byte offset of the failure, if any */
+    const uint32_t *items;          /* expectation ids recorded at far */
+    uint32_t        nitems;
+    int             sorted;         /* trace_items holds the sorted printed items */
+};
+
+int pego_parser_set_trace(pego_parser *p, pego_trace_fn fn, void *userdata)
+{
+    if (!p || !fn || p->ntrace == PEGO_MAX_TRACE_SINKS) return -1;
+    p->sinks[p->ntrace].fn = fn;
+    p->sinks[p->ntrace].ud = userdata;
+    p->ntrace++;
+    return 0;
+}
+
+int pego_parser_remove_trace(pego_parser *p, pego_trace_fn fn, void *userdata)
+{
+    for (int i = 0; i < p->ntrace; i++) {
+        if (p->sinks[i].fn == fn && p->sinks[i].ud == userdata) {
+            memmove(&p->sinks[i], &p->sinks[i + 1], (size_t)(p->ntrace - i - 1) * sizeof p->sinks[0]);
+            p->ntrace--;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int deliver(pego_parser *p, pego_trace_event *ev)
+{
+    for (int i = 0; i < p->ntrace; i++)
+        if (p->sinks[i].fn(ev, p->sinks[i].ud)) return 1;
+    return 0;
+}
+
+static void fill_enter(pego_parser *p, pego_trace_event *ev, struct pego_trace_detail *d,
+                       uint32_t variant, uint32_t pos, uint32_t depth)
+{
+    const pego_grammar *g = p->g;
+    int rule = (int)(variant % (uint32_t)g->nrules);
+    memset(ev, 0, sizeof *ev);
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->pos = d->end = pos;
+    ev->kind = PEGO_TRACE_ENTER;
+    ev->rule = g->rules[rule].name;
+    ev->rule_id = rule;
+    ev->depth = depth;
+    ev->pos = rt_input_unit(&p->in, pos);
+    ev->lookahead = p->silent > 0;
+    ev->detail = d;
+}
+
+static void fill_exit(pego_parser *p, pego_trace_event *ev, struct pego_trace_detail *d, int ok,
+                      uint32_t end, uint32_t examined, uint64_t evals)
+{
+    ev->kind = PEGO_TRACE_EXIT;
+    ev->matched = ok;
+    d->end = ok ? end : d->pos;
+    ev->end = rt_input_unit(&p->in, d->end);
+    ev->evals = evals;
+    ev->examined = rt_input_unit(&p->in, examined);
+}
+
+int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth)
+{
+    pego_trace_event ev;
+    struct pego_trace_detail d;
+    fill_enter(p, &ev, &d, variant, pos, depth);
+    return deliver(p, &ev);
+}
+
+int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, const rt_memo_entry *m)
+{
+    pego_trace_event ev;
+    struct pego_trace_detail d;
+    fill_enter(p, &ev, &d, variant, pos, depth);
+    int growing = (m->flags & MEMO_GROWING) != 0;
+    uint32_t examined = growing ? m->end : m->examined;
+    fill_exit(p, &ev, &d, (m->flags & MEMO_OK) != 0, m->end, examined > pos ? examined : pos, 0);
+    ev.memo = 1;
+    if (!growing && m->exp_len) {
+        d.far = m->exp_far;
+        d.items = p->memo.ids + m->exp_off;
+        d.nitems = m->exp_len;
+    }
+    return deliver(p, &ev);
+}
+
+int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined)
+{
+    pego_trace_event ev;
+    struct pego_trace_detail d;
+    uint64_t total = p->res.stats.evals - gf->evals_start;
+    if (gf > p->gf) gf[-1].nested_evals += total;     /* the caller's nested evaluations */
+    fill_enter(p, &ev, &d, gf->variant, gf->pos, p->depth);
+    fill_exit(p, &ev, &d, ok, end, examined, total - gf->nested_evals);
+    rt_expect *x = &p->exp;
+    if (x->n > x->base) {
+        d.far = x->far;
+        d.items = x->items + x->base;
+        d.nitems = x->n - x->base;
+    }
+    return deliver(p, &ev);
+}
+
+/* ---- helpers for sinks ---- */
+
+void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col)
+{
+    rt_input *in = &ev->detail->p->in;
+    uint32_t lo = 0, hi = in->len;          /* unit position back to a byte offset */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rt_input_unit(in, mid) < pos) lo = mid + 1; else hi = mid;
+    }
+    rt_input_line_col(in, lo, line, col);
+}
+
+const char *pego_trace_text(const pego_trace_event *ev, size_t *len)
+{
+    const struct pego_trace_detail *d = ev->detail;
+    if (len) *len = d->end - d->pos;
+    return d->p->in.input + d->pos;
+}
+
+const char *pego_trace_input(const pego_trace_event *ev, uint64_t from, uint64_t to, size_t *len)
+{
+    rt_input *in = &ev->detail->p->in;
+    uint32_t b[2];
+    uint64_t want[2] = { from, to };
+    for (int k = 0; k < 2; k++) {
+        uint32_t lo = 0, hi = in->len;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (rt_input_unit(in, mid) < want[k]) lo = mid + 1; else hi = mid;
+        }
+        b[k] = lo;
+    }
+    if (b[1] < b[0]) b[1] = b[0];
+    if (len) *len = b[1] - b[0];
+    return in->input + b[0];
+}
+
+int pego_trace_failure(const pego_trace_event *ev, uint64_t *pos, size_t *nitems)
+{
+    const struct pego_trace_detail *d = ev->detail;
+    if (ev->kind != PEGO_TRACE_EXIT || d->nitems == 0) {
+        if (nitems) *nitems = 0;
+        return 0;
+    }
+    if (pos) *pos = rt_input_unit(&d->p->in, d->far);
+    if (nitems) *nitems = d->nitems;
+    return 1;
+}
+
+const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i)
+{
+    struct pego_trace_detail *d = (struct pego_trace_detail *)ev->detail;
+    pego_parser *p = d->p;
+    const pego_grammar *g = p->g;
+    if (i >= d->nitems) return NULL;
+    if (!d->sorted) {
+        if (d->nitems > p->cap_trace_items) {
+            const char **a = realloc(p->trace_items, d->nitems * sizeof *a);
+            if (!a) return NULL;
+            p->trace_items = a;
+            p->cap_trace_items = d->nitems;
+        }
+        for (uint32_t k = 0; k < d->nitems; k++) {      /* insertion sort by printed text */
+            uint32_t id = d->items[k], j = k;
+            for (; j > 0 && strcmp(p->trace_items[j - 1], g->expects[id]) > 0; j--)
+                p->trace_items[j] = p->trace_items[j - 1];
+            p->trace_items[j] = g->expects[id];
+        }
+        d->sorted = 1;
+    }
+    return p->trace_items[i];
+}
+
+const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i)
+{
+    (void)ev;
+    (void)i;
+    return NULL;   /* no construct recovers errors before #recover is implemented */
+}
+
+pego_unit pego_trace_unit(const pego_trace_event *ev) { return ev->detail->p->in.unit; }
+
+char *pego_quote(const char *text, size_t len, pego_unit unit)
+{
+    rt_buf b;
+    rt_buf_init(&b);
+    rt_quote(&b, text, len, unit == PEGO_UNIT_BYTES);
+    if (b.oom) { rt_buf_free(&b); return NULL; }
+    return rt_buf_take(&b);
+}

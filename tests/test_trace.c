@@ -1,0 +1,313 @@
+/* Tests of tracing: exact event sequences on small grammars, the fields of exit
+ * events (memo, evaluations, examined, failure), aborting from a callback, and
+ * the equivalence harness: every fixture grammar and input parsed untraced and
+ * traced, with the default memo policy and with memoization off, in tree and
+ * recognition mode, must give identical results, errors and statistics, with
+ * well-nested events whose evaluations add up. Mutation tests run the harness
+ * against deliberately broken engines (this program is built with
+ * PEGO_FAULT_INJECTION) and require it to report differences. */
+#include <CUnit/Basic.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pego.h"
+
+extern int rt_fault_skip_traced_merge;
+extern int rt_fault_memoize_traced;
+
+/* ---- a sink that writes events as compact text ---- */
+typedef struct {
+    char  buf[8192];
+    size_t len;
+    int   abort_after;    /* abort at this event number (1-based), 0: never */
+    int   count;
+} text_sink;
+
+static int text_event(const pego_trace_event *ev, void *ud)
+{
+    text_sink *t = ud;
+    t->count++;
+    int n;
+    if (ev->kind == PEGO_TRACE_ENTER)
+        n = snprintf(t->buf + t->len, sizeof t->buf - t->len, "+%s@%llu/%u%s ", ev->rule,
+                     (unsigned long long)ev->pos, ev->depth, ev->lookahead ? "L" : "");
+    else
+        n = snprintf(t->buf + t->len, sizeof t->buf - t->len, "-%s%s%llu e%llu x%llu%s ", ev->rule,
+                     ev->matched ? "=" : "!", (unsigned long long)ev->end, (unsigned long long)ev->evals,
+                     (unsigned long long)ev->examined, ev->memo ? " memo" : "");
+    if (n > 0 && (size_t)n < sizeof t->buf - t->len) t->len += (size_t)n;
+    return t->abort_after && t->count >= t->abort_after;
+}
+
+static char *trace_text(const char *src, const char *input, const pego_options *opt, text_sink *t)
+{
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    pego_parser_set_trace(p, text_event, t);
+    const pego_result *r;
+    pego_parse(p, input, strlen(input), opt, &r);
+    char *err = pego_result_error(r) ? strdup(pego_result_error(r)) : NULL;
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    if (t->len) t->buf[t->len - 1] = 0;
+    return err;
+}
+
+static void test_sequence(void)
+{
+    text_sink t = { .len = 0 };
+    char *err = trace_text("def main = a b def a = \"x\" def b = &a \"y\" / \"x\"", "xx", NULL, &t);
+    CU_ASSERT_PTR_NULL(err);
+    CU_ASSERT_STRING_EQUAL(t.buf, "+main@0/1 +a@0/2 -a=1 e1 x1 +b@1/2 +a@1/3L -a=2 e1 x2 -b=2 e1 x2 -main=2 e1 x2");
+    free(err);
+}
+
+/* A rule called three times at one position runs at its first call, is memoized
+ * at its second, and answered from the memo at its third, which reports memo with
+ * no evaluation. A leader reports its growth rounds. */
+static void test_memo_and_growth(void)
+{
+    text_sink t = { .len = 0 };
+    char *err = trace_text("def main = v \"!\" / v \"?\" / v \".\" def v = w w def w = \"a\"", "aa.", NULL, &t);
+    CU_ASSERT_PTR_NULL(err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.buf, "-v=2 e1 x2 +v@0/2 -v=2 e0 x2 memo -main=3"));
+    free(err);
+    text_sink t2 = { .len = 0 };
+    err = trace_text("def main = sum def sum = sum \"+\" n / n def n = (?0-9)", "1+2", NULL, &t2);
+    CU_ASSERT_PTR_NULL(err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t2.buf, "-sum=3 e3 x3 -main"));
+    free(err);
+}
+
+static void test_abort(void)
+{
+    const char *src = "def main = a a a def a = \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    pego_parser *p = pego_parser_new(g);
+    text_sink t = { .abort_after = 4 };
+    pego_parser_set_trace(p, text_event, &t);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "xxx", 3, NULL, &r), PEGO_ABORTED);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "parse aborted by a trace callback");
+    CU_ASSERT_EQUAL(t.count, 4);
+    /* detached, the parser parses again */
+    CU_ASSERT_EQUAL(pego_parser_remove_trace(p, text_event, &t), 0);
+    CU_ASSERT_EQUAL(pego_parser_remove_trace(p, text_event, &t), -1);
+    CU_ASSERT_EQUAL(pego_parse(p, "xxx", 3, NULL, &r), PEGO_OK);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* The failure of a call: what it expected at its farthest position. */
+typedef struct { char failure[512]; } failure_sink;
+
+static int failure_event(const pego_trace_event *ev, void *ud)
+{
+    failure_sink *f = ud;
+    uint64_t pos;
+    size_t n;
+    if (ev->kind == PEGO_TRACE_EXIT && strcmp(ev->rule, "main") == 0 && pego_trace_failure(ev, &pos, &n)) {
+        int line, col;
+        pego_trace_line_col(ev, pos, &line, &col);
+        int k = snprintf(f->failure, sizeof f->failure, "%d:%d", line, col);
+        for (size_t i = 0; i < n; i++)
+            k += snprintf(f->failure + k, sizeof f->failure - (size_t)k, " %s", pego_trace_failure_item(ev, i));
+    }
+    return 0;
+}
+
+static void test_failure(void)
+{
+    const char *src = "def main = \"a\" (\"c\" / \"b\" / (?0-9))";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    pego_parser *p = pego_parser_new(g);
+    failure_sink f = { "" };
+    pego_parser_set_trace(p, failure_event, &f);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "a\n", 2, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_STRING_EQUAL(f.failure, "1:2 \"b\" \"c\" (?0-9)");
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "1:2: syntax error: expected \"b\", \"c\", (?0-9)");
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* ---- the equivalence harness ---- */
+
+typedef struct {
+    int      stack[4096];
+    uint64_t pos[4096];
+    int      depth;
+    uint64_t evals;
+    int      bad;
+} checker;
+
+/* Checks that events nest, that each exit matches its enter, that a memo hit
+ * evaluated nothing, and sums the evaluations. */
+static int check_event(const pego_trace_event *ev, void *ud)
+{
+    checker *c = ud;
+    if (ev->kind == PEGO_TRACE_ENTER) {
+        if ((int)ev->depth != c->depth + 1 || c->depth >= 4096) c->bad++;
+        else { c->stack[c->depth] = ev->rule_id; c->pos[c->depth] = ev->pos; }
+        c->depth++;
+        return 0;
+    }
+    if (c->depth <= 0 || (int)ev->depth != c->depth) { c->bad++; return 0; }
+    c->depth--;
+    if (c->depth < 4096 && (c->stack[c->depth] != ev->rule_id || c->pos[c->depth] != ev->pos)) c->bad++;
+    if (ev->memo && ev->evals) c->bad++;
+    if (ev->matched && ev->end < ev->pos) c->bad++;
+    if (ev->examined < ev->end) c->bad++;
+    c->evals += ev->evals;
+    return 0;
+}
+
+typedef struct {
+    char      *out;
+    pego_stats stats;
+} outcome;
+
+static outcome run(pego_parser *p, const char *in, size_t len, const pego_options *o)
+{
+    const pego_result *r;
+    outcome res = { 0 };
+    pego_status st = pego_parse(p, in, len, o, &r);
+    if (st == PEGO_OK) res.out = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
+    else res.out = strdup(pego_result_error(r));
+    res.stats = *pego_result_stats(r);
+    return res;
+}
+
+static int compare_traced(const pego_grammar *g, const char *in, size_t len, const char *what)
+{
+    int bad = 0;
+    for (int memo = 0; memo < 2; memo++) {
+        for (int rec = 0; rec < 2; rec++) {
+            for (int unit = 0; unit < 2; unit++) {
+                pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec,
+                                   .unit = (pego_unit)unit };
+                pego_parser *plain = pego_parser_new(g), *traced = pego_parser_new(g);
+                checker c = { .depth = 0 };
+                pego_parser_set_trace(traced, check_event, &c);
+                outcome a = run(plain, in, len, &o), b = run(traced, in, len, &o);
+                int differs = strcmp(a.out, b.out) != 0 || memcmp(&a.stats, &b.stats, sizeof a.stats) != 0
+                              || c.bad || c.depth != 0 || c.evals != b.stats.evals;
+                if (differs) {
+                    bad++;
+                    fprintf(stderr, "\n  %s (memo %s, %s, unit %d): traced run differs:\n    %.160s\n    %.160s\n"
+                            "    evals %llu/%llu events %llu, memo %llu/%llu, stored %llu/%llu, bad events %d\n",
+                            what, memo ? "none" : "default", rec ? "recognition" : "tree", unit, a.out, b.out,
+                            (unsigned long long)a.stats.evals, (unsigned long long)b.stats.evals,
+                            (unsigned long long)c.evals, (unsigned long long)a.stats.memo_hits,
+                            (unsigned long long)b.stats.memo_hits, (unsigned long long)a.stats.memo_stored,
+                            (unsigned long long)b.stats.memo_stored, c.bad);
+                }
+                free(a.out);
+                free(b.out);
+                pego_parser_free(plain);
+                pego_parser_free(traced);
+            }
+        }
+    }
+    return bad;
+}
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static int is_input(const char *name)
+{
+    size_t n = strlen(name);
+    if (name[0] == '.') return 0;
+    if (n > 6 && strcmp(name + n - 6, ".sexpr") == 0) return 0;
+    const char *dot = strchr(name, '.');
+    return !(n > 5 && strcmp(name + n - 5, ".json") == 0 && dot != name + n - 5);
+}
+
+/* Runs the harness over every fixture; returns the number of differences. */
+static int harness(int *inputs)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fixtures", srcdir());
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *de;
+    int bad = 0;
+    *inputs = 0;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".pego") != 0) continue;
+        char path[8192], sub[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(n - 5), de->d_name);
+        pego_grammar *g = pego_compile_file(path, NULL);
+        if (!g) { bad++; continue; }
+        DIR *ins = opendir(sub);
+        struct dirent *ie;
+        while (ins && (ie = readdir(ins))) {
+            if (!is_input(ie->d_name) || strcmp(ie->d_name, "demo.json") == 0) continue;
+            char file[16384];
+            snprintf(file, sizeof file, "%s/%s", sub, ie->d_name);
+            FILE *f = fopen(file, "rb");
+            if (!f) continue;
+            char buf[1 << 16];
+            size_t len = fread(buf, 1, sizeof buf, f);
+            fclose(f);
+            bad += compare_traced(g, buf, len, file);
+            (*inputs)++;
+        }
+        if (ins) closedir(ins);
+        pego_grammar_free(g);
+    }
+    closedir(d);
+    return bad;
+}
+
+static void test_equivalence(void)
+{
+    int inputs;
+    CU_ASSERT_EQUAL(harness(&inputs), 0);
+    CU_ASSERT(inputs >= 10);
+}
+
+static void test_mutation_skip_merge(void)
+{
+    int inputs;
+    fprintf(stderr, "\n  (differences below are expected: traced calls do not merge their expectations)");
+    rt_fault_skip_traced_merge = 1;
+    CU_ASSERT(harness(&inputs) > 0);
+    rt_fault_skip_traced_merge = 0;
+}
+
+static void test_mutation_memoize(void)
+{
+    int inputs;
+    fprintf(stderr, "\n  (differences below are expected: traced calls are always memoized)");
+    rt_fault_memoize_traced = 1;
+    CU_ASSERT(harness(&inputs) > 0);
+    rt_fault_memoize_traced = 0;
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("trace", NULL, NULL);
+    CU_add_test(s, "event sequence", test_sequence);
+    CU_add_test(s, "memo hits and growth rounds", test_memo_and_growth);
+    CU_add_test(s, "abort from a callback", test_abort);
+    CU_add_test(s, "failure of a call", test_failure);
+    CU_add_test(s, "traced equals untraced on every fixture", test_equivalence);
+    CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
+    CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
