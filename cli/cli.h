@@ -4,7 +4,9 @@
 #ifndef PEGO_CLI_H
 #define PEGO_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "pego.h"
 
@@ -15,6 +17,55 @@ int   cli_read_file(const char *path, char **data, size_t *len);
 void  cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Compiles the grammar at path; on failure prints the errors and returns NULL. */
 pego_grammar *cli_load_grammar(const char *path);
+
+/* ---- input selection (cli/input.c), shared by parse, trace, profile, explain ----
+ * The flags -g -s -i -unit -max-depth -memo, input files as operands, standard
+ * input by default. A command lists CLI_INPUT_OPTIONS (and CLI_MAX_DEPTH_OPTION
+ * unless -max-depth means something else to it) in its getopt_long_only table,
+ * passes each flag to cli_input_flag, then calls cli_input_finish, _open,
+ * _each and _close. */
+enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_FIRST_FREE };
+
+#define CLI_INPUT_OPTIONS \
+    { "g", required_argument, NULL, 'g' },       { "s", required_argument, NULL, 's' }, \
+    { "i", required_argument, NULL, 'i' },       { "unit", required_argument, NULL, CLI_OPT_UNIT }, \
+    { "memo", required_argument, NULL, CLI_OPT_MEMO }
+#define CLI_MAX_DEPTH_OPTION { "max-depth", required_argument, NULL, CLI_OPT_MAXDEPTH }
+
+typedef struct cli_input {
+    const char   *grammar;      /* -g */
+    const char   *text;         /* -i */
+    pego_options  opt;          /* -s -unit -max-depth -memo */
+    char        **files;        /* the operands */
+    int           nfiles;
+    pego_grammar *g;            /* set by cli_input_open */
+    pego_parser  *p;
+} cli_input;
+
+/* Handles one flag: 1 when it was an input flag, 0 when it is not one, -1 after
+ * printing why its value is wrong. */
+int  cli_input_flag(cli_input *in, int ch, const char *arg);
+/* Prints the message for the flag getopt_long_only rejected ('?'). */
+void cli_flag_error(const char *command, const struct option *opts, char **argv);
+/* Takes the operands after optind; 0, or EXIT_ERRORS after printing (no -g, -i with files). */
+int  cli_input_finish(cli_input *in, const char *command, int argc, char **argv);
+/* Compiles the grammar and makes a parser; 0, or EXIT_ERRORS after printing. */
+int  cli_input_open(cli_input *in);
+/* Calls fn for each input: -i TEXT, each file, or standard input. prefix is the
+ * file name when there are several files (to put before results and errors),
+ * NULL otherwise; label names the input always ("-i", "<stdin>" or the file).
+ * Returns EXIT_ERRORS when fn returned non-zero or a file could not be read. */
+typedef int (*cli_input_fn)(cli_input *in, const char *prefix, const char *label,
+                            const char *data, size_t len, void *ctx);
+int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
+void cli_input_close(cli_input *in);
+
+/* Output helpers of trace, profile and explain. */
+#define CLI_TEXT_MAX 30   /* input text shown by trace and explain, in units, before "..." */
+/* The input from..to of the traced parse, quoted as trees quote terminals and cut
+ * after CLI_TEXT_MAX units with "..." after the closing quote. */
+void cli_print_quoted(FILE *out, const pego_trace_event *ev, uint64_t from, uint64_t to);
+void cli_print_json_string(FILE *out, const char *s);
 
 int cmd_parse(int argc, char **argv);
 int cmd_check(int argc, char **argv);

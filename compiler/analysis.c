@@ -307,7 +307,42 @@ int cc_has_value(const ast_expr *e)
     }
 }
 
-int cc_analyze(pego_grammar *g, const ast_grammar *ast)
+/* A Pratt operand must not call its own rule before consuming input: that is
+ * left recursion, which infix and postfix operators express (language.md 3.1).
+ * Uses the left-call graph; the extra node n holds the operand's left calls. */
+static void check_pratt_operands(analysis *a, const ast_grammar *ast, cc_errors *errs)
+{
+    int n = a->n;
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    int *queue = malloc(((size_t)n + 1) * sizeof(int));
+    for (int r = 0; r < n; r++) {
+        const ast_expr *body = ast->rules[r].body;
+        if (body->kind != AST_PRATT) continue;
+        for (int i = 0; i < body->pratt->noperands; i++) {
+            const ast_pratt_operand *op = &body->pratt->operands[i];
+            a->nadj[n] = 0;
+            left_calls(a, n, op->expr);
+            memset(seen, 0, (size_t)n + 1);
+            int head = 0, tail = 0, found = 0;
+            for (int k = 0; k < a->nadj[n]; k++)
+                if (!seen[a->adj[n][k]]) { seen[a->adj[n][k]] = 1; queue[tail++] = a->adj[n][k]; }
+            while (head < tail && !found) {
+                int v = queue[head++];
+                if (v == r) { found = 1; break; }
+                for (int k = 0; k < a->nadj[v]; k++)
+                    if (!seen[a->adj[v][k]]) { seen[a->adj[v][k]] = 1; queue[tail++] = a->adj[v][k]; }
+            }
+            if (found)
+                cc_errors_add(errs, op->line, op->col,
+                              "operand of %s calls %s at its start (left recursion); use infix or postfix instead",
+                              ast->rules[r].name, ast->rules[r].name);
+        }
+    }
+    free(seen);
+    free(queue);
+}
+
+int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
 {
     analysis a = { .ast = ast, .n = ast->nrules > 0 ? ast->nrules : 0 };
     int n = a.n;
@@ -359,6 +394,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast)
         while ((l = cycle_avoiding_leaders(&a, comp, comp[r], leader)) >= 0) leader[l] = 1;
     }
     for (int r = 0; r < n; r++) calls_out[r] = count_calls(ast->rules[r].body, callsites);
+    check_pratt_operands(&a, ast, errs);
 
     int ndef = 0;
     for (int r = 0; r < n; r++) {
@@ -384,7 +420,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast)
     }
     g->ndeferrable = ndef;
 
-    for (int r = 0; r < n; r++) free(a.adj[r]);
+    for (int r = 0; r <= n; r++) free(a.adj[r]);
     free(a.adj); free(a.nadj); free(a.capadj);
     free(a.nullable); free(a.nofail); free(a.cyclic);
     free(comp); free(leader); free(callsites); free(calls_out);

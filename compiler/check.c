@@ -13,8 +13,7 @@
 /* Features the engine does not implement yet: every occurrence is refused with
  * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
 static const char *const not_supported[] = {
-    "pratt", "#error", "#recover", "#stream", "predicates", "variables", "types",
-    "actions", "level-restricted calls", NULL
+    "#stream", "predicates", "variables", "types", "actions", NULL
 };
 
 /* ---- a string -> index table (open addressing, fixed capacity) ---- */

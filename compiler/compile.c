@@ -93,10 +93,10 @@ pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_d
         g->rules[r].line = ast->rules[r].line;
         g->rules[r].col = ast->rules[r].col;
     }
-    if (cc_analyze(g, ast) < 0 || cc_emit(g, ast) < 0) {
+    if (cc_analyze(g, ast, &errs) < 0 || errs.n || cc_emit(g, ast) < 0) {
         ast_grammar_free(ast);
         pego_grammar_free(g);
-        cc_errors_add(&errs, 0, 0, "out of memory");
+        if (!errs.n) cc_errors_add(&errs, 0, 0, "out of memory");
         give_diag(&errs, name, diag);
         return NULL;
     }
@@ -145,6 +145,14 @@ void pego_grammar_free(pego_grammar *g)
     for (int i = 0; i < g->nexpects; i++) free(g->expects[i]);
     free(g->expects);
     free(g->expect_rank);
+    free(g->expect_message);
+    for (int i = 0; i < g->npratts; i++) {
+        free(g->pratts[i].operands);
+        free(g->pratts[i].vf_operands);
+        free(g->pratts[i].prefix);
+        free(g->pratts[i].tail);
+    }
+    free(g->pratts);
     for (int i = 0; i < g->nlabels; i++) free(g->labels[i]);
     free(g->labels);
     free(g->code);

@@ -37,10 +37,12 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         int r = in->a % g->nrules;
         rt_buf_printf(b, " %s%s -> %u", g->rules[r].name, in->a >= g->nrules ? " (value-free)" : "",
                       (unsigned)in->b);
+        if (in->c) rt_buf_printf(b, " (level %d)", in->c);
         break;
     }
     case 'N':
         if (in->op == OP_RULEEND) rt_buf_printf(b, " %s", g->rules[in->a].name);
+        else if (in->op == OP_SUBRET) rt_buf_adds(b, in->a >= 0 ? " label" : "");
         else if (in->op == OP_LIST) rt_buf_adds(b, in->a ? " empty" : "");
         else rt_buf_printf(b, " %d", in->a);
         break;
@@ -63,6 +65,8 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         rt_buf_printf(b, " else %s -> %u", g->expects[in->c], (unsigned)in->b);
         break;
     case 'W': rt_buf_printf(b, " loop %u", (unsigned)in->a); break;
+    case 'M': rt_buf_printf(b, " \"%s\"", g->expects[in->a]); break;
+    case 'X': rt_buf_printf(b, " %s", g->rules[g->pratts[in->a].rule].name); break;
     default: break;
     }
     if (in->flags & INS_VALUE) rt_buf_adds(b, " +value");
@@ -81,7 +85,7 @@ static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
             rt_buf_printf(b, " ; %d:%d", g->src[at].line, g->src[at].col);
         }
         rt_buf_addc(b, '\n');
-        if (g->code[at].op == OP_RET || g->code[at].op == OP_END) break;
+        if (g->code[at].op == OP_RET || g->code[at].op == OP_END || g->code[at].op == OP_SUBRET) break;
     }
 }
 
@@ -98,5 +102,25 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
         body(g, b, rule->entry);
         rt_buf_printf(b, "rule %s, value-free:\n", rule->name);
         body(g, b, rule->vf_entry);
+        if (rule->pratt < 0) continue;
+        const cc_pratt *pr = &g->pratts[rule->pratt];
+        static const char *kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };
+        if (pr->has_skip) { rt_buf_printf(b, "rule %s, skip:\n", rule->name); body(g, b, pr->skip); }
+        for (int i = 0; i < pr->noperands; i++) {
+            rt_buf_printf(b, "rule %s, operand %d:\n", rule->name, i + 1);
+            body(g, b, pr->operands[i]);
+            rt_buf_printf(b, "rule %s, operand %d, value-free:\n", rule->name, i + 1);
+            body(g, b, pr->vf_operands[i]);
+        }
+        for (int k = 0; k < 2; k++) {
+            const cc_pratt_op *ops = k ? pr->tail : pr->prefix;
+            for (int i = 0; i < (k ? pr->ntail : pr->nprefix); i++) {
+                rt_buf_printf(b, "rule %s, operator %d (%s, level %d):\n", rule->name, ops[i].number,
+                              kinds[ops[i].kind], ops[i].level);
+                body(g, b, ops[i].code);
+                rt_buf_printf(b, "rule %s, operator %d, value-free:\n", rule->name, ops[i].number);
+                body(g, b, ops[i].vf_code);
+            }
+        }
     }
 }

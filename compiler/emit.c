@@ -41,16 +41,21 @@ static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b,
 
 static void patch(emitter *m, uint32_t at, uint32_t target) { m->g->code[at].a = (int32_t)target; }
 
-/* Interns an expectation by its printed text. */
-static uint32_t intern_expect(emitter *m, char *text)
+/* Interns an expectation by its printed text; an #error message is kept apart
+ * from an item that prints the same. */
+static uint32_t intern_expect_kind(emitter *m, char *text, int message)
 {
     pego_grammar *g = m->g;
     for (int i = 0; i < g->nexpects; i++)
-        if (strcmp(g->expects[i], text) == 0) { free(text); return (uint32_t)i; }
+        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) { free(text); return (uint32_t)i; }
     g->expects = realloc(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
+    g->expect_message = realloc(g->expect_message, (size_t)(g->nexpects + 1));
     g->expects[g->nexpects] = text;
+    g->expect_message[g->nexpects] = (uint8_t)message;
     return (uint32_t)g->nexpects++;
 }
+
+static uint32_t intern_expect(emitter *m, char *text) { return intern_expect_kind(m, text, 0); }
 
 static int intern_literal(emitter *m, const ast_expr *e)
 {
@@ -188,7 +193,13 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         variant = CC_VF(g, e->rule);
         callee->flags |= RULE_TWIN;
     }
-    ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, 0);
+    int level = 0;
+    if (e->level) {
+        const ast_pratt *pr = m->ast->rules[e->rule].body->pratt;
+        for (int i = 0; i < pr->nlevels; i++)
+            if (pr->levels[i].name && strcmp(pr->levels[i].name, e->level) == 0) level = i + 1;
+    }
+    ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, level);
     if (pop) ins(m, e, OP_POP, 0, 0, 0);
 }
 
@@ -240,6 +251,43 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     if (scope) m->g->code[next].flags |= INS_SCOPE;
     patch(m, rep, here(m));
     if (v) ins(m, e, OP_LIST, 0, 0, 0);
+}
+
+static const ast_expr *attribute_arg(const ast_expr *e, const char *name)
+{
+    for (int i = 0; i < e->nargs; i++)
+        if (strcmp(e->args[i].name, name) == 0) return e->args[i].value;
+    return NULL;
+}
+
+/* #error(message=...) runs its expression in an expectation window of its own
+ * and records the message instead when it fails; #recover(skip=...) runs the
+ * skip after a failure and records a recovered error (language.md 4). */
+static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
+{
+    const ast_expr *kid = e->kids[0];
+    if (strcmp(e->name, "error") == 0) {
+        const ast_expr *msg = attribute_arg(e, "message");
+        char *text = malloc(msg->len + 1);
+        memcpy(text, msg->text, msg->len);
+        text[msg->len] = 0;
+        ins(m, e, OP_LABEL, (int32_t)intern_expect_kind(m, text, 1), 0, 0);
+        emit_expr(m, kid, v, live);
+        ins(m, e, OP_LABELEND, 0, 0, 0);
+        return;
+    }
+    if (strcmp(e->name, "recover") == 0) {
+        uint32_t rec = ins(m, e, OP_RECOVER, 0, 0, 0);
+        emit_expr(m, kid, v, live);
+        uint32_t end = ins(m, e, OP_RECOVEREND, 0, 0, 0);
+        patch(m, rec, here(m));
+        emit_expr(m, attribute_arg(e, "skip"), 0, 0);
+        uint32_t skip = ins(m, e, OP_SKIPEND, 0, 0, 0);
+        if (v) m->g->code[skip].flags |= INS_VALUE;
+        patch(m, end, here(m));
+        return;
+    }
+    emit_expr(m, kid, v, live);    /* #stream: refused by the checker for now */
 }
 
 /* Emits e. When v is set and e has a value slot, the code pushes exactly one
@@ -336,22 +384,98 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
     case AST_CALL:
         emit_call(m, e, v);
         return;
-    case AST_PREDICATE: case AST_ATTRIBUTE: case AST_PRATT:
-        /* refused by the checker until their tiers are implemented */
+    case AST_ATTRIBUTE:
+        emit_attribute(m, e, v, live);
+        return;
+    case AST_PREDICATE: case AST_PRATT:
+        /* predicates are refused by the checker until their tier is implemented;
+         * a Pratt expression is always a whole rule body (emit_pratt) */
         ins(m, e, OP_FAIL, 0, 0, 0);
         return;
     }
 }
 
+static void add_label(emitter *m, const char *name)
+{
+    if (label_id(m, name) >= 0) return;
+    pego_grammar *g = m->g;
+    g->labels = realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
+    g->labels[g->nlabels++] = strdup(name);
+}
+
+/* Field names: capture labels, and the fields of Error and Operator nodes. */
 static void collect_labels(emitter *m, const ast_expr *e)
 {
     if (!e) return;
-    if (e->kind == AST_CAPTURE && label_id(m, e->name) < 0) {
-        pego_grammar *g = m->g;
-        g->labels = realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
-        g->labels[g->nlabels++] = strdup(e->name);
+    if (e->kind == AST_CAPTURE) add_label(m, e->name);
+    if (e->kind == AST_ATTRIBUTE && strcmp(e->name, "recover") == 0) add_label(m, "message");
+    if (e->kind == AST_PRATT) {
+        const ast_pratt *pr = e->pratt;
+        collect_labels(m, pr->skip);
+        for (int i = 0; i < pr->noperands; i++) collect_labels(m, pr->operands[i].expr);
+        for (int l = 0; l < pr->nlevels; l++)
+            for (int o = 0; o < pr->levels[l].nops; o++) {
+                add_label(m, "operator");
+                collect_labels(m, pr->levels[l].ops[o].expr);
+            }
     }
     for (int i = 0; i < e->nkids; i++) collect_labels(m, e->kids[i]);
+    for (int i = 0; i < e->nargs; i++) collect_labels(m, e->args[i].value);
+}
+
+/* One line of a Pratt expression: valued (v) or value-free, ending in SUBRET;
+ * operand lines label their fresh values with the rule. */
+static uint32_t emit_line(emitter *m, const ast_expr *e, int v, int label_rule)
+{
+    uint32_t at = here(m);
+    emit_expr(m, e, v && cc_has_value(e), v);
+    if (v && !cc_has_value(e)) ins(m, e, OP_NIL, 0, 0, 0);
+    uint32_t ret = ins(m, e, OP_SUBRET, label_rule, 0, 0);
+    if (v) m->g->code[ret].flags |= INS_VALUE;
+    return at;
+}
+
+/* The tables and lines of the Pratt expression that is rule r's body. */
+static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
+{
+    pego_grammar *g = m->g;
+    cc_pratt *p = &g->pratts[g->rules[r].pratt];
+    p->rule = r;
+    m->rule = r;
+    m->valued = 1;
+    if (pr->skip) {
+        p->has_skip = 1;
+        m->valued = 0;
+        p->skip = emit_line(m, pr->skip, 0, -1);
+        m->valued = 1;
+    }
+    p->noperands = pr->noperands;
+    p->operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->vf_operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
+    for (int i = 0; i < pr->noperands; i++) {
+        m->valued = 1;
+        p->operands[i] = emit_line(m, pr->operands[i].expr, 1, r);
+        m->valued = 0;
+        p->vf_operands[i] = emit_line(m, pr->operands[i].expr, 0, -1);
+    }
+    int total = 0;
+    for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;
+    p->prefix = calloc((size_t)total + 1, sizeof(cc_pratt_op));
+    p->tail = calloc((size_t)total + 1, sizeof(cc_pratt_op));
+    int number = 0;
+    for (int l = 0; l < pr->nlevels; l++) {
+        for (int o = 0; o < pr->levels[l].nops; o++) {
+            const ast_pratt_op *op = &pr->levels[l].ops[o];
+            cc_pratt_op *c = op->kind == PRATT_PREFIX ? &p->prefix[p->nprefix++] : &p->tail[p->ntail++];
+            c->kind = (uint8_t)op->kind;
+            c->level = l + 1;
+            c->number = number++;
+            m->valued = 1;
+            c->code = emit_line(m, op->expr, 1, -1);
+            m->valued = 0;
+            c->vf_code = emit_line(m, op->expr, 0, -1);
+        }
+    }
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -376,28 +500,37 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
     for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, strdup(fixed[i]));
     for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
+    g->label_message = label_id(&m, "message");
+    g->label_operator = label_id(&m, "operator");
 
     /* The start sequence: the VM calls the start rule returning to address 0. */
     ins(&m, NULL, OP_EOI, 0, 0, 0);
     ins(&m, NULL, OP_END, 0, 0, 0);
     for (int r = 0; r < ast->nrules; r++) {
-        const ast_rule *ar = &ast->rules[r];
-        m.rule = r;
-        m.valued = 1;
-        g->rules[r].entry = here(&m);
-        emit_expr(&m, ar->body, cc_has_value(ar->body), 1);
-        if (!cc_has_value(ar->body)) ins(&m, ar->body, OP_NIL, 0, 0, 0);
-        ins(&m, ar->body, OP_RULEEND, r, 0, 0);
-        ins(&m, ar->body, OP_RET, 0, 0, 0);
+        g->rules[r].pratt = -1;
+        if (ast->rules[r].body->kind == AST_PRATT) g->rules[r].pratt = g->npratts++;
     }
-    for (int r = 0; r < ast->nrules; r++) {
-        const ast_rule *ar = &ast->rules[r];
-        m.rule = r;
-        m.valued = 0;
-        g->rules[r].vf_entry = here(&m);
-        emit_expr(&m, ar->body, 0, 0);
-        ins(&m, ar->body, OP_RET, 0, 0, 0);
+    g->pratts = calloc((size_t)g->npratts + 1, sizeof(cc_pratt));
+    for (int valued = 1; valued >= 0; valued--) {
+        for (int r = 0; r < ast->nrules; r++) {
+            const ast_rule *ar = &ast->rules[r];
+            m.rule = r;
+            m.valued = valued;
+            if (valued) g->rules[r].entry = here(&m);
+            else g->rules[r].vf_entry = here(&m);
+            if (g->rules[r].pratt >= 0) {
+                ins(&m, ar->body, OP_PSTART, g->rules[r].pratt, 0, 0);
+                ins(&m, ar->body, OP_PRATT, g->rules[r].pratt, 0, 0);
+            } else {
+                emit_expr(&m, ar->body, valued && cc_has_value(ar->body), valued);
+                if (valued && !cc_has_value(ar->body)) ins(&m, ar->body, OP_NIL, 0, 0, 0);
+            }
+            if (valued) ins(&m, ar->body, OP_RULEEND, r, 0, 0);
+            ins(&m, ar->body, OP_RET, 0, 0, 0);
+        }
     }
+    for (int r = 0; r < ast->nrules; r++)
+        if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
     if (m.oom) return -1;
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
         vm_ins *in = &g->code[i];

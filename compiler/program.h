@@ -44,6 +44,7 @@ typedef struct {
     int      scc;               /* left-call component (cyclic rules only), else -1 */
     int      callsites;         /* references in the grammar */
     int      seen_index;        /* index among deferrable rules, or -1 */
+    int      pratt;             /* index of its Pratt expression, or -1 */
     uint32_t entry;             /* address of the valued body */
     uint32_t vf_entry;          /* address of the value-free body (twin, recognition) */
 } cc_rule;
@@ -54,6 +55,27 @@ typedef struct {
     uint32_t expect;            /* expectation id */
     uint8_t  fffd;              /* contains U+FFFD: matches invalid bytes too */
 } cc_literal;
+
+/* A Pratt expression (language.md 3): its lines are small bodies ending in
+ * SUBRET, each with a valued and a value-free address. */
+typedef struct {
+    uint8_t  kind;              /* pratt_op_kind */
+    int      level;             /* 1-based; later levels bind tighter */
+    int      number;            /* operator number, across levels in declaration order */
+    uint32_t code, vf_code;
+} cc_pratt_op;
+
+typedef struct {
+    int          rule;
+    int          has_skip;
+    uint32_t     skip;          /* value-free, run silently */
+    uint32_t    *operands, *vf_operands;
+    int          noperands;
+    cc_pratt_op *prefix;        /* prefix operators, in declaration order */
+    int          nprefix;
+    cc_pratt_op *tail;          /* infix and postfix operators, in declaration order */
+    int          ntail;
+} cc_pratt;
 
 typedef struct {
     uint32_t   ascii[4];        /* 128-bit map, negation folded in */
@@ -77,9 +99,14 @@ struct pego_grammar {
     int         nclasses;
     char      **expects;        /* printed form of each expectation id */
     uint32_t   *expect_rank;    /* byte-wise sort rank of each id */
+    uint8_t    *expect_message; /* the id is an #error message, not an item */
     int         nexpects;
     char      **labels;         /* capture labels, sorted byte-wise (id order = print order) */
     int         nlabels;
+    cc_pratt   *pratts;
+    int         npratts;
+    int         label_message;  /* label id of the Error node's message field, or -1 */
+    int         label_operator; /* label id of the Operator node's operator field, or -1 */
     vm_ins     *code;
     vm_srcpos  *src;
     uint32_t    ncode;
@@ -90,7 +117,7 @@ struct pego_grammar {
 #define CC_VF(g, r) ((g)->nrules + (r))
 
 /* compiler stages */
-int  cc_analyze(pego_grammar *g, const ast_grammar *ast);
+int  cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);
 int  cc_emit(pego_grammar *g, const ast_grammar *ast);
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
 int  cc_has_value(const ast_expr *e);          /* occupies a value slot (1.4) */

@@ -124,7 +124,7 @@ const char *pego_result_error_message(const pego_result *r);      /* text after 
 
 /* Trees. Positions are in the parse's unit; text is the input's bytes (in
  * code-point mode an invalid byte stands for U+FFFD when printed). */
-typedef enum { PEGO_NODE_MATCH, PEGO_NODE_SEQ, PEGO_NODE_LIST } pego_node_kind;
+typedef enum { PEGO_NODE_MATCH, PEGO_NODE_SEQ, PEGO_NODE_LIST, PEGO_NODE_OPERATOR, PEGO_NODE_ERROR } pego_node_kind;
 
 pego_node_kind   pego_node_type(const pego_result *r, const pego_node *n);
 const char      *pego_node_type_name(const pego_result *r, const pego_node *n);
@@ -138,6 +138,14 @@ size_t           pego_node_field_count(const pego_result *r, const pego_node *n)
 const char      *pego_node_field_name(const pego_result *r, const pego_node *n, size_t i);
 const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i);
 const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name);
+/* Fields that are not nodes: the operator number of an Operator node, the
+ * message of an Error node. Return 0 when the field is not of that kind. */
+int pego_node_field_int(const pego_result *r, const pego_node *n, size_t i, int64_t *value);
+int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, const char **value);
+
+/* Errors recovered by #recover during a successful parse ("line:col: message"). */
+size_t      pego_result_recovered_count(const pego_result *r);
+const char *pego_result_recovered_error(const pego_result *r, size_t i);
 
 /* Printing (language.md 1.13). Returns a malloc'd string without a trailing
  * newline: "nil"/"null" for a nil result. */
@@ -211,6 +219,68 @@ const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i);
 const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i);
 /* The position unit of the parse being traced. */
 pego_unit pego_trace_unit(const pego_trace_event *ev);
+
+/* ---- profiling ---------------------------------------------------------- */
+
+/* A profile collector: a trace sink that adds up, per rule, what the calls of
+ * any number of parses did and where the time went (what `pego profile`
+ * prints). A value-free twin counts as its rule. Counts are exact: the same
+ * grammar, input and options give the same counts on every run. Times are
+ * CLOCK_MONOTONIC readings and include the collector's own cost. A collector
+ * may be attached to one parser at a time. */
+typedef struct pego_profile pego_profile;
+
+/* A rule's totals. Positions are in the unit of the parses. */
+typedef struct pego_profile_rule {
+    const char *name;             /* valid until the collector is reset or freed */
+    uint64_t calls;               /* calls, memo hits included */
+    uint64_t evals;               /* body evaluations (a left-recursion leader counts its growth rounds) */
+    uint64_t memo;                /* calls answered from the memo table */
+    uint64_t matched, failed;     /* outcomes of calls */
+    uint64_t repeats;             /* evaluating calls at a (position, level) where the rule was
+                                     evaluated before in the same parse */
+    uint64_t max_repeats;         /* the most repeats at one (position, level) of one parse */
+    uint64_t max_repeats_pos;     /* where that was (the first parse to reach it) */
+    uint64_t consumed;            /* input matched by the matched calls */
+    uint64_t wasted;              /* for each evaluating call that failed: from its position to
+                                     the end of the input it examined */
+    uint64_t time_ns;             /* inclusive time, counted for the outermost active call only */
+    uint64_t self_ns;             /* time minus the time of nested calls */
+} pego_profile_rule;
+
+typedef struct pego_profile_totals {
+    uint64_t parses;              /* parses seen (a parse starts with the start rule's call) */
+    uint64_t calls, evals, memo_hits;
+    uint64_t examined;            /* positions examined: per parse, the end of the input it looked at */
+    uint64_t time_ns;             /* time of the start rule's calls */
+} pego_profile_totals;
+
+/* A new, empty collector; NULL when out of memory. */
+pego_profile *pego_profile_new(void);
+void          pego_profile_free(pego_profile *prof);
+/* Attaches the collector to a parser as a trace sink (pego_parser_set_trace):
+ * every later parse of p is added to it. Returns 0, or -1 when the parser has
+ * no free sink. */
+int  pego_parser_add_profile(pego_parser *p, pego_profile *prof);
+int  pego_parser_remove_profile(pego_parser *p, pego_profile *prof);
+/* Forgets everything collected. */
+void pego_profile_reset(pego_profile *prof);
+
+/* Rules in the order of their first call. get_rule returns 0, or -1 when i is
+ * out of range; find_rule returns -1 when the rule was never called. */
+size_t pego_profile_rule_count(const pego_profile *prof);
+int    pego_profile_get_rule(const pego_profile *prof, size_t i, pego_profile_rule *out);
+int    pego_profile_find_rule(const pego_profile *prof, const char *name, pego_profile_rule *out);
+void   pego_profile_get_totals(const pego_profile *prof, pego_profile_totals *out);
+
+/* What to look at, as sentences (without a leading "- "): the rules with the
+ * most self time; rules evaluated more than twice at one position; failed
+ * calls that examined 16 positions or more; rules whose failed calls examined
+ * more input in all than the parses did; or that nothing (else) stands out.
+ * Returns a NULL-terminated array of *count strings, valid until the next call
+ * of pego_profile_hints, pego_profile_reset or pego_profile_free; NULL (and
+ * *count 0) when out of memory. */
+const char *const *pego_profile_hints(pego_profile *prof, size_t *count);
 
 #ifdef __cplusplus
 }

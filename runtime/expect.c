@@ -32,6 +32,30 @@ static void sort_by_rank(const pego_grammar *g, uint32_t *ids, uint32_t n)
     }
 }
 
+/* Appends "line:col: message" for a failure at far (language.md 1.12): the
+ * #error messages recorded there, in the order recorded, joined with "; "; or
+ * else the items sorted byte-wise; or else "syntax error". Sorts ids in place. */
+void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)
+{
+    const pego_grammar *g = p->g;
+    int line, col;
+    rt_input_line_col(&p->in, far, &line, &col);
+    rt_buf_printf(b, "%d:%d: ", line, col);
+    uint32_t nmsg = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!g->expect_message[ids[i]]) continue;
+        if (nmsg++) rt_buf_adds(b, "; ");
+        rt_buf_adds(b, g->expects[ids[i]]);
+    }
+    if (nmsg) return;
+    sort_by_rank(g, ids, n);
+    rt_buf_adds(b, n ? "syntax error: expected " : "syntax error");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) rt_buf_adds(b, ", ");
+        rt_buf_adds(b, g->expects[ids[i]]);
+    }
+}
+
 /* Builds the syntax error of a failed parse from the outer expectation record. */
 int rt_result_syntax_error(pego_parser *p)
 {
@@ -40,24 +64,17 @@ int rt_result_syntax_error(pego_parser *p)
     const pego_grammar *g = p->g;
     uint32_t n = x->n - x->base;
     uint32_t *ids = x->items + x->base;
-    sort_by_rank(g, ids, n);
-    r->expected = calloc(n ? n : 1, sizeof(char *));
-    r->nexpected = 0;
     rt_buf b;
     rt_buf_init(&b);
+    rt_format_failure(p, &b, x->far, ids, n);
     rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
-    rt_buf_printf(&b, "%d:%d: ", r->error_line, r->error_col);
-    size_t prefix = b.len;
-    if (n == 0) rt_buf_adds(&b, "syntax error");
-    else rt_buf_adds(&b, "syntax error: expected ");
-    for (uint32_t i = 0; i < n; i++) {
-        if (r->expected) r->expected[r->nexpected++] = g->expects[ids[i]];
-        if (i) rt_buf_adds(&b, ", ");
-        rt_buf_adds(&b, g->expects[ids[i]]);
-    }
+    r->expected = calloc(n ? n : 1, sizeof(char *));
+    r->nexpected = 0;
+    for (uint32_t i = 0; i < n && r->expected; i++)
+        if (!g->expect_message[ids[i]]) r->expected[r->nexpected++] = g->expects[ids[i]];
     r->error_pos = x->far;
     r->error = rt_buf_take(&b);
-    r->error_message = r->error + prefix;
+    r->error_message = strstr(r->error, ": ") + 2;
     r->status = PEGO_SYNTAX_ERROR;
     return PEGO_SYNTAX_ERROR;
 }

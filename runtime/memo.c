@@ -1,4 +1,4 @@
-/* The memo table: entries keyed by (rule variant, position) in an open-addressing
+/* The memo table: entries keyed by (rule variant, position, binding level) in an open-addressing
  * hash table, the arena of expectation sets kept by entries, and the second-call
  * bitset. All of it is reused across parses. */
 #include "parser.h"
@@ -6,21 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash(uint32_t variant, uint32_t pos)
+static uint32_t hash(uint32_t variant, uint32_t pos, uint32_t level)
 {
-    uint64_t h = ((uint64_t)pos << 20 ^ variant) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ (uint64_t)level << 52) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32);
 }
 
-rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos)
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level)
 {
     if (!m->nslots) return NULL;
     uint32_t mask = m->nslots - 1;
-    for (uint32_t i = hash(variant, pos) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = hash(variant, pos, level) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (!s) return NULL;
         rt_memo_entry *e = &m->entries[s - 1];
-        if (e->variant == variant && e->pos == pos) return e;
+        if (e->variant == variant && e->pos == pos && e->level == level) return e;
     }
 }
 
@@ -29,7 +29,7 @@ static int rehash(rt_memo *m, uint32_t nslots)
     uint32_t *slots = calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
     for (uint32_t k = 0; k < m->n; k++) {
-        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos) & (nslots - 1);
+        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].level) & (nslots - 1);
         while (slots[i]) i = (i + 1) & (nslots - 1);
         slots[i] = k + 1;
     }
@@ -39,10 +39,10 @@ static int rehash(rt_memo *m, uint32_t nslots)
     return 0;
 }
 
-/* Returns the entry for (variant, pos), creating an empty one if there is none. */
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t nvariants)
+/* Returns the entry for (variant, pos, level), creating an empty one if there is none. */
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t nvariants)
 {
-    rt_memo_entry *e = rt_memo_find(m, variant, pos);
+    rt_memo_entry *e = rt_memo_find(m, variant, pos, level);
     if (e) return e;
     if (!m->rule_used) {
         m->rule_used = calloc(nvariants, 1);
@@ -60,7 +60,8 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     memset(e, 0, sizeof *e);
     e->variant = variant;
     e->pos = pos;
-    uint32_t i = hash(variant, pos) & (m->nslots - 1);
+    e->level = level;
+    uint32_t i = hash(variant, pos, level) & (m->nslots - 1);
     while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
     m->slots[i] = ++m->n;
     if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
@@ -93,6 +94,26 @@ int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, 
     return 0;
 }
 
+/* Keeps a copy of the errors recovered during a call, for a hit to re-append. */
+int rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n)
+{
+    e->rec_len = n;
+    e->rec_off = m->nrecs;
+    if (n == 0) return 0;
+    if (m->nrecs + n > m->caprecs) {
+        uint64_t cap = m->caprecs ? m->caprecs : 64;
+        while (cap < (uint64_t)m->nrecs + n) cap *= 2;
+        if (cap > UINT32_MAX) return -1;
+        rt_recovered *a = realloc(m->recs, cap * sizeof *a);
+        if (!a) return -1;
+        m->recs = a;
+        m->caprecs = (uint32_t)cap;
+    }
+    memcpy(m->recs + m->nrecs, r, n * sizeof *r);
+    m->nrecs += n;
+    return 0;
+}
+
 /* Clears the second-call bitset for a parse needing bits bits. */
 int rt_memo_seen_prepare(rt_memo *m, size_t bits)
 {
@@ -112,6 +133,7 @@ void rt_memo_reset(rt_memo *m)
     if (m->n) memset(m->slots, 0, m->nslots * sizeof *m->slots);
     m->n = 0;
     m->nids = 0;
+    m->nrecs = 0;
     if (m->rules_used) {
         free(m->rule_used);
         m->rule_used = NULL;
@@ -124,6 +146,7 @@ void rt_memo_free(rt_memo *m)
     free(m->entries);
     free(m->slots);
     free(m->ids);
+    free(m->recs);
     free(m->rule_used);
     free(m->seen);
     memset(m, 0, sizeof *m);

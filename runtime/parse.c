@@ -40,6 +40,10 @@ void pego_parser_free(pego_parser *p)
     free(p->exp.items);
     free(p->scratch);
     free(p->trace_items);
+    free(p->pf);
+    free(p->rec);
+    free(p->held);
+    rt_buf_free(&p->strings);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
@@ -81,6 +85,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
+        p->res.nrecovered = p->nrec;
     }
     return p->res.status;
 }
@@ -95,6 +100,14 @@ size_t pego_result_expected_count(const pego_result *r) { return r->nexpected; }
 const char *pego_result_expected(const pego_result *r, size_t i) { return r->expected[i]; }
 const char *pego_result_error_message(const pego_result *r) { return r->error_message; }
 int pego_result_has_value(const pego_result *r) { return r->status == PEGO_OK && r->has_value; }
+
+size_t pego_result_recovered_count(const pego_result *r) { return r->status == PEGO_OK ? r->nrecovered : 0; }
+
+const char *pego_result_recovered_error(const pego_result *r, size_t i)
+{
+    if (i >= pego_result_recovered_count(r)) return NULL;
+    return r->parser->strings.data + r->parser->rec[i].text;
+}
 
 const pego_node *pego_result_tree(const pego_result *r)
 {
@@ -137,7 +150,7 @@ pego_node_kind pego_node_type(const pego_result *r, const pego_node *n) { (void)
 const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 {
     (void)r;
-    return n->type == NODE_MATCH ? "Match" : n->type == NODE_SEQ ? "Seq" : "List";
+    return rt_node_type_name(n);
 }
 
 const char *pego_node_rule(const pego_result *r, const pego_node *n)
@@ -175,9 +188,25 @@ const char *pego_node_field_name(const pego_result *r, const pego_node *n, size_
 const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i)
 {
     const rt_tree *t = tree_of(r);
-    if (i >= n->nfields) return NULL;
+    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_NODE) return NULL;
     uint32_t v = t->fields[n->fields + i].value;
     return v ? &t->nodes[v - 1] : NULL;
+}
+
+int pego_node_field_int(const pego_result *r, const pego_node *n, size_t i, int64_t *value)
+{
+    const rt_tree *t = tree_of(r);
+    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_INT) return 0;
+    *value = t->fields[n->fields + i].value;
+    return 1;
+}
+
+int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, const char **value)
+{
+    const rt_tree *t = tree_of(r);
+    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_STRING) return 0;
+    *value = r->parser->strings.data + t->fields[n->fields + i].value;
+    return 1;
 }
 
 const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name)

@@ -11,7 +11,8 @@
 #include "buf.h"
 
 /* ---- nodes (runtime/tree.c) ---- */
-enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST };
+enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST,
+       NODE_OPERATOR = PEGO_NODE_OPERATOR, NODE_ERROR = PEGO_NODE_ERROR };
 
 struct pego_node {
     uint8_t  type;
@@ -24,7 +25,10 @@ struct pego_node {
     uint32_t nfields;
 };
 
-typedef struct { uint32_t label, value; } rt_field;
+/* A field: a node value, an integer (Operator's operator) or a string (Error's
+ * message, an offset into the parse's string arena). */
+enum { FIELD_NODE, FIELD_INT, FIELD_STRING };
+typedef struct { uint32_t label, kind, value; } rt_field;
 
 /* A value on the VM's value stack or in a node: 0 is nil, otherwise 1 + the node's
  * index. VAL_CALLED marks a value that came from a rule call (not fresh). */
@@ -39,6 +43,7 @@ typedef struct {
 } rt_tree;
 
 void     rt_tree_reset(rt_tree *t);
+const char *rt_node_type_name(const pego_node *n);
 void     rt_tree_free(rt_tree *t);
 uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
                       const uint32_t *kids, uint32_t nkids);  /* returns a value, 0 on OOM */
@@ -57,43 +62,49 @@ void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id);
 enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
 
 typedef struct {
-    uint32_t variant, pos;
+    uint32_t variant, pos, level;
     uint32_t end, value;
     uint32_t examined;                    /* end of the input the call looked at */
     uint32_t flags;
     uint32_t exp_far, exp_off, exp_len;   /* the call's expectations, in the memo's id arena */
+    uint32_t rec_off, rec_len;            /* errors recovered during the call, in the memo's arena */
 } rt_memo_entry;
+
+/* An error recovered by #recover: where, and its full text in the string arena. */
+typedef struct { uint32_t pos, text; } rt_recovered;
 
 typedef struct {
     rt_memo_entry *entries; uint32_t n, cap;
     uint32_t *slots;   uint32_t nslots;       /* open addressing, 1 + entry index, 0 empty */
     uint32_t *ids;     uint32_t nids, capids; /* kept expectation sets */
+    rt_recovered *recs; uint32_t nrecs, caprecs; /* kept recovered errors */
     uint8_t  *rule_used;                      /* per variant: stored at least one entry */
     uint32_t  rules_used;
     uint64_t *seen;    size_t nseen;          /* second-call bitset: pos * ndeferrable + index */
 } rt_memo;
 
-rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos);
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t nvariants);
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level);
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t nvariants);
 int            rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far);
+int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n);
 void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, size_t bits);
 
 /* ---- VM stacks ---- */
-enum { E_BOTTOM, E_CALL, E_GCALL, E_CHOICE, E_ITER, E_LOOK, E_NLOOK };
+enum { E_BOTTOM, E_CALL, E_GCALL, E_CHOICE, E_ITER, E_LOOK, E_NLOOK, E_LABEL, E_RECOVER, E_SKIP, E_SUB };
 
 typedef struct {
     uint8_t  kind;
     uint8_t  cut;
-    uint16_t pad;
+    uint16_t level;   /* call: the level number of a level-restricted call */
     uint32_t ip;      /* return address, alternative, or REP address */
     uint32_t pos;     /* saved position / call start */
     uint32_t vs;      /* value-stack height */
     uint32_t trail;   /* capture-trail height */
     uint32_t aux;     /* call: variant; iteration: count */
     uint32_t aux2;    /* general call: frame index; iteration: list base */
-    uint32_t pad2;
+    uint32_t rec;     /* number of recovered errors */
 } vm_entry;
 
 typedef struct {
@@ -104,12 +115,33 @@ typedef struct {
     uint32_t body;                   /* address of the body */
     uint32_t best_end, best_value;   /* seed growing */
     uint32_t saved_hw;               /* the caller's examined end */
+    uint32_t level;                  /* min of the call's parse (memo key) */
+    uint32_t call_level;             /* level number of a level-restricted call, else 0 */
+    uint32_t rec_start;              /* recovered errors before the call */
     uint64_t evals_start;            /* evaluation counter at the call (tracing) */
     uint64_t nested_evals;           /* evaluations of nested traced calls */
     uint8_t  has_best, silent, leader, memoize, traced;
 } vm_gframe;
 
 typedef struct { uint32_t label, value; } vm_capture;
+
+/* A mark of the state a Pratt machine restores: position, stacks, recovered errors. */
+typedef struct { uint32_t pos, vs, trail, rec; } vm_mark;
+
+/* One parse(min) of a Pratt expression (language.md 3.2). */
+typedef struct {
+    uint16_t pratt;
+    uint8_t  state;
+    uint8_t  outer;        /* the rule's own parse, not an operand parse */
+    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, pad[3];
+    uint32_t min, last_none;
+    uint32_t lhs, lhs_start;
+    vm_mark  m, m2;        /* before and after the skip */
+    int32_t  idx, best;
+    uint32_t best_end;
+    uint32_t op_value, op_start;
+    uint32_t out_value;    /* outcome of the last line or operand parse */
+} vm_pframe;
 
 /* ---- positions (runtime/input.c) ---- */
 typedef struct {
@@ -138,6 +170,7 @@ struct pego_result {
     int         error_line, error_col;
     const char **expected;         /* sorted printed items */
     size_t      nexpected;
+    uint32_t    nrecovered;        /* errors recovered by a successful parse */
     pego_parser *parser;
 };
 
@@ -163,16 +196,23 @@ struct pego_parser {
     int         ntrace;
     const char **trace_items; uint32_t cap_trace_items;
     uint32_t   *scratch; uint32_t capscratch;
+    vm_pframe  *pf;    uint32_t npf, cappf;
+    rt_recovered *rec; uint32_t nrec, caprec;  /* errors recovered so far (undone on backtracking) */
+    uint32_t   *held;  uint32_t nheld, capheld; /* failures held while a #recover skip runs */
+    rt_buf      strings;                        /* texts of recovered errors */
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
 
 /* Trace events (runtime/trace.c); each returns non-zero when a sink aborts. */
-int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth);
-int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, const rt_memo_entry *m);
+int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
+int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                 const rt_memo_entry *m);
 int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
 void rt_result_clear(pego_parser *p);
 int  rt_result_syntax_error(pego_parser *p);
+/* Appends "line:col: message" for a failure at far with expectation ids. */
+void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n);
 int  rt_result_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

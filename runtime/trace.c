@@ -14,6 +14,7 @@ struct pego_trace_detail {
     uint32_t        far;            /* byte offset of the failure, if any */
     const uint32_t *items;          /* expectation ids recorded at far */
     uint32_t        nitems;
+    uint32_t        rec_first;      /* first of the errors recovered during the call */
     int             sorted;         /* trace_items holds the sorted printed items */
 };
 
@@ -46,7 +47,7 @@ static int deliver(pego_parser *p, pego_trace_event *ev)
 }
 
 static void fill_enter(pego_parser *p, pego_trace_event *ev, struct pego_trace_detail *d,
-                       uint32_t variant, uint32_t pos, uint32_t depth)
+                       uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
 {
     const pego_grammar *g = p->g;
     int rule = (int)(variant % (uint32_t)g->nrules);
@@ -58,6 +59,7 @@ static void fill_enter(pego_parser *p, pego_trace_event *ev, struct pego_trace_d
     ev->rule = g->rules[rule].name;
     ev->rule_id = rule;
     ev->depth = depth;
+    ev->level = (int)level;
     ev->pos = rt_input_unit(&p->in, pos);
     ev->lookahead = p->silent > 0;
     ev->detail = d;
@@ -74,23 +76,28 @@ static void fill_exit(pego_parser *p, pego_trace_event *ev, struct pego_trace_de
     ev->examined = rt_input_unit(&p->in, examined);
 }
 
-int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth)
+int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
-    fill_enter(p, &ev, &d, variant, pos, depth);
+    fill_enter(p, &ev, &d, variant, pos, depth, level);
     return deliver(p, &ev);
 }
 
-int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, const rt_memo_entry *m)
+int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                 const rt_memo_entry *m)
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
-    fill_enter(p, &ev, &d, variant, pos, depth);
+    fill_enter(p, &ev, &d, variant, pos, depth, level);
     int growing = (m->flags & MEMO_GROWING) != 0;
     uint32_t examined = growing ? m->end : m->examined;
     fill_exit(p, &ev, &d, (m->flags & MEMO_OK) != 0, m->end, examined > pos ? examined : pos, 0);
     ev.memo = 1;
+    if (!growing && (m->flags & MEMO_OK)) {      /* the hit has re-appended them */
+        ev.recovered = m->rec_len;
+        d.rec_first = p->nrec - m->rec_len;
+    }
     if (!growing && m->exp_len) {
         d.far = m->exp_far;
         d.items = p->memo.ids + m->exp_off;
@@ -105,8 +112,12 @@ int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t 
     struct pego_trace_detail d;
     uint64_t total = p->res.stats.evals - gf->evals_start;
     if (gf > p->gf) gf[-1].nested_evals += total;     /* the caller's nested evaluations */
-    fill_enter(p, &ev, &d, gf->variant, gf->pos, p->depth);
+    fill_enter(p, &ev, &d, gf->variant, gf->pos, p->depth, gf->call_level);
     fill_exit(p, &ev, &d, ok, end, examined, total - gf->nested_evals);
+    if (ok) {
+        ev.recovered = p->nrec - gf->rec_start;
+        d.rec_first = gf->rec_start;
+    }
     rt_expect *x = &p->exp;
     if (x->n > x->base) {
         d.far = x->far;
@@ -192,9 +203,9 @@ const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i)
 
 const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i)
 {
-    (void)ev;
-    (void)i;
-    return NULL;   /* no construct recovers errors before #recover is implemented */
+    const struct pego_trace_detail *d = ev->detail;
+    if (i >= ev->recovered) return NULL;
+    return d->p->strings.data + d->p->rec[d->rec_first + i].text;
 }
 
 pego_unit pego_trace_unit(const pego_trace_event *ev) { return ev->detail->p->in.unit; }

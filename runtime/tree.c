@@ -46,7 +46,7 @@ uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
 
 /* ---- printing ---- */
 
-enum { A_VALUE, A_TEXT, A_NEWLINE, A_FIELD };
+enum { A_VALUE, A_TEXT, A_NEWLINE, A_FIELD, A_SCALAR };
 
 typedef struct {
     uint8_t     kind;
@@ -67,9 +67,24 @@ static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text
     w->items[w->n++] = (action){ (uint8_t)kind, a, depth, text };
 }
 
-static const char *type_name(const pego_node *n)
+const char *rt_node_type_name(const pego_node *n)
 {
-    return n->type == NODE_MATCH ? "Match" : n->type == NODE_SEQ ? "Seq" : "List";
+    static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
+    return names[n->type];
+}
+
+static int terminal(const pego_node *n) { return n->type == NODE_MATCH || n->type == NODE_ERROR; }
+
+/* A field's value that is not a node: an integer, or a string in backquotes
+ * (S-expressions) or JSON-quoted. */
+static void scalar(pego_parser *p, rt_buf *b, const rt_field *f, int json)
+{
+    if (f->kind == FIELD_INT) { rt_buf_printf(b, "%u", f->value); return; }
+    const char *text = p->strings.data + f->value;
+    if (json) { rt_json_string(b, text, strlen(text)); return; }
+    rt_buf_addc(b, '`');
+    rt_buf_adds(b, text);
+    rt_buf_addc(b, '`');
 }
 
 /* JSON text of a terminal: in code-point mode an invalid byte is the character
@@ -105,12 +120,15 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
     const pego_node *n = &t->nodes[v - 1];
     const char *label = n->label >= 0 ? g->rules[n->label].name : NULL;
     if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
-    if (n->type == NODE_MATCH) {
+    if (terminal(n)) {
+        if (n->type == NODE_ERROR) rt_buf_adds(b, "Error");
         rt_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
         if (n->nfields) {
             push(w, A_TEXT, 0, 0, "}");
             for (uint32_t i = n->nfields; i-- > 0;) {
-                push(w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+                push(w, t->fields[n->fields + i].kind == FIELD_NODE ? A_VALUE : A_SCALAR,
+                     t->fields[n->fields + i].kind == FIELD_NODE ? t->fields[n->fields + i].value : n->fields + i,
+                     0, NULL);
                 push(w, A_FIELD, t->fields[n->fields + i].label, 0, i ? " " : "");
             }
             push(w, A_TEXT, 0, 0, "{");
@@ -118,11 +136,13 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
         return;
     }
     int list = n->type == NODE_LIST;
-    rt_buf_adds(b, list ? "[" : "(Seq");
+    if (list) rt_buf_addc(b, '[');
+    else rt_buf_printf(b, "(%s", rt_node_type_name(n));
     push(w, A_TEXT, 0, 0, list ? "]" : ")");
     for (uint32_t i = n->nfields; i-- > 0;) {
-        push(w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
-        push(w, A_FIELD, t->fields[n->fields + i].label, 0, (list && i == 0 && n->nkids == 0) ? "" : " ");
+        const rt_field *f = &t->fields[n->fields + i];
+        push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : n->fields + i, 0, NULL);
+        push(w, A_FIELD, f->label, 0, (list && i == 0 && n->nkids == 0) ? "" : " ");
     }
     for (uint32_t i = n->nkids; i-- > 0;) {
         push(w, A_VALUE, t->kids[n->kids + i], 0, NULL);
@@ -138,7 +158,7 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     const pego_node *n = &t->nodes[v - 1];
     rt_buf_adds(b, "{");
     indent(b, depth + 1);
-    rt_buf_printf(b, "\"type\": \"%s\",", type_name(n));
+    rt_buf_printf(b, "\"type\": \"%s\",", rt_node_type_name(n));
     if (n->label >= 0) {
         indent(b, depth + 1);
         rt_buf_adds(b, "\"rule\": ");
@@ -150,7 +170,7 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     rt_buf_printf(b, "\"start\": %llu,", (unsigned long long)rt_input_unit(&p->in, n->start));
     indent(b, depth + 1);
     rt_buf_printf(b, "\"end\": %llu", (unsigned long long)rt_input_unit(&p->in, n->end));
-    if (n->type == NODE_MATCH && n->end > n->start) {
+    if (terminal(n) && n->end > n->start) {
         rt_buf_addc(b, ',');
         indent(b, depth + 1);
         rt_buf_adds(b, "\"text\": ");
@@ -162,8 +182,10 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
         push(w, A_TEXT, 0, 0, "}");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
         for (uint32_t i = n->nfields; i-- > 0;) {
-            push(w, A_VALUE, t->fields[n->fields + i].value, depth + 2, NULL);
-            push(w, A_FIELD, t->fields[n->fields + i].label, depth + 2, i ? "," : "");
+            const rt_field *f = &t->fields[n->fields + i];
+            push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : n->fields + i,
+                 depth + 2, NULL);
+            push(w, A_FIELD, f->label, depth + 2, i ? "," : "");
         }
         push(w, A_TEXT, 0, 0, "\"fields\": {");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
@@ -208,6 +230,9 @@ char *rt_print(pego_parser *p, uint32_t root, int json)
             }
             break;
         }
+        case A_SCALAR:
+            scalar(p, &b, &p->tree.fields[a.a], json);
+            break;
         case A_VALUE:
             if (a.a == VAL_NIL) rt_buf_adds(&b, json ? "null" : "nil");
             else if (json) json_node(p, &w, &b, a.a, a.depth);
@@ -234,7 +259,8 @@ size_t rt_tree_count(pego_parser *p, uint32_t root)
         for (uint32_t i = 0; i < n->nkids; i++)
             if (t->kids[n->kids + i]) push(&w, A_VALUE, t->kids[n->kids + i], 0, NULL);
         for (uint32_t i = 0; i < n->nfields; i++)
-            if (t->fields[n->fields + i].value) push(&w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+            if (t->fields[n->fields + i].kind == FIELD_NODE && t->fields[n->fields + i].value)
+                push(&w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
     }
     free(w.items);
     return count;

@@ -6,7 +6,8 @@
  * "R" a = rule variant, b = body address; "N" a = count; "P" a = capture label;
  * "S" a = class, b = min, c = max; "I" a = exit target, b = min, c = max;
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
- * "W" a = address of the REP instruction. */
+ * "W" a = address of the REP instruction; "M" a = message expectation;
+ * "X" a = Pratt expression. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -45,7 +46,15 @@
     X(LIST,     "",  "pop the loop's values and its start position, push a List node") \
     X(CAPTURE,  "P", "record the value on top under capture label a") \
     X(POP,      "",  "drop the value on top") \
-    X(JMP,      "J", "jump to a")
+    X(JMP,      "J", "jump to a") \
+    X(LABEL,    "M", "#error: push a label entry for message a and open an expectation window") \
+    X(LABELEND, "",  "#error: the expression matched; merge its expectations into the caller's") \
+    X(RECOVER,  "J", "#recover: push a recover entry whose skip code is at a; open a window") \
+    X(RECOVEREND, "J", "#recover: the expression matched; merge its window, jump past the skip to a") \
+    X(SKIPEND,  "",  "#recover: the skip matched; record the recovered error (and its Error node)") \
+    X(PSTART,   "X", "start the Pratt expression a at the binding level of the call") \
+    X(PRATT,    "X", "the Pratt machine of expression a: resumes after each line and operand parse") \
+    X(SUBRET,   "N", "end of a Pratt line: attach its captures (label it with rule a if a >= 0)")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,

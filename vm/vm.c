@@ -108,11 +108,76 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     node->nfields = n;
     for (int i = 0; i < g->nlabels; i++)
         if (last[i] != UINT32_MAX)
-            t->fields[t->nfields++] = (rt_field){ (uint32_t)i, VAL_NODE(p->trail[last[i]].value) };
+            t->fields[t->nfields++] = (rt_field){ (uint32_t)i, FIELD_NODE, VAL_NODE(p->trail[last[i]].value) };
     return target;
 }
 
+/* Closes the expectation window opened at a call, #error or #recover (whose
+ * caller's record was far/base) and merges its items into that record. The merge
+ * works in place: the caller's window lies just below, and each item is read
+ * before anything can be written at its index. */
+static void close_window(pego_parser *p, uint32_t saved_far, uint32_t saved_base, int merge)
+{
+    rt_expect *x = &p->exp;
+    uint32_t far = x->far, from = x->base, to = merge ? x->n : x->base;
+    x->n = x->base;
+    x->base = saved_base;
+    x->far = saved_far;
+    for (uint32_t i = from; i < to; i++) expect(p, far, x->items[i]);
+}
+
+static void open_window(pego_parser *p, uint32_t pos)
+{
+    p->exp.base = p->exp.n;
+    p->exp.far = pos;
+}
+
+/* Gives node v one field that is not a node (an integer or a string). */
+static int scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value)
+{
+    rt_tree *t = &p->tree;
+    if (grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
+    pego_node *n = &t->nodes[v - 1];
+    n->fields = t->nfields;
+    n->nfields = 1;
+    t->fields[t->nfields++] = (rt_field){ (uint32_t)label, kind, value };
+    return 0;
+}
+
+/* Records an error recovered by #recover: the failure held at far with its
+ * items becomes "line:col: message" in the string arena. Returns the text's
+ * offset, or UINT32_MAX when out of memory. */
+static uint32_t recover_error(pego_parser *p, uint32_t far, uint32_t *ids, uint32_t n)
+{
+    uint32_t text = (uint32_t)p->strings.len;
+    rt_format_failure(p, &p->strings, far, ids, n);
+    rt_buf_addc(&p->strings, 0);
+    if (p->strings.oom) return UINT32_MAX;
+    if (p->nrec == p->caprec && grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
+        return UINT32_MAX;
+    p->rec[p->nrec++] = (rt_recovered){ far, text };
+    return text;
+}
+
+/* Re-appends the errors a memo entry recovered. */
+static int replay_recovered(pego_parser *p, const rt_memo_entry *m)
+{
+    if (!m->rec_len) return 0;
+    if (grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
+    memcpy(p->rec + p->nrec, p->memo.recs + m->rec_off, m->rec_len * sizeof(rt_recovered));
+    p->nrec += m->rec_len;
+    return 0;
+}
+
 enum { FINISH_OK = 0, FINISH_OOM = -1, FINISH_ABORT = -2 };
+
+/* States of a Pratt parse(min): the head (skip, prefix candidates, operands),
+ * then the loop over infix and postfix candidates. */
+typedef enum {
+    PS_HEAD, PS_HEAD_SKIPPED, PS_PREFIX_TRY, PS_PREFIX_TRIED, PS_PREFIX_RERUN, PS_PREFIX_RHS,
+    PS_OPERAND, PS_OPERAND_TRIED, PS_LOOP, PS_LOOP_SKIPPED, PS_TAIL_TRY, PS_TAIL_TRIED,
+    PS_TAIL_RERUN, PS_TAIL_RHS
+} pratt_state;
 
 /* Whether trace sinks are attached. A build with -DPEGO_NO_HOOKS compiles the
  * hooks out; it exists only for the benchmark that measures what they cost. */
@@ -139,26 +204,24 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
     uint32_t examined = p->hw > end ? p->hw : end;
     if (gf->memoize) {
         rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
-                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, 2u * (uint32_t)p->g->nrules);
+                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, gf->level,
+                                                       2u * (uint32_t)p->g->nrules);
         if (!m) return FINISH_OOM;
         m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
         m->end = end;
         m->value = value;
         m->examined = examined;
         if (rt_memo_keep(&p->memo, m, x->items + x->base, x->n - x->base, x->far) < 0) return FINISH_OOM;
+        if (rt_memo_keep_recovered(&p->memo, m, p->rec + gf->rec_start, ok ? p->nrec - gf->rec_start : 0) < 0)
+            return FINISH_OOM;
         p->res.stats.memo_stored++;
     }
     if (TRACING(p) && gf->traced && rt_trace_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
-    /* Merge in place: the caller's window lies just below this one, and each item
-     * is read before anything can be written at its index. */
-    uint32_t far = x->far, from = x->base, to = x->n;
+    int merge = 1;
 #ifdef PEGO_FAULT_INJECTION
-    if (rt_fault_skip_traced_merge && gf->traced) to = from;
+    if (rt_fault_skip_traced_merge && gf->traced) merge = 0;
 #endif
-    x->n = x->base;
-    x->base = gf->saved_base;
-    x->far = gf->saved_far;
-    for (uint32_t i = from; i < to; i++) expect(p, far, x->items[i]);
+    close_window(p, gf->saved_far, gf->saved_base, merge);
     p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;
     return FINISH_OK;
 }
@@ -172,17 +235,33 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     const uint32_t nrules = (uint32_t)g->nrules;
     pego_stats *st = &p->res.stats;
     uint32_t pos = 0, esn = 0, vsn = 0, tn = 0, list_base = 0;
-    uint32_t call_variant, call_entry, call_ret, ret_value;
+    uint32_t call_variant, call_entry, call_ret, ret_value, call_level = 0;
     vm_entry *e;
 
 #define PUSH_ENTRY(k, target) do { \
         if (esn == p->capes && grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
         e = &p->es[esn++]; \
-        *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = vsn, .trail = tn }; \
+        *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = vsn, .trail = tn, .rec = p->nrec }; \
     } while (0)
 #define PUSH_VALUE(v) do { \
         if (vsn == p->capvs && grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
+    } while (0)
+#define MARK(mk) ((mk) = (vm_mark){ pos, vsn, tn, p->nrec })
+#define RESTORE(mk) (pos = (mk).pos, vsn = (mk).vs, tn = (mk).trail, p->nrec = (mk).rec)
+#define PUSH_PARSE(minimum) do { \
+        if (p->npf == p->cappf && grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) goto oom; \
+        f = &p->pf[p->npf - 1]; \
+        p->pf[p->npf++] = (vm_pframe){ .pratt = f->pratt, .state = PS_HEAD, .valued = f->valued, \
+                                       .min = (minimum) }; \
+        f = &p->pf[p->npf - 1]; \
+        if (++p->depth > p->max_depth) goto too_deep; \
+    } while (0)
+#define OPERATOR(var, start, kids, nkids, number) do { \
+        NODE(var, NODE_OPERATOR, (start), (kids), (nkids)); \
+        p->tree.nodes[var - 1].label = pr->rule; \
+        if (g->label_operator >= 0 && scalar_field(p, var, g->label_operator, FIELD_INT, (uint32_t)(number)) < 0) \
+            goto oom; \
     } while (0)
 #define LOOKED(x) do { if ((x) > p->hw) p->hw = (x); } while (0)
 #define NODE(var, type, start, kids, nkids) do { \
@@ -193,7 +272,11 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     p->silent = 0;
     p->depth = 0;
     p->ngf = 0;
+    p->npf = 0;
+    p->nrec = 0;
+    p->nheld = 0;
     p->hw = 0;
+    rt_buf_reset(&p->strings);
     PUSH_ENTRY(E_BOTTOM, 0);
     call_variant = start_variant;
     call_entry = start_variant >= nrules ? g->rules[start_variant - nrules].vf_entry
@@ -337,6 +420,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             e->pos = pos;
             e->vs = vsn;
             e->trail = tn;
+            e->rec = p->nrec;
             e->aux = count;
             e->cut = 0;
             ip = rep + 1;
@@ -367,18 +451,24 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_CUT:
             /* the innermost construct is the top entry; a lookahead or a call
              * boundary there means the cut commits nothing outside it */
-            e = &p->es[esn - 1];
-            if (e->kind == E_CHOICE || e->kind == E_ITER) e->cut = 1;
+            for (uint32_t i = esn; i-- > 0;) {
+                e = &p->es[i];
+                if (e->kind == E_LABEL || e->kind == E_RECOVER || e->kind == E_SKIP) continue;
+                if (e->kind == E_CHOICE || e->kind == E_ITER || e->kind == E_SUB) e->cut = 1;
+                break;
+            }
             ip++;
             continue;
         case OP_CALL:
             call_variant = (uint32_t)ip->a;
             call_entry = (uint32_t)ip->b;
+            call_level = (uint32_t)ip->c;
             call_ret = (uint32_t)(ip - code) + 1;
             if (p->noplain) goto general_call;
         plain_call:
             PUSH_ENTRY(E_CALL, call_ret);
             e->aux = call_variant;
+            e->level = (uint16_t)call_level;
             if (++p->depth > p->max_depth) goto too_deep;
             st->calls++;
             st->evals++;
@@ -387,6 +477,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_CALLG:
             call_variant = (uint32_t)ip->a;
             call_entry = (uint32_t)ip->b;
+            call_level = (uint32_t)ip->c;
             call_ret = (uint32_t)(ip - code) + 1;
             goto general_call;
         case OP_RET:
@@ -464,6 +555,283 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_JMP:
             ip = code + ip->a;
             continue;
+        case OP_LABEL:
+            PUSH_ENTRY(E_LABEL, (uint32_t)ip->a);
+            e->aux = p->exp.far;
+            e->aux2 = p->exp.base;
+            open_window(p, pos);
+            ip++;
+            continue;
+        case OP_LABELEND:
+            e = &p->es[--esn];
+            close_window(p, e->aux, e->aux2, 1);
+            ip++;
+            continue;
+        case OP_RECOVER:
+            PUSH_ENTRY(E_RECOVER, (uint32_t)ip->a);
+            e->aux = p->exp.far;
+            e->aux2 = p->exp.base;
+            open_window(p, pos);
+            ip++;
+            continue;
+        case OP_RECOVEREND:
+            e = &p->es[--esn];
+            close_window(p, e->aux, e->aux2, 1);
+            ip = code + ip->a;
+            continue;
+        case OP_SKIPEND: {
+            /* The skip matched. An empty skip is no recovery (language.md 4.3). */
+            e = &p->es[esn - 1];
+            if (pos == e->pos) goto fail;
+            esn--;
+            uint32_t text = recover_error(p, e->ip, p->held + e->aux, e->aux2);
+            p->nheld = e->aux;
+            if (text == UINT32_MAX) goto oom;
+            if (ip->flags & INS_VALUE) {
+                uint32_t v;
+                NODE(v, NODE_ERROR, e->pos, NULL, 0);
+                if (g->label_message >= 0 && scalar_field(p, v, g->label_message, FIELD_STRING, text) < 0) goto oom;
+                PUSH_VALUE(v);
+            }
+            ip++;
+            continue;
+        }
+        case OP_PSTART: {
+            /* The outer parse of a Pratt rule, at the level of the call (the rule's
+             * call entry is on top). */
+            e = &p->es[esn - 1];
+            if (p->npf == p->cappf && grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
+                goto oom;
+            p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)ip->a, .state = PS_HEAD, .outer = 1,
+                                           .valued = e->aux < nrules, .min = e->level ? e->level - 1u : 0 };
+            if (++p->depth > p->max_depth) goto too_deep;
+            ip++;
+            continue;
+        }
+        case OP_PRATT: {
+            /* The Pratt machine (language.md 3.2): runs until it needs a line to be
+             * matched (it pushes a line entry and jumps; SUBRET or a failure brings
+             * the outcome back here) or its outer parse is over. */
+            const cc_pratt *pr = &g->pratts[ip->a];
+            vm_pframe *f = &p->pf[p->npf - 1];
+            uint32_t line;          /* address of the line to run */
+            int finished;           /* 1: the parse returned lhs, -1: it failed */
+            for (;;) {
+                finished = 0;
+                switch ((pratt_state)f->state) {
+                case PS_HEAD:
+                    f->state = PS_HEAD_SKIPPED;
+                    if (pr->has_skip) { p->silent++; line = pr->skip; goto run_line; }
+                    continue;
+                case PS_HEAD_SKIPPED:
+                    if (pr->has_skip) p->silent--;
+                    MARK(f->m);
+                    f->idx = 0;
+                    f->best = -1;
+                    f->cut_failed = 0;
+                    f->state = PS_PREFIX_TRY;
+                    continue;
+                case PS_PREFIX_TRY:
+                    if (f->idx < pr->nprefix) {
+                        RESTORE(f->m);
+                        f->state = PS_PREFIX_TRIED;
+                        line = pr->prefix[f->idx].vf_code;
+                        goto run_line;
+                    }
+                    if (f->best >= 0) {
+                        RESTORE(f->m);
+                        f->state = PS_PREFIX_RERUN;
+                        line = f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code;
+                        goto run_line;
+                    }
+                    if (f->cut_failed) { finished = -1; break; }
+                    f->idx = 0;
+                    f->state = PS_OPERAND;
+                    continue;
+                case PS_PREFIX_TRIED:
+                    if (f->out_ok && pos > f->m.pos && (f->best < 0 || pos > f->best_end)) {
+                        f->best = f->idx;
+                        f->best_end = pos;
+                    }
+                    if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+                    RESTORE(f->m);
+                    f->idx++;
+                    f->state = PS_PREFIX_TRY;
+                    continue;
+                case PS_PREFIX_RERUN:
+                    f->op_value = f->out_value;
+                    f->op_cut = f->out_cut;
+                    f->op_start = f->m.pos;
+                    f->state = PS_PREFIX_RHS;
+                    PUSH_PARSE(pr->prefix[f->best].level);
+                    continue;
+                case PS_PREFIX_RHS:
+                    if (f->out_ok) {
+                        const cc_pratt_op *op = &pr->prefix[f->best];
+                        if (f->valued) {
+                            uint32_t kids[2] = { f->op_value, f->out_value };
+                            OPERATOR(f->lhs, f->op_start, kids, 2, op->number);
+                        }
+                        f->lhs_start = f->op_start;
+                        f->last_none = 0;
+                        f->state = PS_LOOP;
+                        continue;
+                    }
+                    if (f->op_cut) { finished = -1; break; }
+                    RESTORE(f->m);
+                    f->idx = 0;
+                    f->state = PS_OPERAND;
+                    continue;
+                case PS_OPERAND:
+                    if (f->idx >= pr->noperands) { finished = -1; break; }
+                    RESTORE(f->m);
+                    f->state = PS_OPERAND_TRIED;
+                    line = f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx];
+                    goto run_line;
+                case PS_OPERAND_TRIED:
+                    if (f->out_ok) {
+                        f->lhs = f->out_value;
+                        f->lhs_start = f->m.pos;
+                        f->last_none = 0;
+                        f->state = PS_LOOP;
+                        continue;
+                    }
+                    if (f->out_cut) { finished = -1; break; }
+                    f->idx++;
+                    f->state = PS_OPERAND;
+                    continue;
+                case PS_LOOP:
+                    MARK(f->m);
+                    f->state = PS_LOOP_SKIPPED;
+                    if (pr->has_skip) { p->silent++; line = pr->skip; goto run_line; }
+                    continue;
+                case PS_LOOP_SKIPPED:
+                    if (pr->has_skip) p->silent--;
+                    MARK(f->m2);
+                    f->idx = 0;
+                    f->best = -1;
+                    f->cut_failed = 0;
+                    f->state = PS_TAIL_TRY;
+                    continue;
+                case PS_TAIL_TRY:
+                    if (f->idx < pr->ntail) {
+                        RESTORE(f->m2);
+                        f->state = PS_TAIL_TRIED;
+                        line = pr->tail[f->idx].vf_code;
+                        goto run_line;
+                    }
+                    if (f->best < 0) {
+                        RESTORE(f->m);
+                        finished = f->cut_failed ? -1 : 1;
+                        break;
+                    }
+                    {
+                        const cc_pratt_op *op = &pr->tail[f->best];
+                        if ((uint32_t)op->level <= f->min ||
+                            (op->kind == PRATT_INFIX_NONE && (uint32_t)op->level == f->last_none)) {
+                            RESTORE(f->m);
+                            finished = 1;
+                            break;
+                        }
+                        RESTORE(f->m2);
+                        f->state = PS_TAIL_RERUN;
+                        line = f->valued ? op->code : op->vf_code;
+                        goto run_line;
+                    }
+                case PS_TAIL_TRIED: {
+                    const cc_pratt_op *op = &pr->tail[f->idx];
+                    int matched = f->out_ok && !(op->kind == PRATT_POSTFIX && pos == f->m2.pos);
+                    if (matched && (f->best < 0 || pos > f->best_end)) {
+                        f->best = f->idx;
+                        f->best_end = pos;
+                    }
+                    if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+                    RESTORE(f->m2);
+                    f->idx++;
+                    f->state = PS_TAIL_TRY;
+                    continue;
+                }
+                case PS_TAIL_RERUN: {
+                    const cc_pratt_op *op = &pr->tail[f->best];
+                    f->op_value = f->out_value;
+                    f->op_cut = f->out_cut;
+                    if (op->kind == PRATT_POSTFIX) {
+                        if (f->valued) {
+                            uint32_t kids[2] = { f->lhs, f->op_value };
+                            OPERATOR(f->lhs, f->lhs_start, kids, 2, op->number);
+                        }
+                        f->last_none = 0;
+                        if (pos == f->m.pos) { finished = 1; break; }
+                        f->state = PS_LOOP;
+                        continue;
+                    }
+                    f->state = PS_TAIL_RHS;
+                    PUSH_PARSE((uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT));
+                    continue;
+                }
+                case PS_TAIL_RHS: {
+                    const cc_pratt_op *op = &pr->tail[f->best];
+                    if (f->out_ok) {
+                        if (f->valued) {
+                            uint32_t kids[3] = { f->lhs, f->op_value, f->out_value };
+                            OPERATOR(f->lhs, f->lhs_start, kids, 3, op->number);
+                        }
+                        f->last_none = op->kind == PRATT_INFIX_NONE ? (uint32_t)op->level : 0;
+                        if (pos == f->m.pos) { finished = 1; break; }
+                        f->state = PS_LOOP;
+                        continue;
+                    }
+                    if (f->op_cut) { finished = -1; break; }
+                    RESTORE(f->m);
+                    finished = 1;
+                    break;
+                }
+                }
+                /* This parse(min) is over: hand its outcome to the parse below, or
+                 * end the rule's outer parse. */
+                uint32_t lhs = f->lhs;
+                int outer = f->outer;
+                p->npf--;
+                p->depth--;
+                if (outer) {
+                    if (finished < 0) goto fail;
+                    if (p->pf[p->npf].valued) PUSH_VALUE(lhs);
+                    ip++;
+                    break;
+                }
+                f = &p->pf[p->npf - 1];
+                f->out_ok = finished > 0;
+                f->out_cut = 0;
+                f->out_value = lhs;
+            }
+            continue;
+        run_line:
+            PUSH_ENTRY(E_SUB, (uint32_t)(ip - code));
+            ip = code + line;
+            continue;
+        }
+        case OP_SUBRET: {
+            /* A Pratt line matched: its captures become fields of its value, an
+             * operand's fresh value gets the rule's label. */
+            e = &p->es[--esn];
+            vm_pframe *f = &p->pf[p->npf - 1];
+            uint32_t v = VAL_NIL;
+            if (ip->flags & INS_VALUE) {
+                v = p->vs[--vsn];
+                if (tn != e->trail) {
+                    v = apply_fields(p, v, e->trail, tn, e->pos, pos);
+                    if (!v) goto oom;
+                }
+                if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && p->tree.nodes[v - 1].label < 0)
+                    p->tree.nodes[v - 1].label = ip->a;
+            }
+            tn = e->trail;
+            f->out_ok = 1;
+            f->out_cut = e->cut;
+            f->out_value = v;
+            ip = code + e->ip;
+            continue;
+        }
         case OP__COUNT:
             break;
         }
@@ -481,13 +849,13 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 goto general_fail;
             case E_CHOICE:
                 if (e->cut) continue;
-                pos = e->pos; vsn = e->vs; tn = e->trail;
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
                 ip = code + e->ip;
                 break;
             case E_ITER: {
                 if (e->cut) continue;
                 const vm_ins *rep = code + e->ip;
-                pos = e->pos; vsn = e->vs; tn = e->trail;
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
                 if (e->aux < (uint32_t)rep->b) continue;
                 list_base = e->aux2;
                 ip = code + rep->a;
@@ -498,9 +866,48 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 continue;
             case E_NLOOK:
                 p->silent--;
-                pos = e->pos; vsn = e->vs; tn = e->trail;
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
                 ip = code + e->ip;
                 break;
+            case E_LABEL: {
+                /* #error: what the expression recorded is replaced by the message,
+                 * at the farthest position reached inside it */
+                uint32_t far = p->exp.far;
+                close_window(p, e->aux, e->aux2, 0);
+                expect(p, far, e->ip);
+                continue;
+            }
+            case E_RECOVER: {
+                /* #recover: hold the failure, restore, and run the skip */
+                rt_expect *x = &p->exp;
+                uint32_t n = x->n - x->base, far = x->far;
+                if (grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
+                memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
+                close_window(p, e->aux, e->aux2, 0);
+                uint32_t skip = e->ip;
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                PUSH_ENTRY(E_SKIP, far);
+                e->aux = p->nheld;
+                e->aux2 = n;
+                p->nheld += n;
+                ip = code + skip;
+                break;
+            }
+            case E_SKIP:
+                /* the skip failed: no recovery; the held failure is recorded */
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                for (uint32_t i = 0; i < e->aux2; i++) expect(p, e->ip, p->held[e->aux + i]);
+                p->nheld = e->aux;
+                continue;
+            case E_SUB: {
+                /* a Pratt line failed: the machine resumes with the outcome */
+                vm_pframe *f = &p->pf[p->npf - 1];
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                f->out_ok = 0;
+                f->out_cut = e->cut;
+                ip = code + e->ip;
+                break;
+            }
             case E_BOTTOM:
                 return rt_result_syntax_error(p);
             }
@@ -534,16 +941,22 @@ int vm_run(pego_parser *p, uint32_t start_variant)
          * expectation window and examined range. A traced call is reported before
          * the memo table is consulted, so a memo hit is an ordinary call. */
         st->calls++;
-        if (TRACING(p) && rt_trace_enter(p, call_variant, pos, p->depth + 1)) goto trace_abort;
-        rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos) : NULL;
-        if (m && ((m->flags & MEMO_GROWING) || !(m->flags & MEMO_SILENT) || p->silent)) {
+        if (TRACING(p) && rt_trace_enter(p, call_variant, pos, p->depth + 1, call_level)) goto trace_abort;
+        uint32_t min = call_level ? call_level - 1 : 0;
+        rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos, min) : NULL;
+        /* An entry computed inside a lookahead recorded no expectations; one with
+         * recovered errors is used only in the same lookahead context. */
+        if (m && ((m->flags & MEMO_GROWING) ||
+                  ((!(m->flags & MEMO_SILENT) || p->silent) &&
+                   (!m->rec_len || !(m->flags & MEMO_SILENT) == !p->silent)))) {
             st->memo_hits++;
             if (!(m->flags & MEMO_GROWING)) {
                 if (m->examined > p->hw) p->hw = m->examined;
                 for (uint32_t i = 0; i < m->exp_len; i++)
                     expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
             }
-            if (TRACING(p) && rt_trace_hit(p, call_variant, pos, p->depth + 1, m)) goto trace_abort;
+            if (!(m->flags & MEMO_GROWING) && replay_recovered(p, m) < 0) goto oom;
+            if (TRACING(p) && rt_trace_hit(p, call_variant, pos, p->depth + 1, call_level, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
             if (call_variant < nrules) PUSH_VALUE(m->value);
@@ -557,9 +970,10 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                            .saved_base = p->exp.base, .memo = -1, .silent = p->silent > 0,
                            .leader = (f & RULE_LEADER) != 0, .memoize = (uint8_t)memoize,
                            .traced = TRACING(p) > 0, .body = call_entry, .saved_hw = p->hw,
-                           .evals_start = st->evals };
+                           .evals_start = st->evals, .level = min, .call_level = call_level,
+                           .rec_start = p->nrec };
         if (gf->leader) {
-            m = rt_memo_put(&p->memo, call_variant, pos, 2 * nrules);
+            m = rt_memo_put(&p->memo, call_variant, pos, min, 2 * nrules);
             if (!m) goto oom;
             m->flags = MEMO_GROWING;
             m->exp_len = 0;
@@ -568,6 +982,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         PUSH_ENTRY(E_GCALL, call_ret);
         e->aux = call_variant;
         e->aux2 = p->ngf++;
+        e->level = (uint16_t)call_level;
         p->exp.base = p->exp.n;
         p->exp.far = pos;
         p->hw = pos;
@@ -588,16 +1003,20 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 m->flags = MEMO_OK | MEMO_GROWING;
                 m->end = pos;
                 m->value = ret_value;
+                if (rt_memo_keep_recovered(&p->memo, m, p->rec + gf->rec_start, p->nrec - gf->rec_start) < 0)
+                    goto oom;
                 gf->has_best = 1;
                 gf->best_end = pos;
                 gf->best_value = ret_value;
-                pos = e->pos; vsn = e->vs; tn = e->trail;
+                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
                 st->evals++;
                 ip = code + gf->body;
                 continue;
             }
             pos = gf->best_end;
             ret_value = gf->best_value;
+            p->nrec = gf->rec_start;
+            if (replay_recovered(p, &p->memo.entries[gf->memo]) < 0) goto oom;
         }
         goto general_success;
     }
@@ -616,6 +1035,8 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         esn++;
         pos = gf->best_end;
         ret_value = gf->best_value;
+        p->nrec = gf->rec_start;
+        if (replay_recovered(p, &p->memo.entries[gf->memo]) < 0) goto oom;
         goto general_success;
     }
 
@@ -647,4 +1068,8 @@ oom:
 #undef PUSH_VALUE
 #undef NODE
 #undef LOOKED
+#undef MARK
+#undef RESTORE
+#undef PUSH_PARSE
+#undef OPERATOR
 }

@@ -1,0 +1,156 @@
+/* What the commands that parse input share: the input-selecting flags (-g -s -i
+ * -unit -max-depth -memo), input files as operands with standard input by
+ * default, the loop over the inputs, and the small output helpers of the
+ * commands that observe a parse (trace, profile, explain): positions as L:C,
+ * text quoted and cut as trees quote terminals, JSON strings. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_input_flag(cli_input *in, int ch, const char *arg)
+{
+    switch (ch) {
+    case 'g': in->grammar = arg; return 1;
+    case 's': in->opt.start_rule = arg; return 1;
+    case 'i': in->text = arg; return 1;
+    case CLI_OPT_UNIT:
+        if (strcmp(arg, "codepoints") == 0) in->opt.unit = PEGO_UNIT_CODEPOINTS;
+        else if (strcmp(arg, "bytes") == 0) in->opt.unit = PEGO_UNIT_BYTES;
+        else { cli_error("unknown position unit %s (codepoints or bytes)", arg); return -1; }
+        return 1;
+    case CLI_OPT_MAXDEPTH: {
+        char *end;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (*end || v == 0 || v > 1000000000ul || arg[0] == '-') {
+            cli_error("-max-depth needs a whole number from 1 to 1000000000, not %s", arg);
+            return -1;
+        }
+        in->opt.max_depth = (uint32_t)v;
+        return 1;
+    }
+    case CLI_OPT_MEMO:
+        if (strcmp(arg, "default") == 0) in->opt.memo = PEGO_MEMO_DEFAULT;
+        else if (strcmp(arg, "all") == 0) in->opt.memo = PEGO_MEMO_ALL;
+        else if (strcmp(arg, "none") == 0) in->opt.memo = PEGO_MEMO_NONE;
+        else { cli_error("unknown memo policy %s (default, all or none)", arg); return -1; }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void cli_flag_error(const char *command, const struct option *opts, char **argv)
+{
+    if (optopt) {
+        for (const struct option *o = opts; o->name; o++) {
+            if (o->val == optopt) {
+                cli_error("flag -%s needs a value", o->name);
+                return;
+            }
+        }
+        cli_error("flag -%c needs a value", optopt);
+    } else {
+        cli_error("unknown flag %s (pego %s --help lists the flags)", argv[optind - 1], command);
+    }
+}
+
+int cli_input_finish(cli_input *in, const char *command, int argc, char **argv)
+{
+    if (!in->grammar) {
+        cli_error("missing -g GRAMMAR (pego %s --help)", command);
+        return EXIT_ERRORS;
+    }
+    if (in->text && optind < argc) {
+        cli_error("-i TEXT and input files exclude each other");
+        return EXIT_ERRORS;
+    }
+    in->files = argv + optind;
+    in->nfiles = argc - optind;
+    return 0;
+}
+
+int cli_input_open(cli_input *in)
+{
+    in->g = cli_load_grammar(in->grammar);
+    if (!in->g) return EXIT_ERRORS;
+    in->p = pego_parser_new(in->g);
+    if (!in->p) {
+        cli_error("out of memory");
+        return EXIT_ERRORS;
+    }
+    return 0;
+}
+
+int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
+{
+    int status = 0;
+    if (in->text) return fn(in, NULL, "-i", in->text, strlen(in->text), ctx) ? EXIT_ERRORS : 0;
+    if (in->nfiles == 0) {
+        char *data;
+        size_t len;
+        int err = cli_read_file(NULL, &data, &len);
+        if (err) {
+            cli_error("standard input: %s", strerror(err));
+            return EXIT_ERRORS;
+        }
+        status = fn(in, NULL, "<stdin>", data, len, ctx) ? EXIT_ERRORS : 0;
+        free(data);
+        return status;
+    }
+    for (int i = 0; i < in->nfiles; i++) {
+        char *data;
+        size_t len;
+        int err = cli_read_file(in->files[i], &data, &len);
+        if (err) {
+            cli_error("%s: %s", in->files[i], strerror(err));
+            status = EXIT_ERRORS;
+            continue;
+        }
+        if (fn(in, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], data, len, ctx)) status = EXIT_ERRORS;
+        free(data);
+    }
+    return status;
+}
+
+void cli_input_close(cli_input *in)
+{
+    fflush(stdout);
+    pego_parser_free(in->p);
+    pego_grammar_free(in->g);
+    in->p = NULL;
+    in->g = NULL;
+}
+
+/* ---- output helpers of the observing commands ---- */
+
+void cli_print_quoted(FILE *out, const pego_trace_event *ev, uint64_t from, uint64_t to)
+{
+    size_t len;
+    uint64_t cut = to - from > CLI_TEXT_MAX ? from + CLI_TEXT_MAX : to;
+    const char *text = pego_trace_input(ev, from, cut, &len);
+    char *q = pego_quote(text, len, pego_trace_unit(ev));
+    fputs(q ? q : "\"\"", out);
+    if (cut < to) fputs("...", out);
+    free(q);
+}
+
+void cli_print_json_string(FILE *out, const char *s)
+{
+    putc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (c < 0x20) fprintf(out, "\\u%04x", c);
+            else putc(c, out);
+        }
+    }
+    putc('"', out);
+}
