@@ -11,6 +11,7 @@
 #include "pego.h"
 
 #define EXIT_ERRORS 1
+#define EXIT_PROFILE_OPTION 70
 
 /* Reads a whole file ("-" or NULL: standard input). Returns 0, or an errno value. */
 int   cli_read_file(const char *path, char **data, size_t *len);

@@ -83,10 +83,18 @@ int cli_input_open(cli_input *in)
     return 0;
 }
 
+/* Parses one input, named in profile reports by its label. */
+static int run_one(cli_input *in, cli_input_fn fn, const char *prefix, const char *label,
+                   const char *data, size_t len, void *ctx)
+{
+    in->opt.input_name = label;
+    return fn(in, prefix, label, data, len, ctx);
+}
+
 int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
 {
     int status = 0;
-    if (in->text) return fn(in, NULL, "-i", in->text, strlen(in->text), ctx) ? EXIT_ERRORS : 0;
+    if (in->text) return run_one(in, fn, NULL, "-i", in->text, strlen(in->text), ctx) ? EXIT_ERRORS : 0;
     if (in->nfiles == 0) {
         char *data;
         size_t len;
@@ -95,7 +103,7 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
             cli_error("standard input: %s", strerror(err));
             return EXIT_ERRORS;
         }
-        status = fn(in, NULL, "<stdin>", data, len, ctx) ? EXIT_ERRORS : 0;
+        status = run_one(in, fn, NULL, "<stdin>", data, len, ctx) ? EXIT_ERRORS : 0;
         free(data);
         return status;
     }
@@ -108,7 +116,7 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
             status = EXIT_ERRORS;
             continue;
         }
-        if (fn(in, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], data, len, ctx)) status = EXIT_ERRORS;
+        if (run_one(in, fn, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], data, len, ctx)) status = EXIT_ERRORS;
         free(data);
     }
     return status;

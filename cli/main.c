@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -11,10 +12,52 @@ static const char usage[] =
     "  parse     parse input with a grammar and print the tree or the syntax error\n"
     "  check     check a grammar and report every error in it\n"
     "  compile   compile a grammar; -S prints the VM code\n"
+    "  trace     print the rule calls of a parse\n"
+    "  profile   count the rule calls of a parse and time them, with hints\n"
+    "  explain   show which calls expected what at a syntax error\n"
     "  version   print the version\n"
     "  help      print this help\n"
     "\n"
     "Every command accepts --help. Flags take one dash or two (-g or --g).\n";
+
+/* Takes the profiling options out of argv (they go with every command that
+ * parses: --profile FILE, --profile=FILE, --profile-append, --profile-detail,
+ * and the sampling options, refused for now) and turns profiling on; the
+ * command line wins over PEGO_FLAGS. A malformed option exits 70. */
+static int profile_options(int *argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 1; i < *argc; i++) cap += strlen(argv[i]) + 1;
+    char *opts = calloc(cap, 1);
+    if (!opts) {
+        cli_error("out of memory");
+        return EXIT_ERRORS;
+    }
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        const char *name = a[0] == '-' && a[1] == '-' ? a + 2 : a[0] == '-' ? a + 1 : NULL;
+        if (!name || strncmp(name, "profile", 7) != 0 || (name[7] && name[7] != '=' && name[7] != '-')) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        strcat(opts, " ");
+        strcat(opts, a);
+        if (strcmp(name, "profile") == 0 && i + 1 < *argc) {
+            strcat(opts, " ");
+            strcat(opts, argv[++i]);
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    int status = pego_profile_start(NULL, opts);
+    free(opts);
+    if (status) {
+        cli_error("%s", pego_profile_error());
+        return EXIT_PROFILE_OPTION;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -23,9 +66,17 @@ int main(int argc, char **argv)
         return EXIT_ERRORS;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "parse") == 0 || strcmp(cmd, "trace") == 0 || strcmp(cmd, "profile") == 0 ||
+        strcmp(cmd, "explain") == 0) {
+        int status = profile_options(&argc, argv);
+        if (status) return status;
+    }
     if (strcmp(cmd, "parse") == 0) return cmd_parse(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 1, argv + 1);
+    if (strcmp(cmd, "trace") == 0) return cmd_trace(argc - 1, argv + 1);
+    if (strcmp(cmd, "profile") == 0) return cmd_profile(argc - 1, argv + 1);
+    if (strcmp(cmd, "explain") == 0) return cmd_explain(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-version") == 0) {
         printf("pego %s\n", pego_version());
         return 0;

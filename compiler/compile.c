@@ -2,6 +2,7 @@
  * every grammar error collected into a pego_diag. */
 #include "program.h"
 #include "pego.h"
+#include "../reports/report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_d
     pego_grammar *g = calloc(1, sizeof *g);
     if (!g) { ast_grammar_free(ast); return NULL; }
     g->name = strdup(name);
+    g->source_hash = rep_hash(src, len);
     g->nrules = ast->nrules;
     g->rules = calloc((size_t)ast->nrules + 1, sizeof(cc_rule));
     for (int r = 0; r < ast->nrules; r++) {
@@ -130,6 +132,7 @@ pego_grammar *pego_compile_file(const char *path, pego_diag **diag)
     }
     pego_grammar *g = pego_compile(b.data ? b.data : "", b.len, path, diag);
     rt_buf_free(&b);
+    if (g) g->file = strdup(path);
     return g;
 }
 
@@ -158,6 +161,7 @@ void pego_grammar_free(pego_grammar *g)
     free(g->code);
     free(g->src);
     free(g->name);
+    free(g->file);
     free(g);
 }
 

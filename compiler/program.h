@@ -91,6 +91,8 @@ enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
 
 struct pego_grammar {
     char       *name;           /* file name or "<grammar>" */
+    char       *file;           /* the grammar file, NULL when compiled from memory */
+    uint64_t    source_hash;    /* of the source text, for profile reports */
     cc_rule    *rules;
     int         nrules;
     cc_literal *literals;

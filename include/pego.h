@@ -72,6 +72,7 @@ typedef struct {
     int              recognize;    /* non-zero: recognition only, no tree */
     uint32_t         max_depth;    /* nesting limit in rule calls; 0: 100000 */
     pego_memo_policy memo;
+    const char      *input_name;   /* names the parse in profile reports (a file name); NULL: "<input>" */
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
@@ -161,6 +162,31 @@ const char *pego_version(void);
  * invalid byte reads as U+FFFD, in byte mode it is written \xHH. Returns a
  * malloc'd string. */
 char *pego_quote(const char *text, size_t len, pego_unit unit);
+
+/* ---- runtime profiling (--profile, PEGO_FLAGS) -------------------------- */
+
+/* Profiling writes a zstd-compressed report (design.md section 8) when the
+ * program exits. It is turned on without recompiling by the environment
+ * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
+ * "--profile-detail"), read when the first parser of the process is created,
+ * or from code: */
+
+/* Turns profiling on: file is the report file (%p, %h, %t, %% are expanded;
+ * NULL to take it from options), options a space-separated list of the same
+ * options as PEGO_FLAGS (NULL for none). Options given here win over
+ * PEGO_FLAGS. Returns 0, or -1 with pego_profile_error() saying why. */
+int pego_profile_start(const char *file, const char *options);
+/* Stops collecting; what was collected is still written at exit. */
+int pego_profile_stop(void);
+/* Writes the report now. In append mode the data written is cleared, so the
+ * report written at exit adds only what came after; otherwise the report at
+ * exit replaces this one with everything. Returns 0, or -1 (pego_profile_error). */
+int pego_profile_flush(void);
+/* Non-zero while parses are being profiled. */
+int pego_profile_active(void);
+/* The last profiling error: a malformed option, or a report that could not be
+ * written ("cannot write profile FILE: reason"). */
+const char *pego_profile_error(void);
 
 /* ---- tracing ------------------------------------------------------------ */
 

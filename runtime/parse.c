@@ -17,6 +17,7 @@ pego_parser *pego_parser_new(const pego_grammar *g)
     if (!p) return NULL;
     p->g = g;
     p->res.parser = p;
+    rt_profile_init();
     return p;
 }
 
@@ -40,6 +41,7 @@ void pego_parser_free(pego_parser *p)
     free(p->exp.items);
     free(p->scratch);
     free(p->trace_items);
+    rt_prof_parser_free(p);
     free(p->pf);
     free(p->rec);
     free(p->held);
@@ -73,7 +75,9 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     rt_memo_reset(&p->memo);
     p->exp.far = p->exp.base = p->exp.n = 0;
     p->policy = opt->memo;
-    p->noplain = opt->memo == PEGO_MEMO_ALL || p->ntrace > 0;
+    p->prof_on = rt_prof_parse_begin(p);
+    p->observing = p->ntrace > 0 || p->prof_on;
+    p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
     if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
         rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
@@ -82,6 +86,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     }
     int status = vm_run(p, opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule);
     p->res.stats.rules_memoized = p->memo.rules_used;
+    if (p->prof_on) rt_prof_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;

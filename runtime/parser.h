@@ -174,6 +174,8 @@ struct pego_result {
     pego_parser *parser;
 };
 
+typedef struct rt_profile_state rt_profile_state;
+
 struct pego_parser {
     const pego_grammar *g;
     /* stacks, reused across parses */
@@ -194,6 +196,9 @@ struct pego_parser {
     /* tracing (runtime/trace.c) */
     struct { pego_trace_fn fn; void *ud; } sinks[PEGO_MAX_TRACE_SINKS];
     int         ntrace;
+    int         observing;          /* ntrace || prof_on: calls take the observed path */
+    int         prof_on;            /* this parse is profiled */
+    struct rt_profile_state *prof;
     const char **trace_items; uint32_t cap_trace_items;
     uint32_t   *scratch; uint32_t capscratch;
     vm_pframe  *pf;    uint32_t npf, cappf;
@@ -204,11 +209,20 @@ struct pego_parser {
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
 
-/* Trace events (runtime/trace.c); each returns non-zero when a sink aborts. */
-int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
-int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
-                 const rt_memo_entry *m);
-int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
+/* Observation points of the general call path (runtime/trace.c): they feed the
+ * runtime profiler and the trace sinks; each returns non-zero when a sink aborts. */
+int rt_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
+int rt_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                   const rt_memo_entry *m);
+int rt_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
+
+/* The runtime profiler (runtime/profiler.c). */
+void rt_profile_init(void);
+int  rt_prof_parse_begin(pego_parser *p);
+void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes);
+void rt_prof_parser_free(pego_parser *p);
+void rt_prof_enter(pego_parser *p, uint32_t variant, uint32_t pos);
+void rt_prof_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
 void rt_result_clear(pego_parser *p);
 int  rt_result_syntax_error(pego_parser *p);
 /* Appends "line:col: message" for a failure at far with expectation ids. */

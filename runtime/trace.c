@@ -76,7 +76,38 @@ static void fill_exit(pego_parser *p, pego_trace_event *ev, struct pego_trace_de
     ev->examined = rt_input_unit(&p->in, examined);
 }
 
-int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
+/* ---- the observation points of the general call path ---- */
+
+static int trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
+static int trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                     const rt_memo_entry *m);
+static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined, uint64_t evals);
+
+int rt_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
+{
+    if (p->prof_on) rt_prof_enter(p, variant, pos);
+    return p->ntrace && trace_enter(p, variant, pos, depth, level);
+}
+
+int rt_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                   const rt_memo_entry *m)
+{
+    if (p->prof_on) rt_prof_exit(p, (m->flags & MEMO_OK) != 0, m->end, m->end, 0, 1);
+    return p->ntrace && trace_hit(p, variant, pos, depth, level, m);
+}
+
+/* A call's own evaluations: the counter's difference across the call minus that
+ * of nested calls (every call is observed while observing). */
+int rt_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined)
+{
+    uint64_t total = p->res.stats.evals - gf->evals_start;
+    if (gf > p->gf) gf[-1].nested_evals += total;
+    uint64_t evals = total - gf->nested_evals;
+    if (p->prof_on) rt_prof_exit(p, ok, end, examined, evals, 0);
+    return p->ntrace && trace_exit(p, gf, ok, end, examined, evals);
+}
+
+static int trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
@@ -84,8 +115,8 @@ int rt_trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t dept
     return deliver(p, &ev);
 }
 
-int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
-                 const rt_memo_entry *m)
+static int trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+                     const rt_memo_entry *m)
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
@@ -106,14 +137,12 @@ int rt_trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth,
     return deliver(p, &ev);
 }
 
-int rt_trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined)
+static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined, uint64_t evals)
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
-    uint64_t total = p->res.stats.evals - gf->evals_start;
-    if (gf > p->gf) gf[-1].nested_evals += total;     /* the caller's nested evaluations */
     fill_enter(p, &ev, &d, gf->variant, gf->pos, p->depth, gf->call_level);
-    fill_exit(p, &ev, &d, ok, end, examined, total - gf->nested_evals);
+    fill_exit(p, &ev, &d, ok, end, examined, evals);
     if (ok) {
         ev.recovered = p->nrec - gf->rec_start;
         d.rec_first = gf->rec_start;

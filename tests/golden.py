@@ -52,6 +52,12 @@ Case file format (one case per file; see also tests/golden/README.md):
   stderr-re     a Python regular expression the whole of standard error must match
                 (re.fullmatch, DOTALL), for messages whose wording is not specified.
   status        expected exit status (an integer).  Default: 0.
+  mask          regular expressions, one per line, for output that varies between runs
+                (times): every match (re.MULTILINE) in the actual and in the expected
+                standard output and error is replaced by "*" before they are compared,
+                in the order given.
+  json          one line, "lines" or "document": standard output (before masking) must
+                parse as JSON, one value per line or as one value.
 
 The runner prints one FAIL line per failing test followed by a unified diff of each
 stream that differs, and finally exactly "N passed, N failed"; it exits 1 if any test
@@ -60,6 +66,7 @@ failed.
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shlex
@@ -69,8 +76,8 @@ import sys
 import tempfile
 
 HEADER = re.compile(r"^-- ([a-z][a-z0-9-]*)(?: (\S+))? --$")
-TEXT_SECTIONS = {"grammar", "input", "stdout", "stderr", "file"}
-ONE_LINE_SECTIONS = {"grammar-file", "args", "status", "stderr-re"}
+TEXT_SECTIONS = {"grammar", "input", "stdout", "stderr", "file", "mask"}
+ONE_LINE_SECTIONS = {"grammar-file", "args", "status", "stderr-re", "json"}
 EXPR_SECTIONS = {"input-expr", "stdout-expr", "stderr-expr", "file-expr"}
 WITH_ARGUMENT = {"file", "file-expr"}
 TIMEOUT = 120
@@ -136,6 +143,14 @@ def parse_case(path):
         raise CaseError(f"{path}: no args section")
     if "grammar" in case and "grammar-file" in case:
         raise CaseError(f"{path}: both grammar and grammar-file")
+    if "mask" in case:
+        try:
+            case["mask"] = [re.compile(line, re.MULTILINE)
+                            for line in case["mask"].decode("utf-8").splitlines() if line]
+        except re.error as exc:
+            raise CaseError(f"{path}: bad mask: {exc}") from exc
+    if case.get("json", "lines") not in ("lines", "document"):
+        raise CaseError(f"{path}: json must be lines or document")
     try:
         case["status"] = int(case.get("status", "0"))
     except ValueError as exc:
@@ -167,9 +182,39 @@ def diff(label, expected, actual):
     return "".join(out)
 
 
+def json_problem(kind, stdout):
+    """Why stdout is not JSON of the given kind ("lines" or "document"), or None."""
+    text = stdout.decode("utf-8", "replace")
+    for i, value in enumerate(text.splitlines() if kind == "lines" else [text]):
+        try:
+            json.loads(value)
+        except ValueError as exc:
+            return f"stdout is not JSON {kind} ({'line %d: ' % (i + 1) if kind == 'lines' else ''}{exc})\n"
+    return None
+
+
+def masked(data, masks):
+    """data with every match of each mask replaced by "*"."""
+    text = data.decode("utf-8", "surrogateescape")
+    for mask in masks:
+        text = mask.sub("*", text)
+    return text.encode("utf-8", "surrogateescape")
+
+
 def check(name, expect, stdout, stderr, status):
     """Compares one run with the expectations; returns a report or None."""
     report = []
+    if "json" in expect:
+        problem = json_problem(expect["json"], stdout)
+        if problem:
+            report.append(problem)
+    masks = expect.get("mask", [])
+    if masks:
+        stdout, stderr = masked(stdout, masks), masked(stderr, masks)
+        expect = dict(expect)
+        for key in ("stdout", "stderr"):
+            if key in expect:
+                expect[key] = masked(expect[key], masks)
     if stdout != expect.get("stdout", b""):
         report.append(diff("stdout", expect.get("stdout", b""), stdout))
     if "stderr-re" in expect:

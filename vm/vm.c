@@ -179,12 +179,13 @@ typedef enum {
     PS_TAIL_RERUN, PS_TAIL_RHS
 } pratt_state;
 
-/* Whether trace sinks are attached. A build with -DPEGO_NO_HOOKS compiles the
- * hooks out; it exists only for the benchmark that measures what they cost. */
+/* Whether calls are observed: trace sinks are attached or the runtime profiler
+ * is on. A build with -DPEGO_NO_HOOKS compiles the hooks out; it exists only for
+ * the benchmark that measures what they cost. */
 #ifdef PEGO_NO_HOOKS
-#define TRACING(p) 0
+#define OBSERVING(p) 0
 #else
-#define TRACING(p) ((p)->ntrace)
+#define OBSERVING(p) ((p)->observing)
 #endif
 
 #ifdef PEGO_FAULT_INJECTION
@@ -216,7 +217,7 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
             return FINISH_OOM;
         p->res.stats.memo_stored++;
     }
-    if (TRACING(p) && gf->traced && rt_trace_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
+    if (OBSERVING(p) && gf->traced && rt_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
 #ifdef PEGO_FAULT_INJECTION
     if (rt_fault_skip_traced_merge && gf->traced) merge = 0;
@@ -934,14 +935,14 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             p->memo.seen[bit >> 6] |= mask;
         }
 #ifdef PEGO_FAULT_INJECTION
-        if (rt_fault_memoize_traced && p->ntrace && (f & RULE_MEMO)) memoize = 1;
+        if (rt_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
 #endif
-        if (!memoize && !TRACING(p)) goto plain_call;
+        if (!memoize && !OBSERVING(p)) goto plain_call;
         /* Here the call is memoized or traced: it gets a side record, its own
          * expectation window and examined range. A traced call is reported before
          * the memo table is consulted, so a memo hit is an ordinary call. */
         st->calls++;
-        if (TRACING(p) && rt_trace_enter(p, call_variant, pos, p->depth + 1, call_level)) goto trace_abort;
+        if (OBSERVING(p) && rt_observe_enter(p, call_variant, pos, p->depth + 1, call_level)) goto trace_abort;
         uint32_t min = call_level ? call_level - 1 : 0;
         rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos, min) : NULL;
         /* An entry computed inside a lookahead recorded no expectations; one with
@@ -956,7 +957,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                     expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
             }
             if (!(m->flags & MEMO_GROWING) && replay_recovered(p, m) < 0) goto oom;
-            if (TRACING(p) && rt_trace_hit(p, call_variant, pos, p->depth + 1, call_level, m)) goto trace_abort;
+            if (OBSERVING(p) && rt_observe_hit(p, call_variant, pos, p->depth + 1, call_level, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
             if (call_variant < nrules) PUSH_VALUE(m->value);
@@ -969,7 +970,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         *gf = (vm_gframe){ .variant = call_variant, .pos = pos, .saved_far = p->exp.far,
                            .saved_base = p->exp.base, .memo = -1, .silent = p->silent > 0,
                            .leader = (f & RULE_LEADER) != 0, .memoize = (uint8_t)memoize,
-                           .traced = TRACING(p) > 0, .body = call_entry, .saved_hw = p->hw,
+                           .traced = OBSERVING(p) > 0, .body = call_entry, .saved_hw = p->hw,
                            .evals_start = st->evals, .level = min, .call_level = call_level,
                            .rec_start = p->nrec };
         if (gf->leader) {

@@ -1,0 +1,323 @@
+/* pego profile: parses with a profile collector attached and prints where the
+ * calls and the time went, per rule, with hints on what to look at. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char profile_usage[] =
+    "usage: pego profile -g GRAMMAR [flags] [FILE...]\n"
+    "\n"
+    "Parses standard input (or -i TEXT, or each FILE) with a profile collector and\n"
+    "prints the result, the totals, a table of the rules and hints:\n"
+    "\n"
+    "  calls     rule calls, memo hits included\n"
+    "  evals     body evaluations (growth rounds of left recursion included)\n"
+    "  memo      calls answered from the memo table\n"
+    "  matched, failed   outcomes of calls\n"
+    "  repeats   evaluations at a position where the rule was evaluated before\n"
+    "  consumed  input matched by matched calls\n"
+    "  wasted    input examined by failed evaluations\n"
+    "  time      inclusive time (the outermost call of a recursive rule only)\n"
+    "  self      time minus the time of nested calls; self% its share\n"
+    "\n"
+    "  -g FILE         grammar file (required)\n"
+    "  -s RULE         start rule (default main)\n"
+    "  -i TEXT         parse TEXT itself instead of standard input\n"
+    "  -unit UNIT      positions in codepoints (default) or bytes\n"
+    "  -max-depth N    nesting limit in rule calls (default 100000)\n"
+    "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
+    "                  consumed, wasted or name\n"
+    "  -n N            rules shown (default 30; 0 shows all)\n"
+    "  -f FORMAT       text (default) or json (the same data, times in nanoseconds)\n"
+    "\n"
+    "The profile is printed even when an input has a syntax error.\n"
+    "Exit status: 0 when the profile was printed, 1 a grammar error or bad usage.\n";
+
+enum { OPT_SORT = CLI_OPT_FIRST_FREE, OPT_COUNT, OPT_FORMAT, OPT_HELP };
+
+enum { COL_RULE, COL_CALLS, COL_EVALS, COL_MEMO, COL_MATCHED, COL_FAILED, COL_REPEATS, COL_CONSUMED,
+       COL_WASTED, COL_TIME, COL_SELF, COL_SHARE, NCOLS };
+
+static const char *const headers[NCOLS] = { "rule", "calls", "evals", "memo", "matched", "failed", "repeats",
+                                            "consumed", "wasted", "time", "self", "self%" };
+
+static const char *const sort_keys[] = { "self", "time", "calls", "evals", "memo", "failed", "repeats",
+                                         "consumed", "wasted", "name", NULL };
+
+typedef struct {
+    int       json;
+    int       sort;       /* index into sort_keys */
+    long      limit;      /* rows shown; 0: all */
+    pego_profile *prof;
+    /* the result of each input */
+    struct { char *label, *result; } *results;
+    size_t    nresults;
+} profile_config;
+
+/* The value a sort key reads. */
+static uint64_t sort_value(const pego_profile_rule *r, int key)
+{
+    switch (key) {
+    case 0: return r->self_ns;
+    case 1: return r->time_ns;
+    case 2: return r->calls;
+    case 3: return r->evals;
+    case 4: return r->memo;
+    case 5: return r->failed;
+    case 6: return r->repeats;
+    case 7: return r->consumed;
+    default: return r->wasted;
+    }
+}
+
+static int sort_key;
+
+/* Largest first, then by name; name sorts by name only. */
+static int compare_rules(const void *a, const void *b)
+{
+    const pego_profile_rule *x = a, *y = b;
+    if (strcmp(sort_keys[sort_key], "name") != 0) {
+        uint64_t u = sort_value(x, sort_key), v = sort_value(y, sort_key);
+        if (u != v) return u > v ? -1 : 1;
+    }
+    return strcmp(x->name, y->name);
+}
+
+/* A duration in human units with three significant digits: 812ns, 1.23µs,
+ * 45.6ms, 2.00s. */
+static void format_time(char *out, size_t size, uint64_t ns)
+{
+    static const char *const units[] = { "µs", "ms", "s" };
+    if (ns < 1000) {
+        snprintf(out, size, "%lluns", (unsigned long long)ns);
+        return;
+    }
+    double v = (double)ns;
+    int u = 0;
+    for (v /= 1000; v >= 999.5 && u < 2; u++) v /= 1000;
+    if (v < 9.995) snprintf(out, size, "%.2f%s", v, units[u]);
+    else if (v < 99.95) snprintf(out, size, "%.1f%s", v, units[u]);
+    else snprintf(out, size, "%.0f%s", v, units[u]);
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Width on a terminal: UTF-8 continuation bytes take no column. */
+static size_t width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static void print_text(const profile_config *c, const pego_profile_rule *rows, size_t nrows, size_t nrules,
+                       const pego_profile_totals *t, uint64_t total_self, const char *const *hints,
+                       size_t nhints)
+{
+    char time[32];
+    if (c->nresults == 1) printf("result: %s\n", c->results[0].result);
+    else
+        for (size_t i = 0; i < c->nresults; i++) printf("result: %s: %s\n", c->results[i].label, c->results[i].result);
+    format_time(time, sizeof time, t->time_ns);
+    printf("examined %llu positions in %s (profiling included)\n", (unsigned long long)t->examined, time);
+    printf("%llu calls, %llu body evaluations, %llu memo hits (%.1f%% of calls)\n",
+           (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits,
+           share(t->memo_hits, t->calls));
+    putchar('\n');
+
+    char (*cells)[NCOLS][40] = calloc(nrows + 1, sizeof *cells);
+    if (!cells) {
+        cli_error("out of memory");
+        return;
+    }
+    size_t w[NCOLS] = { 0 };
+    for (int k = 0; k < NCOLS; k++) snprintf(cells[0][k], sizeof cells[0][k], "%s", headers[k]);
+    for (size_t i = 0; i < nrows; i++) {
+        const pego_profile_rule *r = &rows[i];
+        char (*row)[40] = cells[i + 1];
+        snprintf(row[COL_RULE], 40, "%s", r->name);
+        uint64_t v[] = { r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->consumed, r->wasted };
+        for (int k = COL_CALLS; k <= COL_WASTED; k++)
+            snprintf(row[k], 40, "%llu", (unsigned long long)v[k - COL_CALLS]);
+        format_time(row[COL_TIME], 40, r->time_ns);
+        format_time(row[COL_SELF], 40, r->self_ns);
+        snprintf(row[COL_SHARE], 40, "%.1f%%", share(r->self_ns, total_self));
+    }
+    for (size_t i = 0; i <= nrows; i++)
+        for (int k = 0; k < NCOLS; k++) {
+            size_t n = k == COL_RULE ? strlen(i ? rows[i - 1].name : headers[k]) : width(cells[i][k]);
+            if (n > w[k]) w[k] = n;
+        }
+    for (size_t i = 0; i <= nrows; i++) {
+        const char *name = i ? rows[i - 1].name : headers[COL_RULE];
+        printf("%-*s", (int)w[COL_RULE], name);
+        for (int k = 1; k < NCOLS; k++) printf("  %*s%s", (int)(w[k] - width(cells[i][k])), "", cells[i][k]);
+        putchar('\n');
+    }
+    free(cells);
+    if (nrows < nrules) printf("(%zu more rules; -n 0 shows all)\n", nrules - nrows);
+    printf("\nWhat to look at:\n");
+    for (size_t i = 0; i < nhints; i++) printf("- %s\n", hints[i]);
+}
+
+static void print_json(const profile_config *c, const pego_profile_rule *rows, size_t nrows, size_t nrules,
+                       const pego_profile_totals *t, const char *const *hints, size_t nhints)
+{
+    printf("{\n  \"results\": [");
+    for (size_t i = 0; i < c->nresults; i++) {
+        printf("%s{\"input\": ", i ? ", " : "");
+        cli_print_json_string(stdout, c->results[i].label);
+        printf(", \"result\": ");
+        cli_print_json_string(stdout, c->results[i].result);
+        putchar('}');
+    }
+    printf("],\n  \"parses\": %llu, \"examined\": %llu, \"time_ns\": %llu,\n", (unsigned long long)t->parses,
+           (unsigned long long)t->examined, (unsigned long long)t->time_ns);
+    printf("  \"calls\": %llu, \"evals\": %llu, \"memo_hits\": %llu,\n  \"rules\": [",
+           (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits);
+    for (size_t i = 0; i < nrows; i++) {
+        const pego_profile_rule *r = &rows[i];
+        printf("%s\n    {\"rule\": ", i ? "," : "");
+        cli_print_json_string(stdout, r->name);
+        printf(", \"calls\": %llu, \"evals\": %llu, \"memo\": %llu, \"matched\": %llu, \"failed\": %llu, "
+               "\"repeats\": %llu, \"max_repeats\": %llu, \"max_repeats_pos\": %llu, \"consumed\": %llu, "
+               "\"wasted\": %llu, \"time_ns\": %llu, \"self_ns\": %llu}",
+               (unsigned long long)r->calls, (unsigned long long)r->evals, (unsigned long long)r->memo,
+               (unsigned long long)r->matched, (unsigned long long)r->failed, (unsigned long long)r->repeats,
+               (unsigned long long)r->max_repeats, (unsigned long long)r->max_repeats_pos,
+               (unsigned long long)r->consumed, (unsigned long long)r->wasted, (unsigned long long)r->time_ns,
+               (unsigned long long)r->self_ns);
+    }
+    printf("%s],\n  \"more_rules\": %zu,\n  \"hints\": [", nrows ? "\n  " : "", nrules - nrows);
+    for (size_t i = 0; i < nhints; i++) {
+        printf("%s\n    ", i ? "," : "");
+        cli_print_json_string(stdout, hints[i]);
+    }
+    printf("%s]\n}\n", nhints ? "\n  " : "");
+}
+
+/* Parses one input into the collector and keeps its result line. */
+static int profile_one(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                       void *ctx)
+{
+    profile_config *c = ctx;
+    const pego_result *r;
+    (void)prefix;
+    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
+    void *a = realloc(c->results, (c->nresults + 1) * sizeof *c->results);
+    if (!a) {
+        cli_error("out of memory");
+        return 1;
+    }
+    c->results = a;
+    c->results[c->nresults].label = strdup(label);
+    c->results[c->nresults].result = strdup(st == PEGO_OK ? "ok" : pego_result_error(r));
+    if (!c->results[c->nresults].label || !c->results[c->nresults].result) {
+        free(c->results[c->nresults].label);
+        free(c->results[c->nresults].result);
+        cli_error("out of memory");
+        return 1;
+    }
+    c->nresults++;
+    return 0;
+}
+
+static int print_profile(profile_config *c)
+{
+    size_t nrules = pego_profile_rule_count(c->prof), nhints;
+    pego_profile_rule *rows = malloc((nrules + 1) * sizeof *rows);
+    const char *const *hints = pego_profile_hints(c->prof, &nhints);
+    if (!rows || !hints) {
+        free(rows);
+        cli_error("out of memory");
+        return EXIT_ERRORS;
+    }
+    uint64_t total_self = 0;
+    for (size_t i = 0; i < nrules; i++) {
+        pego_profile_get_rule(c->prof, i, &rows[i]);
+        total_self += rows[i].self_ns;
+    }
+    sort_key = c->sort;
+    qsort(rows, nrules, sizeof *rows, compare_rules);
+    size_t nrows = c->limit && (size_t)c->limit < nrules ? (size_t)c->limit : nrules;
+    pego_profile_totals t;
+    pego_profile_get_totals(c->prof, &t);
+    if (c->json) print_json(c, rows, nrows, nrules, &t, hints, nhints);
+    else print_text(c, rows, nrows, nrules, &t, total_self, hints, nhints);
+    free(rows);
+    return 0;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
+        { "sort", required_argument, NULL, OPT_SORT }, { "n", required_argument, NULL, OPT_COUNT },
+        { "f", required_argument, NULL, OPT_FORMAT },  { "help", no_argument, NULL, OPT_HELP },
+        { "h", no_argument, NULL, OPT_HELP },          { NULL, 0, NULL, 0 },
+    };
+    cli_input in = { 0 };
+    profile_config c = { .limit = 30 };
+    opterr = 0;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
+        int done = cli_input_flag(&in, ch, optarg);
+        if (done < 0) return EXIT_ERRORS;
+        if (done) continue;
+        switch (ch) {
+        case OPT_SORT:
+            for (c.sort = 0; sort_keys[c.sort] && strcmp(sort_keys[c.sort], optarg); c.sort++) continue;
+            if (!sort_keys[c.sort]) {
+                cli_error("unknown sort key %s (self, time, calls, evals, memo, failed, repeats, consumed, "
+                          "wasted or name)", optarg);
+                return EXIT_ERRORS;
+            }
+            break;
+        case OPT_COUNT: {
+            char *end;
+            c.limit = strtol(optarg, &end, 10);
+            if (*end || !*optarg || c.limit < 0) {
+                cli_error("-n needs a whole number (0 shows all), not %s", optarg);
+                return EXIT_ERRORS;
+            }
+            break;
+        }
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                cli_error("unknown output format %s (text or json)", optarg);
+                return EXIT_ERRORS;
+            }
+            c.json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_HELP: fputs(profile_usage, stdout); return 0;
+        default:
+            cli_flag_error("profile", longopts, argv);
+            return EXIT_ERRORS;
+        }
+    }
+    if (cli_input_finish(&in, "profile", argc, argv)) return EXIT_ERRORS;
+    int status = cli_input_open(&in);
+    if (!status) {
+        c.prof = pego_profile_new();
+        if (!c.prof || pego_parser_add_profile(in.p, c.prof) < 0) {
+            cli_error("out of memory");
+            status = EXIT_ERRORS;
+        }
+    }
+    if (!status) status = cli_input_each(&in, profile_one, &c);
+    if (!status || c.nresults) status = print_profile(&c) ? EXIT_ERRORS : status;
+    cli_input_close(&in);
+    pego_profile_free(c.prof);
+    for (size_t i = 0; i < c.nresults; i++) {
+        free(c.results[i].label);
+        free(c.results[i].result);
+    }
+    free(c.results);
+    return status;
+}

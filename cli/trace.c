@@ -1,0 +1,337 @@
+/* pego trace: prints the rule calls of a parse as they happen, as an indented
+ * call tree (a call whose nested calls are hidden takes one line) or as JSON
+ * lines, one per event. -max-depth and -rule choose the calls shown;
+ * -failures adds what each failed call expected at its farthest position. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char trace_usage[] =
+    "usage: pego trace -g GRAMMAR [flags] [FILE...]\n"
+    "\n"
+    "Parses standard input (or -i TEXT, or each FILE) and prints every rule call:\n"
+    "\n"
+    "  rule L:C -> matched L:C-L:C \"text\"     a call whose nested calls are not shown\n"
+    "  rule L:C                              a call with nested calls shown...\n"
+    "    ...\n"
+    "  rule -> failed                        ...and its result after them\n"
+    "\n"
+    "Marks: [memo] answered from the memo table, [N evaluations] a left-recursive\n"
+    "rule's growth rounds, [lookahead] a call inside & or !, (level N) a binding level.\n"
+    "\n"
+    "  -g FILE         grammar file (required)\n"
+    "  -s RULE         start rule (default main)\n"
+    "  -i TEXT         parse TEXT itself instead of standard input\n"
+    "  -unit UNIT      positions in codepoints (default) or bytes\n"
+    "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -max-depth N    show calls down to N levels below the top call shown\n"
+    "  -rule A,B       show only calls of these rules and the calls nested in them\n"
+    "                  (repeatable); -max-depth then counts from them\n"
+    "  -failures       add to each failed call what it expected at its farthest position\n"
+    "  -f FORMAT       text (default) or json (one object per event and line)\n"
+    "\n"
+    "Exit status: 0 success, 1 a syntax error or recovered errors (printed after the\n"
+    "trace), a grammar error or bad usage.\n";
+
+enum { OPT_DEPTH = CLI_OPT_FIRST_FREE, OPT_RULE, OPT_FAILURES, OPT_FORMAT, OPT_HELP };
+
+/* What the printer knows about each call in progress, by depth. */
+typedef struct {
+    uint8_t  inscope;     /* a call of a chosen rule, or nested in one */
+    uint8_t  shown;
+    uint32_t anchor;      /* depth of the call -max-depth counts from */
+    uint32_t indent;      /* shown calls around this one */
+} trace_frame;
+
+typedef struct {
+    int            json, failures;
+    uint32_t       max_depth;      /* 0: no limit */
+    const char   **rule_args;      /* the -rule values */
+    int            nrule_args;
+    unsigned char *chosen;         /* per rule id, with -rule; NULL: every call */
+    trace_frame   *frames;
+    size_t         capframes;
+    /* the last shown enter event, held back until we know whether its call
+     * shows nested calls (an enter line) or not (one line) */
+    int            pending;
+    uint32_t       pending_depth, pending_indent;
+    int            pending_rule, pending_level, pending_line, pending_col;
+    const pego_grammar *g;
+    int            oom;
+} trace_printer;
+
+static void print_indent(uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) fputs("  ", stdout);
+}
+
+static void print_name(const char *rule, int level)
+{
+    fputs(rule, stdout);
+    if (level) printf(" (level %d)", level);
+}
+
+static void flush_pending(trace_printer *t)
+{
+    if (!t->pending) return;
+    print_indent(t->pending_indent);
+    print_name(pego_grammar_rule_name(t->g, (size_t)t->pending_rule), t->pending_level);
+    printf(" %d:%d\n", t->pending_line, t->pending_col);
+    t->pending = 0;
+}
+
+/* The result of an exit event, its marks and (with -failures) its failure. */
+static void print_result(const trace_printer *t, const pego_trace_event *ev)
+{
+    int line, col, eline, ecol;
+    if (ev->matched) {
+        pego_trace_line_col(ev, ev->pos, &line, &col);
+        pego_trace_line_col(ev, ev->end, &eline, &ecol);
+        printf("-> matched %d:%d-%d:%d ", line, col, eline, ecol);
+        cli_print_quoted(stdout, ev, ev->pos, ev->end);
+    } else {
+        fputs("-> failed", stdout);
+    }
+    if (ev->memo) fputs(" [memo]", stdout);
+    if (ev->evals > 1) printf(" [%llu evaluations]", (unsigned long long)ev->evals);
+    if (ev->lookahead) fputs(" [lookahead]", stdout);
+    uint64_t far;
+    size_t n;
+    if (t->failures && !ev->matched && pego_trace_failure(ev, &far, &n)) {
+        pego_trace_line_col(ev, far, &line, &col);
+        printf("; farthest %d:%d: expected ", line, col);
+        for (size_t i = 0; i < n; i++) printf("%s%s", i ? ", " : "", pego_trace_failure_item(ev, i));
+    }
+    putchar('\n');
+}
+
+static void print_json(const trace_printer *t, const pego_trace_event *ev)
+{
+    int line, col;
+    pego_trace_line_col(ev, ev->pos, &line, &col);
+    printf("{\"event\":\"%s\",\"rule\":", ev->kind == PEGO_TRACE_ENTER ? "enter" : "exit");
+    cli_print_json_string(stdout, ev->rule);
+    if (ev->level) printf(",\"level\":%d", ev->level);
+    printf(",\"depth\":%u,\"pos\":%llu,\"line\":%d,\"col\":%d", ev->depth, (unsigned long long)ev->pos, line, col);
+    if (ev->lookahead) fputs(",\"lookahead\":true", stdout);
+    if (ev->kind == PEGO_TRACE_EXIT) {
+        pego_trace_line_col(ev, ev->end, &line, &col);
+        printf(",\"matched\":%s,\"end\":%llu,\"endLine\":%d,\"endCol\":%d", ev->matched ? "true" : "false",
+               (unsigned long long)ev->end, line, col);
+        if (ev->memo) fputs(",\"memo\":true", stdout);
+        printf(",\"evals\":%llu,\"examined\":%llu", (unsigned long long)ev->evals,
+               (unsigned long long)ev->examined);
+        uint64_t far;
+        size_t n;
+        if (t->failures && !ev->matched && pego_trace_failure(ev, &far, &n)) {
+            pego_trace_line_col(ev, far, &line, &col);
+            printf(",\"failure\":{\"pos\":%llu,\"line\":%d,\"col\":%d,\"expected\":[", (unsigned long long)far,
+                   line, col);
+            for (size_t i = 0; i < n; i++) {
+                if (i) putchar(',');
+                cli_print_json_string(stdout, pego_trace_failure_item(ev, i));
+            }
+            fputs("]}", stdout);
+        }
+    }
+    fputs("}\n", stdout);
+}
+
+static int trace_event(const pego_trace_event *ev, void *ud)
+{
+    trace_printer *t = ud;
+    uint32_t d = ev->depth;
+    if (d + 1 > t->capframes) {
+        size_t cap = t->capframes ? t->capframes * 2 : 64;
+        while (cap < d + 1) cap *= 2;
+        trace_frame *f = realloc(t->frames, cap * sizeof *f);
+        if (!f) {
+            t->oom = 1;
+            return 1;
+        }
+        t->frames = f;
+        t->capframes = cap;
+    }
+    trace_frame *f = &t->frames[d];
+    if (ev->kind == PEGO_TRACE_ENTER) {
+        const trace_frame *up = d > 1 ? &t->frames[d - 1] : NULL;
+        if (t->chosen ? t->chosen[ev->rule_id] : d == 1) {
+            f->inscope = 1;
+            f->anchor = d;
+        } else {
+            f->inscope = up && up->inscope;
+            f->anchor = up ? up->anchor : d;
+        }
+        f->shown = f->inscope && (!t->max_depth || d - f->anchor < t->max_depth);
+        f->indent = up ? up->indent + up->shown : 0;
+        if (!f->shown) return 0;
+        if (t->json) {
+            print_json(t, ev);
+            return 0;
+        }
+        flush_pending(t);
+        t->pending = 1;
+        t->pending_depth = d;
+        t->pending_indent = f->indent;
+        t->pending_rule = ev->rule_id;
+        t->pending_level = ev->level;
+        pego_trace_line_col(ev, ev->pos, &t->pending_line, &t->pending_col);
+        return 0;
+    }
+    if (!f->shown) return 0;
+    if (t->json) {
+        print_json(t, ev);
+        return 0;
+    }
+    print_indent(f->indent);
+    print_name(ev->rule, ev->level);
+    if (t->pending && t->pending_depth == d) {
+        printf(" %d:%d", t->pending_line, t->pending_col);
+        t->pending = 0;
+    }
+    putchar(' ');
+    print_result(t, ev);
+    return 0;
+}
+
+/* Marks the rules named by the -rule values; 0, or EXIT_ERRORS after printing. */
+static int choose_rules(trace_printer *t, const cli_input *in)
+{
+    if (!t->nrule_args) return 0;
+    t->chosen = calloc(pego_grammar_rule_count(in->g) + 1, 1);
+    if (!t->chosen) {
+        cli_error("out of memory");
+        return EXIT_ERRORS;
+    }
+    for (int i = 0; i < t->nrule_args; i++) {
+        const char *s = t->rule_args[i];
+        while (1) {
+            size_t n = strcspn(s, ",");
+            char name[256];
+            if (n == 0 || n >= sizeof name) {
+                cli_error("-rule needs rule names separated by commas, not %s", t->rule_args[i]);
+                return EXIT_ERRORS;
+            }
+            memcpy(name, s, n);
+            name[n] = 0;
+            int id = pego_grammar_rule_index(in->g, name);
+            if (id < 0) {
+                cli_error("-rule: %s has no rule %s", in->grammar, name);
+                return EXIT_ERRORS;
+            }
+            t->chosen[id] = 1;
+            if (!s[n]) break;
+            s += n + 1;
+        }
+    }
+    return 0;
+}
+
+static int trace_one(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                     void *ctx)
+{
+    trace_printer *t = ctx;
+    const pego_result *r;
+    char pre[4096] = "";
+    (void)label;
+    if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
+    if (prefix) {
+        if (t->json) {
+            fputs("{\"event\":\"input\",\"name\":", stdout);
+            cli_print_json_string(stdout, prefix);
+            fputs("}\n", stdout);
+        } else {
+            printf("%s:\n", prefix);
+        }
+    }
+    t->pending = 0;
+    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
+    flush_pending(t);   /* a call an aborted parse left without its exit */
+    fflush(stdout);
+    if (t->oom) {
+        cli_error("%sout of memory", pre);
+        return 1;
+    }
+    if (st != PEGO_OK) {
+        cli_error("%s%s", pre, pego_result_error(r));
+        return 1;
+    }
+    size_t n = pego_result_recovered_count(r);
+    if (!n) return 0;
+    /* success with recovered errors: reported as pego parse does */
+    fprintf(stderr, "pego: %s", pre);
+    for (size_t i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));
+    fputc('\n', stderr);
+    return 1;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_INPUT_OPTIONS,
+        { "max-depth", required_argument, NULL, OPT_DEPTH }, { "rule", required_argument, NULL, OPT_RULE },
+        { "failures", no_argument, NULL, OPT_FAILURES },     { "f", required_argument, NULL, OPT_FORMAT },
+        { "help", no_argument, NULL, OPT_HELP },             { "h", no_argument, NULL, OPT_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    cli_input in = { 0 };
+    trace_printer t = { 0 };
+    const char *rule_args[64];
+    opterr = 0;
+    optind = 1;
+    int ch;
+    t.rule_args = rule_args;
+    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
+        int done = cli_input_flag(&in, ch, optarg);
+        if (done < 0) return EXIT_ERRORS;
+        if (done) continue;
+        switch (ch) {
+        case OPT_DEPTH: {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || v == 0 || v > 1000000000ul || optarg[0] == '-') {
+                cli_error("-max-depth needs a whole number from 1 to 1000000000, not %s", optarg);
+                return EXIT_ERRORS;
+            }
+            t.max_depth = (uint32_t)v;
+            break;
+        }
+        case OPT_RULE:
+            if (t.nrule_args == (int)(sizeof rule_args / sizeof rule_args[0])) {
+                cli_error("too many -rule flags");
+                return EXIT_ERRORS;
+            }
+            rule_args[t.nrule_args++] = optarg;
+            break;
+        case OPT_FAILURES: t.failures = 1; break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                cli_error("unknown output format %s (text or json)", optarg);
+                return EXIT_ERRORS;
+            }
+            t.json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_HELP: fputs(trace_usage, stdout); return 0;
+        default:
+            cli_flag_error("trace", longopts, argv);
+            return EXIT_ERRORS;
+        }
+    }
+    if (cli_input_finish(&in, "trace", argc, argv)) return EXIT_ERRORS;
+    int status = cli_input_open(&in);
+    if (!status) status = choose_rules(&t, &in);
+    if (!status) {
+        t.g = in.g;
+        if (pego_parser_set_trace(in.p, trace_event, &t) < 0) {
+            cli_error("cannot attach the trace");
+            status = EXIT_ERRORS;
+        } else {
+            status = cli_input_each(&in, trace_one, &t);
+        }
+    }
+    cli_input_close(&in);
+    free(t.chosen);
+    free(t.frames);
+    return status;
+}

@@ -1,0 +1,350 @@
+/* The report writer: builds the JSON Lines text of one report frame in memory,
+ * compresses it as one zstd frame with a checksum, and writes it to a file,
+ * replacing it through a temporary file and a rename, or appending under an
+ * exclusive lock. Also the file name pattern (%p %h %t %%).
+ * Part of libpego: it never prints; failures come back as messages. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "../runtime/buf.h"
+#include "../runtime/unicode.h"
+
+struct rep_builder {
+    rt_buf   text;
+    uint64_t records;     /* header included */
+    uint64_t parses;
+};
+
+char *rep_expand_path(const char *pattern, int64_t pid, const char *host, int64_t start)
+{
+    rt_buf b;
+    rt_buf_init(&b);
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%' || !p[1]) { rt_buf_addc(&b, *p); continue; }
+        switch (p[1]) {
+        case 'p': rt_buf_printf(&b, "%lld", (long long)pid); p++; break;
+        case 'h': rt_buf_adds(&b, host ? host : ""); p++; break;
+        case 't': rt_buf_printf(&b, "%lld", (long long)start); p++; break;
+        case '%': rt_buf_addc(&b, '%'); p++; break;
+        default:  rt_buf_addc(&b, '%'); break;
+        }
+    }
+    if (b.oom) { rt_buf_free(&b); return NULL; }
+    return rt_buf_take(&b);
+}
+
+/* ---- the records ---- */
+
+static void add_string(rt_buf *b, const char *key, const char *s)
+{
+    rt_buf_printf(b, ",\"%s\":", key);
+    if (!s) s = "";
+    rt_json_string(b, s, strlen(s));
+}
+
+static void add_count(rt_buf *b, const char *key, uint64_t v)
+{
+    rt_buf_printf(b, ",\"%s\":%llu", key, (unsigned long long)v);
+}
+
+/* Opens a record: {"type":"TYPE" */
+static void open_record(rep_builder *b, const char *type)
+{
+    rt_buf_printf(&b->text, "{\"type\":\"%s\"", type);
+}
+
+static int close_record(rep_builder *b)
+{
+    rt_buf_adds(&b->text, "}\n");
+    b->records++;
+    return b->text.oom ? -1 : 0;
+}
+
+rep_builder *rep_builder_new(const rep_header *h)
+{
+    rep_builder *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    rt_buf_init(&b->text);
+    rt_buf *t = &b->text;
+    char start[32] = "";
+    time_t secs = (time_t)h->start;
+    struct tm tm;
+    if (gmtime_r(&secs, &tm)) strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    open_record(b, "header");
+    add_string(t, "format", REP_FORMAT_NAME);
+    rt_buf_printf(t, ",\"version\":%d", REP_FORMAT_VERSION);
+    add_string(t, "pego", h->pego);
+    rt_buf_printf(t, ",\"pid\":%lld", (long long)h->pid);
+    add_string(t, "host", h->host);
+    rt_buf_adds(t, ",\"argv\":[");
+    for (int i = 0; i < h->argc; i++) {
+        if (i) rt_buf_addc(t, ',');
+        const char *a = h->argv[i] ? h->argv[i] : "";
+        rt_json_string(t, a, strlen(a));
+    }
+    rt_buf_addc(t, ']');
+    add_string(t, "start", start);
+    add_string(t, "clock", h->clock);
+    add_string(t, "mode", h->mode);
+    rt_buf_printf(t, ",\"detail\":%s", h->detail ? "true" : "false");
+    if (close_record(b) < 0) {
+        rep_builder_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void rep_builder_free(rep_builder *b)
+{
+    if (!b) return;
+    rt_buf_free(&b->text);
+    free(b);
+}
+
+int rep_add_grammar(rep_builder *b, const rep_grammar *g)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "grammar");
+    add_count(t, "id", g->id);
+    add_string(t, "name", g->name);
+    add_string(t, "file", g->file);
+    rt_buf_printf(t, ",\"hash\":\"%016llx\"", (unsigned long long)g->hash);
+    rt_buf_adds(t, ",\"rules\":[");
+    for (size_t i = 0; i < g->nrules; i++) {
+        rt_buf_printf(t, "%s{\"id\":%zu", i ? "," : "", i);
+        add_string(t, "name", g->rules[i].name);
+        rt_buf_printf(t, ",\"line\":%u,\"col\":%u}", g->rules[i].line, g->rules[i].col);
+    }
+    rt_buf_addc(t, ']');
+    return close_record(b);
+}
+
+static const char *const unit_names[] = { "bytes", "codepoints" };
+static const char *const result_names[] = { "ok", "syntax error", "aborted" };
+
+int rep_add_parse(rep_builder *b, const rep_parse *p)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "parse");
+    add_count(t, "id", p->id);
+    add_count(t, "grammar", p->grammar);
+    add_string(t, "input", p->input);
+    add_count(t, "bytes", p->bytes);
+    add_string(t, "unit", unit_names[p->unit == REP_UNIT_CODEPOINTS]);
+    add_string(t, "result", result_names[p->result <= REP_RESULT_ABORTED ? p->result : REP_RESULT_ABORTED]);
+    add_count(t, "time_ns", p->time_ns);
+    add_count(t, "calls", p->calls);
+    add_count(t, "evals", p->evals);
+    add_count(t, "memo", p->memo);
+    add_count(t, "clock_reads", p->clock_reads);
+    if (p->top_rule == REP_NO_RULE) rt_buf_adds(t, ",\"top_rule\":null");
+    else add_count(t, "top_rule", p->top_rule);
+    b->parses++;
+    return close_record(b);
+}
+
+int rep_add_rule(rep_builder *b, const rep_rule *r)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "rule");
+    add_count(t, "grammar", r->grammar);
+    add_count(t, "rule", r->rule);
+    add_count(t, "calls", r->calls);
+    add_count(t, "evals", r->evals);
+    add_count(t, "memo", r->memo);
+    add_count(t, "matched", r->matched);
+    add_count(t, "failed", r->failed);
+    add_count(t, "repeats", r->repeats);
+    add_count(t, "max_repeats", r->max_repeats);
+    add_count(t, "max_repeats_pos", r->max_repeats_pos);
+    add_count(t, "consumed", r->consumed);
+    add_count(t, "wasted", r->wasted);
+    add_count(t, "time_ns", r->time_ns);
+    add_count(t, "self_ns", r->self_ns);
+    return close_record(b);
+}
+
+int rep_add_edge(rep_builder *b, const rep_edge *e)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "edge");
+    add_count(t, "grammar", e->grammar);
+    add_count(t, "caller", e->caller);
+    add_count(t, "callee", e->callee);
+    add_count(t, "calls", e->calls);
+    add_count(t, "time_ns", e->time_ns);
+    return close_record(b);
+}
+
+int rep_add_stack(rep_builder *b, const rep_stack *s)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "stack");
+    add_count(t, "grammar", s->grammar);
+    rt_buf_adds(t, ",\"frames\":[");
+    for (size_t i = 0; i < s->nframes; i++) rt_buf_printf(t, "%s%u", i ? "," : "", s->frames[i]);
+    rt_buf_addc(t, ']');
+    add_count(t, "calls", s->calls);
+    add_count(t, "self_ns", s->self_ns);
+    return close_record(b);
+}
+
+const char *rep_builder_text(const rep_builder *b, size_t *len)
+{
+    *len = b->text.len;
+    return b->text.data ? b->text.data : "";
+}
+
+/* ---- compression and files ---- */
+
+static int fail(char *errbuf, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *errbuf, size_t errlen, const char *path, const char *fmt, ...)
+{
+    if (errlen) {
+        char reason[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+        snprintf(errbuf, errlen, "cannot write profile %s: %s", path, reason);
+    }
+    return -1;
+}
+
+/* Compresses the records and the footer into one zstd frame with a content
+ * checksum. Returns the malloc'd frame, or NULL with a reason. */
+static void *compress_frame(const rep_builder *b, size_t *outlen, const char **reason)
+{
+    char footer[96];
+    int flen = snprintf(footer, sizeof footer, "{\"type\":\"footer\",\"parses\":%llu,\"records\":%llu}\n",
+                        (unsigned long long)b->parses, (unsigned long long)(b->records + 1));
+    size_t total = b->text.len + (size_t)flen;
+    size_t cap = ZSTD_compressBound(total);
+    void *out = malloc(cap);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    *reason = "out of memory";
+    if (!out || !cctx) goto failed;
+    size_t rc = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    if (!ZSTD_isError(rc)) rc = ZSTD_CCtx_setPledgedSrcSize(cctx, total);
+    ZSTD_outBuffer ob = { out, cap, 0 };
+    ZSTD_inBuffer body = { b->text.data, b->text.len, 0 };
+    ZSTD_inBuffer foot = { footer, (size_t)flen, 0 };
+    while (!ZSTD_isError(rc) && body.pos < body.size)
+        rc = ZSTD_compressStream2(cctx, &ob, &body, ZSTD_e_continue);
+    do {
+        if (!ZSTD_isError(rc)) rc = ZSTD_compressStream2(cctx, &ob, &foot, ZSTD_e_end);
+    } while (!ZSTD_isError(rc) && rc != 0);
+    if (ZSTD_isError(rc)) {
+        *reason = ZSTD_getErrorName(rc);
+        goto failed;
+    }
+    ZSTD_freeCCtx(cctx);
+    *outlen = ob.pos;
+    return out;
+failed:
+    ZSTD_freeCCtx(cctx);
+    free(out);
+    return NULL;
+}
+
+/* Writes all of data to fd; returns 0 or an errno value. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Appends under an exclusive lock; a failed write is cut off again, so the
+ * file gains one complete frame or nothing. */
+static int append_frame(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(errbuf, errlen, path, "%s", strerror(errno));
+    const char *why = NULL;
+    int err = 0;
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) { err = errno; break; }
+    }
+    struct stat st;
+    if (!err && fstat(fd, &st) < 0) err = errno;
+    if (!err && !S_ISREG(st.st_mode)) why = "not a regular file";
+    if (!err && !why) {
+        err = write_all(fd, frame, len);
+        if (err) {
+            int cut = ftruncate(fd, st.st_size);   /* the write error is the one reported */
+            (void)cut;
+        }
+    }
+    flock(fd, LOCK_UN);
+    if (close(fd) < 0 && !err) err = errno;
+    if (why) return fail(errbuf, errlen, path, "%s", why);
+    if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
+    return 0;
+}
+
+/* Writes a temporary file beside path, then renames it over path. */
+static int replace_file(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) return fail(errbuf, errlen, path, "%s", strerror(ELOOP));
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    size_t tmpcap = strlen(path) + 64;
+    char *tmp = malloc(tmpcap);
+    if (!tmp) return fail(errbuf, errlen, path, "out of memory");
+    static unsigned counter;
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        snprintf(tmp, tmpcap, "%.*s.%s.tmp.%ld.%u", (int)dirlen, path, path + dirlen, (long)getpid(),
+                 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return fail(errbuf, errlen, path, "%s", strerror(e));
+    }
+    int err = write_all(fd, frame, len);
+    if (!err && fsync(fd) < 0) err = errno;
+    if (close(fd) < 0 && !err) err = errno;
+    if (!err && rename(tmp, path) < 0) err = errno;
+    if (err) unlink(tmp);
+    free(tmp);
+    if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
+    return 0;
+}
+
+int rep_write_file(const rep_builder *b, const char *path, int append, char *errbuf, size_t errlen)
+{
+    if (b->text.oom) return fail(errbuf, errlen, path, "out of memory");
+    size_t len = 0;
+    const char *reason = NULL;
+    void *frame = compress_frame(b, &len, &reason);
+    if (!frame) return fail(errbuf, errlen, path, "%s", reason);
+    int rc = append ? append_frame(path, frame, len, errbuf, errlen)
+                    : replace_file(path, frame, len, errbuf, errlen);
+    free(frame);
+    return rc;
+}

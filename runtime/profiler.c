@@ -1,0 +1,711 @@
+/* The runtime profiler behind --profile and PEGO_FLAGS (design.md sections 7
+ * and 8): exact attribution of steady-clock time to rules at every frame
+ * transfer of the VM's general call path, exact counts per rule, per-parse
+ * records, the call graph, and a calling-context tree with recursion folded.
+ * Each thread collects into its own collector; at exit (or on a flush) the
+ * collectors are merged into one report, written as one zstd frame.
+ *
+ * The library prints only the messages documented for PEGO_FLAGS: a malformed
+ * option (once) and a report that cannot be written. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1      /* secure_getenv */
+#endif
+#include "parser.h"
+#include "../reports/report.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+/* ---- the clock ---- */
+
+static int use_tsc = -1;   /* decided once: an invariant TSC, else CLOCK_MONOTONIC */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int invariant_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0x80000000u, NULL) < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+/* One reading of the profiler's clock, in ticks. */
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (use_tsc) return __rdtsc();
+#endif
+    return mono_ns();
+}
+
+/* Calibration: ticks and nanoseconds at the start, to convert ticks at the end. */
+static uint64_t cal_ticks, cal_ns;
+
+static double ns_per_tick(void)
+{
+    if (!use_tsc) return 1.0;
+    uint64_t t = ticks(), n = mono_ns();
+    if (t <= cal_ticks || n <= cal_ns) return 1.0;
+    return (double)(n - cal_ns) / (double)(t - cal_ticks);
+}
+
+/* ---- what is collected ---- */
+
+typedef struct {
+    uint32_t rule, parent, child, sibling;   /* child/sibling: first child, next sibling (0: none) */
+    uint64_t calls, self;
+} cct_node;
+
+/* Everything a collector knows about one grammar. The grammar's data is copied,
+ * since a program may free the grammar before the report is written. */
+typedef struct prof_grammar {
+    const pego_grammar *g;
+    uint64_t  hash;
+    char     *name, *file;
+    int       nrules;
+    rep_rule_info *infos;
+    rep_rule *rules;                 /* totals, times in ticks */
+    uint64_t *edge_calls, *edge_ticks; /* nrules x nrules, caller-major */
+    cct_node *cct;  uint32_t ncct, capcct;  /* node 0 is the root above the start rule */
+    struct prof_grammar *next;
+} prof_grammar;
+
+typedef struct {
+    rep_parse parse;                 /* time in ticks; input owned */
+    const prof_grammar *grammar;
+} prof_parse;
+
+typedef struct collector {
+    prof_grammar *grammars;
+    prof_parse   *parses; size_t nparses, capparses;
+    struct collector *next;
+} collector;
+
+/* One active call of the parse being profiled. */
+typedef struct {
+    uint32_t rule, pos, cct, prev_cct;
+    uint64_t start;
+    uint8_t  outermost;
+} prof_frame;
+
+/* The per-parser state of a profiled parse (parser.h: p->prof). */
+struct rt_profile_state {
+    collector    *c;
+    prof_grammar *pg;
+    prof_frame   *stack; uint32_t depth, cap;
+    uint32_t      cct;               /* current calling-context node */
+    uint32_t     *active;            /* per rule: activations on the stack */
+    int32_t      *onpath;            /* per rule: its node on the current context path, or -1 */
+    uint64_t     *parse_self;        /* per rule: self ticks in this parse (top rule) */
+    uint64_t      last, start, reads;
+    uint64_t      calls0, evals0, memo0;
+    /* --profile-detail: evaluations seen at (rule, position, level) in this parse */
+    uint64_t     *seen_keys; uint32_t *seen_counts; uint32_t seen_n, seen_cap;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    int      env_read;
+    int      enabled;                /* collecting now */
+    int      configured;             /* a report file is set */
+    int      exit_registered;
+    int      detail, append;
+    char    *file;                   /* the pattern given */
+    char     error[512];             /* the last configuration or write error */
+    int64_t  pid, start;
+    char     host[256];
+    collector *collectors;
+} prof = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static _Thread_local collector *my_collector;
+
+/* ---- options ---- */
+
+typedef struct {
+    int   has_file, append, detail;
+    char *file;
+    char  error[256];
+} prof_options;
+
+static int option_error(prof_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int option_error(prof_options *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->error, sizeof o->error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Parses a space-separated option list (PEGO_FLAGS, or options given to
+ * pego_profile_start). where names the source in messages ("PEGO_FLAGS"). */
+static int parse_options(const char *text, const char *where, prof_options *o)
+{
+    char *copy = strdup(text ? text : "");
+    if (!copy) return option_error(o, "out of memory");
+    int status = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " \t\n", &save); tok && !status; tok = strtok_r(NULL, " \t\n", &save)) {
+        if (strcmp(tok, "--profile") == 0 || strcmp(tok, "-profile") == 0) {
+            char *next = strtok_r(NULL, " \t\n", &save);
+            if (!next || next[0] == '-') status = option_error(o, "--profile needs a file name");
+            else { free(o->file); o->file = strdup(next); o->has_file = 1; }
+        } else if (strncmp(tok, "--profile=", 10) == 0 || strncmp(tok, "-profile=", 9) == 0) {
+            const char *f = strchr(tok, '=') + 1;
+            if (!*f) status = option_error(o, "--profile needs a file name");
+            else { free(o->file); o->file = strdup(f); o->has_file = 1; }
+        } else if (strcmp(tok, "--profile-append") == 0 || strcmp(tok, "-profile-append") == 0) {
+            o->append = 1;
+        } else if (strcmp(tok, "--profile-detail") == 0 || strcmp(tok, "-profile-detail") == 0) {
+            o->detail = 1;
+        } else if (strncmp(tok, "--profile-interval", 18) == 0 || strncmp(tok, "-profile-interval", 17) == 0) {
+            status = option_error(o, "--profile-interval is not supported yet");
+        } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
+            status = option_error(o, "--profile-native is not supported yet");
+        } else {
+            status = option_error(o, "unknown option in %s: %s", where, tok);
+        }
+    }
+    free(copy);
+    return status;
+}
+
+static void write_at_exit(void);
+
+/* Applies options (with the lock held): a file turns profiling on. */
+static void apply_options(const prof_options *o)
+{
+    if (o->append) prof.append = 1;
+    if (o->detail) prof.detail = 1;
+    if (!o->has_file) return;
+    free(prof.file);
+    prof.file = strdup(o->file);
+    prof.configured = prof.enabled = prof.file != NULL;
+    if (!prof.start) {
+        prof.start = (int64_t)time(NULL);
+        prof.pid = (int64_t)getpid();
+        if (gethostname(prof.host, sizeof prof.host - 1) != 0) strcpy(prof.host, "unknown");
+    }
+    if (use_tsc < 0) {
+        use_tsc = invariant_tsc();
+        cal_ticks = ticks();
+        cal_ns = mono_ns();
+    }
+    if (!prof.exit_registered && atexit(write_at_exit) == 0) prof.exit_registered = 1;
+}
+
+/* Reads PEGO_FLAGS once per process (ignored in set-user-ID and set-group-ID
+ * programs). Options given to pego_profile_start before win. Returns -1 with
+ * the message in prof.error when the variable is malformed. */
+static int read_env_locked(void)
+{
+    if (prof.env_read) return 0;
+    prof.env_read = 1;
+    const char *env = secure_getenv("PEGO_FLAGS");
+    if (!env || !*env) return 0;
+    prof_options o = { 0 };
+    int status = parse_options(env, "PEGO_FLAGS", &o);
+    if (status == 0 && !prof.configured) apply_options(&o);
+    else if (status == 0) {               /* the code's options win; add only what it left unset */
+        if (o.append) prof.append = 1;
+        if (o.detail) prof.detail = 1;
+    }
+    if (status) snprintf(prof.error, sizeof prof.error, "%s", o.error);
+    free(o.file);
+    return status;
+}
+
+/* Called when a parser is created: the first one reads PEGO_FLAGS, and a
+ * malformed value is reported once; the program goes on unprofiled. */
+void rt_profile_init(void)
+{
+    pthread_mutex_lock(&prof.lock);
+    int first = !prof.env_read;
+    int status = read_env_locked();
+    pthread_mutex_unlock(&prof.lock);
+    if (first && status) fprintf(stderr, "pego: %s\n", prof.error);
+}
+
+int pego_profile_start(const char *file, const char *options)
+{
+    prof_options o = { 0 };
+    int status = parse_options(options, "options", &o);
+    if (!status && file) {
+        if (!*file) status = option_error(&o, "--profile needs a file name");
+        else { free(o.file); o.file = strdup(file); o.has_file = 1; }
+    }
+    pthread_mutex_lock(&prof.lock);
+    if (status) {
+        snprintf(prof.error, sizeof prof.error, "%s", o.error);
+    } else {
+        if (o.has_file) apply_options(&o);
+        else if (o.append || o.detail) { prof.append |= o.append; prof.detail |= o.detail; }
+        status = read_env_locked();
+        if (!status && prof.configured) prof.enabled = 1;
+    }
+    pthread_mutex_unlock(&prof.lock);
+    free(o.file);
+    return status;
+}
+
+int pego_profile_stop(void)
+{
+    pthread_mutex_lock(&prof.lock);
+    prof.enabled = 0;
+    pthread_mutex_unlock(&prof.lock);
+    return 0;
+}
+
+const char *pego_profile_error(void) { return prof.error; }
+
+int pego_profile_active(void) { return prof.enabled; }
+
+/* ---- collecting ---- */
+
+static collector *this_collector(void)
+{
+    if (my_collector) return my_collector;
+    collector *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    pthread_mutex_lock(&prof.lock);
+    c->next = prof.collectors;
+    prof.collectors = c;
+    pthread_mutex_unlock(&prof.lock);
+    my_collector = c;
+    return c;
+}
+
+static prof_grammar *grammar_of(collector *c, const pego_grammar *g)
+{
+    for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
+        if (pg->g == g && pg->hash == g->source_hash) return pg;
+    prof_grammar *pg = calloc(1, sizeof *pg);
+    if (!pg) return NULL;
+    int n = g->nrules;
+    pg->g = g;
+    pg->hash = g->source_hash;
+    /* the report names a grammar by its file's base name without .pego */
+    const char *base = strrchr(g->name, '/') ? strrchr(g->name, '/') + 1 : g->name;
+    size_t blen = strlen(base);
+    if (blen > 5 && strcmp(base + blen - 5, ".pego") == 0) blen -= 5;
+    pg->name = strndup(base, blen);
+    pg->file = strdup(g->file ? g->file : "");
+    pg->nrules = n;
+    pg->infos = calloc((size_t)n + 1, sizeof *pg->infos);
+    pg->rules = calloc((size_t)n + 1, sizeof *pg->rules);
+    pg->edge_calls = calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
+    pg->edge_ticks = calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
+    pg->capcct = 64;
+    pg->cct = calloc(pg->capcct, sizeof *pg->cct);
+    if (!pg->name || !pg->file || !pg->infos || !pg->rules || !pg->edge_calls || !pg->edge_ticks || !pg->cct)
+        goto oom;
+    pg->ncct = 1;
+    pg->cct[0].rule = UINT32_MAX;
+    for (int r = 0; r < n; r++) {
+        pg->infos[r] = (rep_rule_info){ strdup(g->rules[r].name), (uint32_t)g->rules[r].line, (uint32_t)g->rules[r].col };
+        pg->rules[r].rule = (uint32_t)r;
+    }
+    pg->next = c->grammars;
+    c->grammars = pg;
+    return pg;
+oom:
+    free(pg->name); free(pg->file); free(pg->infos); free(pg->rules);
+    free(pg->edge_calls); free(pg->edge_ticks); free(pg->cct); free(pg);
+    return NULL;
+}
+
+/* The calling-context node for rule under the current node. A rule already on
+ * the path folds back to its node, so recursion does not grow the tree. */
+static uint32_t cct_enter(rt_profile_state *s, uint32_t rule)
+{
+    prof_grammar *pg = s->pg;
+    if (s->onpath[rule] >= 0) return (uint32_t)s->onpath[rule];
+    for (uint32_t k = pg->cct[s->cct].child; k; k = pg->cct[k].sibling)
+        if (pg->cct[k].rule == rule) return k;
+    if (pg->ncct == pg->capcct) {
+        cct_node *n = realloc(pg->cct, 2 * pg->capcct * sizeof *n);
+        if (!n) return s->cct;       /* out of memory: the time stays with the caller's node */
+        pg->cct = n;
+        pg->capcct *= 2;
+    }
+    uint32_t k = pg->ncct++;
+    pg->cct[k] = (cct_node){ .rule = rule, .parent = s->cct, .sibling = pg->cct[s->cct].child };
+    pg->cct[s->cct].child = k;
+    return k;
+}
+
+/* Gives the time since the last transfer to the rule on top. */
+static inline void attribute(rt_profile_state *s, uint64_t now)
+{
+    if (s->depth) {
+        const prof_frame *top = &s->stack[s->depth - 1];
+        uint64_t d = now - s->last;
+        s->pg->rules[top->rule].self_ns += d;
+        s->pg->cct[s->cct].self += d;
+        s->parse_self[top->rule] += d;
+    }
+    s->last = now;
+    s->reads++;
+}
+
+/* --profile-detail: counts an evaluation of rule at (pos, level); returns how
+ * many evaluations came before it in this parse. */
+static uint32_t seen_before(rt_profile_state *s, uint32_t rule, uint32_t pos, uint32_t level)
+{
+    uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
+    if ((s->seen_n + 1) * 2 > s->seen_cap) {
+        uint32_t cap = s->seen_cap ? s->seen_cap * 2 : 4096;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        uint32_t *counts = calloc(cap, sizeof *counts);
+        if (!keys || !counts) { free(keys); free(counts); return 0; }
+        for (uint32_t i = 0; i < s->seen_cap; i++) {
+            if (!s->seen_keys[i]) continue;
+            uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+            while (keys[j]) j = (j + 1) & (cap - 1);
+            keys[j] = s->seen_keys[i];
+            counts[j] = s->seen_counts[i];
+        }
+        free(s->seen_keys);
+        free(s->seen_counts);
+        s->seen_keys = keys;
+        s->seen_counts = counts;
+        s->seen_cap = cap;
+    }
+    uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (s->seen_cap - 1);
+    while (s->seen_keys[j] && s->seen_keys[j] != key) j = (j + 1) & (s->seen_cap - 1);
+    if (!s->seen_keys[j]) { s->seen_keys[j] = key; s->seen_n++; }
+    return s->seen_counts[j]++;
+}
+
+void rt_prof_enter(pego_parser *p, uint32_t variant, uint32_t pos)
+{
+    rt_profile_state *s = p->prof;
+    uint32_t rule = variant % (uint32_t)p->g->nrules;
+    attribute(s, ticks());
+    if (s->depth == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 256;
+        prof_frame *st = realloc(s->stack, cap * sizeof *st);
+        if (!st) return;             /* out of memory: this call goes uncounted */
+        s->stack = st;
+        s->cap = cap;
+    }
+    uint32_t node = cct_enter(s, rule);
+    prof_frame *f = &s->stack[s->depth++];
+    *f = (prof_frame){ .rule = rule, .pos = pos, .cct = node, .prev_cct = s->cct, .start = s->last,
+                       .outermost = s->active[rule] == 0 };
+    if (s->onpath[rule] < 0) s->onpath[rule] = (int32_t)node;
+    else f->outermost |= 2;          /* folded: this frame did not set onpath */
+    s->active[rule]++;
+    s->cct = node;
+    s->pg->cct[node].calls++;
+    s->pg->rules[rule].calls++;
+}
+
+void rt_prof_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo)
+{
+    rt_profile_state *s = p->prof;
+    if (!s->depth) return;
+    uint64_t now = ticks();
+    attribute(s, now);
+    prof_frame *f = &s->stack[--s->depth];
+    prof_grammar *pg = s->pg;
+    rep_rule *r = &pg->rules[f->rule];
+    r->evals += evals;
+    if (memo) r->memo++;
+    rt_input *in = &p->in;
+    if (ok) {
+        r->matched++;
+        r->consumed += rt_input_unit(in, end) - rt_input_unit(in, f->pos);
+    } else {
+        r->failed++;
+    }
+    if (prof.detail && !memo && evals) {
+        uint32_t level = 0;
+        uint32_t before = seen_before(s, f->rule, f->pos, level);
+        if (before) {
+            r->repeats++;
+            if (before > r->max_repeats) {
+                r->max_repeats = before;
+                r->max_repeats_pos = rt_input_unit(in, f->pos);
+            }
+        }
+        if (!ok) r->wasted += rt_input_unit(in, examined) - rt_input_unit(in, f->pos);
+    }
+    if (--s->active[f->rule] == 0) r->time_ns += now - f->start;
+    if (!(f->outermost & 2)) s->onpath[f->rule] = -1;
+    s->cct = f->prev_cct;
+    if (s->depth) {
+        uint32_t caller = s->stack[s->depth - 1].rule;
+        pg->edge_calls[(size_t)caller * (size_t)pg->nrules + f->rule]++;
+        pg->edge_ticks[(size_t)caller * (size_t)pg->nrules + f->rule] += now - f->start;
+    }
+}
+
+static void state_free(rt_profile_state *s)
+{
+    if (!s) return;
+    free(s->stack);
+    free(s->active);
+    free(s->onpath);
+    free(s->parse_self);
+    free(s->seen_keys);
+    free(s->seen_counts);
+    free(s);
+}
+
+void rt_prof_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; }
+
+/* Starts profiling a parse when profiling is on: returns 1 when it is. */
+int rt_prof_parse_begin(pego_parser *p)
+{
+    if (!prof.enabled) return 0;
+    collector *c = this_collector();
+    prof_grammar *pg = c ? grammar_of(c, p->g) : NULL;
+    if (!pg) return 0;
+    rt_profile_state *s = p->prof;
+    if (!s || s->pg != pg) {
+        state_free(s);
+        s = p->prof = calloc(1, sizeof *s);
+        if (!s) return 0;
+        int n = p->g->nrules;
+        s->active = calloc((size_t)n + 1, sizeof *s->active);
+        s->onpath = malloc(((size_t)n + 1) * sizeof *s->onpath);
+        s->parse_self = calloc((size_t)n + 1, sizeof *s->parse_self);
+        if (!s->active || !s->onpath || !s->parse_self) { rt_prof_parser_free(p); return 0; }
+        s->c = c;
+        s->pg = pg;
+    }
+    int n = p->g->nrules;
+    memset(s->active, 0, (size_t)n * sizeof *s->active);
+    for (int r = 0; r < n; r++) s->onpath[r] = -1;
+    memset(s->parse_self, 0, (size_t)n * sizeof *s->parse_self);
+    if (s->seen_keys) memset(s->seen_keys, 0, s->seen_cap * sizeof *s->seen_keys);
+    if (s->seen_counts) memset(s->seen_counts, 0, s->seen_cap * sizeof *s->seen_counts);
+    s->seen_n = 0;
+    s->depth = 0;
+    s->cct = 0;
+    s->reads = 0;
+    s->start = s->last = ticks();
+    s->reads = 1;
+    return 1;
+}
+
+/* Ends a profiled parse: calls left active by an aborted parse are closed, and
+ * the parse record is kept. */
+void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes)
+{
+    rt_profile_state *s = p->prof;
+    if (!s) return;
+    uint64_t now = ticks();
+    attribute(s, now);
+    while (s->depth) {
+        prof_frame *f = &s->stack[--s->depth];
+        if (--s->active[f->rule] == 0) s->pg->rules[f->rule].time_ns += now - f->start;
+    }
+    collector *c = s->c;
+    if (c->nparses == c->capparses) {
+        size_t cap = c->capparses ? c->capparses * 2 : 64;
+        prof_parse *a = realloc(c->parses, cap * sizeof *a);
+        if (!a) return;
+        c->parses = a;
+        c->capparses = cap;
+    }
+    const pego_stats *st = &p->res.stats;
+    uint32_t top = REP_NO_RULE;
+    for (int r = 0; r < p->g->nrules; r++)
+        if (s->parse_self[r] && (top == REP_NO_RULE || s->parse_self[r] > s->parse_self[top])) top = (uint32_t)r;
+    prof_parse *pp = &c->parses[c->nparses++];
+    pp->grammar = s->pg;
+    pp->parse = (rep_parse){
+        .input = strdup(input ? input : "<input>"), .bytes = bytes,
+        .unit = p->in.unit == PEGO_UNIT_BYTES ? REP_UNIT_BYTES : REP_UNIT_CODEPOINTS,
+        .result = p->res.status == PEGO_OK ? REP_RESULT_OK
+                : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR : REP_RESULT_ABORTED,
+        .time_ns = now - s->start, .calls = st->calls, .evals = st->evals, .memo = st->memo_hits,
+        .clock_reads = s->reads, .top_rule = top,
+    };
+}
+
+/* ---- writing the report ---- */
+
+/* The process's command line, from /proc (a library has no argv). */
+static char **read_argv(int *argc)
+{
+    *argc = 0;
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f) return NULL;
+    rt_buf b;
+    rt_buf_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) rt_buf_add(&b, chunk, n);
+    fclose(f);
+    if (b.oom || !b.len) { rt_buf_free(&b); return NULL; }
+    int count = 0;
+    for (size_t i = 0; i < b.len; i++) count += b.data[i] == 0;
+    char **argv = calloc((size_t)count + 2, sizeof *argv);
+    if (!argv) { rt_buf_free(&b); return NULL; }
+    size_t start = 0;
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] == 0) { argv[(*argc)++] = strdup(b.data + start); start = i + 1; }
+    rt_buf_free(&b);
+    return argv;
+}
+
+/* Merges every collector's data into one report and writes it. In append mode
+ * what was written is cleared, so the next write adds only what came after. */
+static int write_report(void)
+{
+    if (!prof.configured || !prof.file) return 0;
+    double scale = ns_per_tick();
+    int argc;
+    char **argv = read_argv(&argc);
+    rep_header h = { .version = REP_FORMAT_VERSION, .pego = PEGO_VERSION, .pid = prof.pid, .host = prof.host,
+                     .argc = argc, .argv = (const char *const *)argv, .start = prof.start,
+                     .clock = use_tsc ? "tsc" : "monotonic", .mode = "exact", .detail = prof.detail };
+    rep_builder *b = rep_builder_new(&h);
+    int status = b ? 0 : -1;
+    uint32_t gid = 0;
+    uint64_t pid = 0;
+    for (collector *c = prof.collectors; c && b; c = c->next) {
+        for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
+            /* the same grammar seen by several threads is written once, merged */
+            int first = 1;
+            for (collector *d = prof.collectors; d != c && first; d = d->next)
+                for (prof_grammar *q = d->grammars; q; q = q->next)
+                    if (q->g == pg->g && q->hash == pg->hash) first = 0;
+            if (!first) continue;
+            uint32_t id = ++gid;
+            rep_grammar rg = { .id = id, .name = pg->name, .file = pg->file, .hash = pg->hash,
+                               .nrules = (size_t)pg->nrules, .rules = pg->infos };
+            rep_add_grammar(b, &rg);
+            int n = pg->nrules;
+            for (int r = 0; r < n; r++) {
+                rep_rule sum = pg->rules[r];
+                for (collector *d = c->next; d; d = d->next)
+                    for (prof_grammar *q = d->grammars; q; q = q->next) {
+                        if (q->g != pg->g || q->hash != pg->hash) continue;
+                        const rep_rule *o = &q->rules[r];
+                        sum.calls += o->calls; sum.evals += o->evals; sum.memo += o->memo;
+                        sum.matched += o->matched; sum.failed += o->failed; sum.repeats += o->repeats;
+                        if (o->max_repeats > sum.max_repeats) {
+                            sum.max_repeats = o->max_repeats;
+                            sum.max_repeats_pos = o->max_repeats_pos;
+                        }
+                        sum.consumed += o->consumed; sum.wasted += o->wasted;
+                        sum.time_ns += o->time_ns; sum.self_ns += o->self_ns;
+                    }
+                if (!sum.calls) continue;
+                sum.grammar = id;
+                sum.time_ns = (uint64_t)((double)sum.time_ns * scale);
+                sum.self_ns = (uint64_t)((double)sum.self_ns * scale);
+                rep_add_rule(b, &sum);
+            }
+            for (int a = 0; a < n; a++)
+                for (int z = 0; z < n; z++) {
+                    size_t k = (size_t)a * (size_t)n + (size_t)z;
+                    uint64_t calls = pg->edge_calls[k], t = pg->edge_ticks[k];
+                    for (collector *d = c->next; d; d = d->next)
+                        for (prof_grammar *q = d->grammars; q; q = q->next)
+                            if (q->g == pg->g && q->hash == pg->hash) { calls += q->edge_calls[k]; t += q->edge_ticks[k]; }
+                    if (!calls) continue;
+                    rep_edge e = { .grammar = id, .caller = (uint32_t)a, .callee = (uint32_t)z, .calls = calls,
+                                   .time_ns = (uint64_t)((double)t * scale) };
+                    rep_add_edge(b, &e);
+                }
+            /* calling-context trees: each collector's own, as separate stack records
+             * (a reader adds up records with the same path) */
+            for (collector *d = c; d; d = d->next)
+                for (prof_grammar *q = d->grammars; q; q = q->next) {
+                    if (q->g != pg->g || q->hash != pg->hash) continue;
+                    uint32_t frames[256];
+                    for (uint32_t k = 1; k < q->ncct; k++) {
+                        if (!q->cct[k].calls && !q->cct[k].self) continue;
+                        size_t depth = 0;
+                        for (uint32_t x = k; x && depth < 256; x = q->cct[x].parent) frames[depth++] = q->cct[x].rule;
+                        for (size_t i = 0; i < depth / 2; i++) {
+                            uint32_t t = frames[i];
+                            frames[i] = frames[depth - 1 - i];
+                            frames[depth - 1 - i] = t;
+                        }
+                        rep_stack st = { .grammar = id, .nframes = depth, .frames = frames, .calls = q->cct[k].calls,
+                                         .self_ns = (uint64_t)((double)q->cct[k].self * scale) };
+                        rep_add_stack(b, &st);
+                    }
+                }
+            for (collector *d = prof.collectors; d; d = d->next)
+                for (size_t i = 0; i < d->nparses; i++) {
+                    prof_parse *pp = &d->parses[i];
+                    if (pp->grammar->g != pg->g || pp->grammar->hash != pg->hash) continue;
+                    rep_parse rp = pp->parse;
+                    rp.id = ++pid;
+                    rp.grammar = id;
+                    rp.time_ns = (uint64_t)((double)rp.time_ns * scale);
+                    rep_add_parse(b, &rp);
+                }
+        }
+    }
+    if (b) {
+        char *path = rep_expand_path(prof.file, prof.pid, prof.host, prof.start);
+        if (!path) status = -1;
+        else status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
+        free(path);
+    } else {
+        snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
+    }
+    rep_builder_free(b);
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    free(argv);
+    if (status == 0 && prof.append) {                /* appended: start the next frame empty */
+        for (collector *c = prof.collectors; c; c = c->next) {
+            for (size_t i = 0; i < c->nparses; i++) free((char *)c->parses[i].parse.input);
+            c->nparses = 0;
+            for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
+                int n = pg->nrules;
+                for (int r = 0; r < n; r++) pg->rules[r] = (rep_rule){ .rule = (uint32_t)r };
+                memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
+                memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
+                for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;
+            }
+        }
+    }
+    return status;
+}
+
+int pego_profile_flush(void)
+{
+    pthread_mutex_lock(&prof.lock);
+    int status = write_report();
+    pthread_mutex_unlock(&prof.lock);
+    return status;
+}
+
+/* The atexit handler: writes the report; a failure is reported and the
+ * program's exit status stays its own. */
+static void write_at_exit(void)
+{
+    pthread_mutex_lock(&prof.lock);
+    int status = write_report();
+    pthread_mutex_unlock(&prof.lock);
+    if (status) fprintf(stderr, "pego: %s\n", prof.error);
+}
