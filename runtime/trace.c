@@ -76,7 +76,10 @@ static void fill_exit(pego_parser *p, pego_trace_event *ev, struct pego_trace_de
     ev->examined = rt_input_unit(&p->in, examined);
 }
 
-/* ---- the observation points of the general call path ---- */
+/* ---- the observation points of the general call path ----
+ * While calls are observed every call has a side record, so a call's depth in
+ * the trace is its record's place on that stack (Pratt parses, which count
+ * toward the nesting limit, are not calls). */
 
 static int trace_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
 static int trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
@@ -125,7 +128,7 @@ static int trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t de
     uint32_t examined = growing ? m->end : m->examined;
     fill_exit(p, &ev, &d, (m->flags & MEMO_OK) != 0, m->end, examined > pos ? examined : pos, 0);
     ev.memo = 1;
-    if (!growing && (m->flags & MEMO_OK)) {      /* the hit has re-appended them */
+    if (m->flags & MEMO_OK) {                    /* the hit has re-appended them */
         ev.recovered = m->rec_len;
         d.rec_first = p->nrec - m->rec_len;
     }
@@ -141,7 +144,7 @@ static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint3
 {
     pego_trace_event ev;
     struct pego_trace_detail d;
-    fill_enter(p, &ev, &d, gf->variant, gf->pos, p->depth, gf->call_level);
+    fill_enter(p, &ev, &d, gf->variant, gf->pos, (uint32_t)(gf - p->gf) + 1, gf->call_level);
     fill_exit(p, &ev, &d, ok, end, examined, evals);
     if (ok) {
         ev.recovered = p->nrec - gf->rec_start;

@@ -883,7 +883,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 rt_expect *x = &p->exp;
                 uint32_t n = x->n - x->base, far = x->far;
                 if (grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
-                memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
+                if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
                 close_window(p, e->aux, e->aux2, 0);
                 uint32_t skip = e->ip;
                 pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
@@ -942,7 +942,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
          * expectation window and examined range. A traced call is reported before
          * the memo table is consulted, so a memo hit is an ordinary call. */
         st->calls++;
-        if (OBSERVING(p) && rt_observe_enter(p, call_variant, pos, p->depth + 1, call_level)) goto trace_abort;
+        if (OBSERVING(p) && rt_observe_enter(p, call_variant, pos, p->ngf + 1, call_level)) goto trace_abort;
         uint32_t min = call_level ? call_level - 1 : 0;
         rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos, min) : NULL;
         /* An entry computed inside a lookahead recorded no expectations; one with
@@ -956,8 +956,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 for (uint32_t i = 0; i < m->exp_len; i++)
                     expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
             }
-            if (!(m->flags & MEMO_GROWING) && replay_recovered(p, m) < 0) goto oom;
-            if (OBSERVING(p) && rt_observe_hit(p, call_variant, pos, p->depth + 1, call_level, m)) goto trace_abort;
+            /* a growing seed carries the errors its round recovered, like any entry */
+            if ((m->flags & MEMO_OK) && replay_recovered(p, m) < 0) goto oom;
+            if (OBSERVING(p) && rt_observe_hit(p, call_variant, pos, p->ngf + 1, call_level, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
             if (call_variant < nrules) PUSH_VALUE(m->value);
@@ -978,6 +979,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             if (!m) goto oom;
             m->flags = MEMO_GROWING;
             m->exp_len = 0;
+            m->rec_len = 0;
             gf->memo = (int32_t)(m - p->memo.entries);
         }
         PUSH_ENTRY(E_GCALL, call_ret);
