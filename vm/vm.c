@@ -35,7 +35,8 @@ static inline void expect(pego_parser *p, uint32_t pos, uint32_t id)
     if (pos > x->far) { x->far = pos; x->n = x->base; }
     for (uint32_t i = x->base; i < x->n; i++)
         if (x->items[i] == id) return;
-    rt_expect_add_slow(x, pos, id);
+    if (x->n < x->cap) x->items[x->n++] = id;
+    else rt_expect_add_slow(x, pos, id);
 }
 
 static inline int class_has(const cc_class *c, uint32_t ch)
@@ -299,12 +300,17 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP_LIT: {
             const cc_literal *l = &g->literals[ip->a];
             uint32_t start = pos, end;
-            if (len - pos >= l->len && memcmp(s + pos, l->bytes, l->len) == 0) end = pos + l->len;
+            /* the first byte decides most comparisons: test it before the rest */
+            if (len - pos >= l->len && (l->len == 0 || (s[pos] == (unsigned char)l->bytes[0] &&
+                                                         memcmp(s + pos + 1, l->bytes + 1, l->len - 1) == 0)))
+                end = pos + l->len;
             else if (!l->fffd || (end = literal_slow(l, s, pos, len)) == UINT32_MAX) {
                 expect(p, pos, l->expect);
-                uint32_t k = 0;                        /* examined: the first differing byte */
-                while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
-                LOOKED(pos + k + (pos + k < len));
+                if (p->observing) {                    /* examined: up to the first differing byte */
+                    uint32_t k = 0;
+                    while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
+                    LOOKED(pos + k + (pos + k < len));
+                }
                 goto fail;
             }
             pos = end;
