@@ -64,9 +64,14 @@ void cli_input_close(cli_input *in);
 /* Output helpers of trace, profile and explain. */
 #define CLI_TEXT_MAX 30   /* input text shown by trace and explain, in units, before "..." */
 /* The input from..to of the traced parse, quoted as trees quote terminals and cut
- * after CLI_TEXT_MAX units with "..." after the closing quote. */
-void cli_print_quoted(FILE *out, const pego_trace_event *ev, uint64_t from, uint64_t to);
+ * after CLI_TEXT_MAX units with "..." after the closing quote. Returns a malloc'd
+ * string, or NULL when out of memory. */
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to);
 void cli_print_json_string(FILE *out, const char *s);
+/* What a failure expected, as a syntax error says it: "expected A, B", or the
+ * #error messages among the items joined with "; " (they hide the other items).
+ * Returns a malloc'd string, or NULL when out of memory. */
+char *cli_expected_text(const char *const *items, size_t n);
 
 int cmd_parse(int argc, char **argv);
 int cmd_check(int argc, char **argv);

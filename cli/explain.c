@@ -76,8 +76,8 @@ typedef struct {
     explain_target *targets;
     size_t          ntargets;
     int             resolved;       /* recovered targets' positions are known */
-    explain_frame  *frames;
-    size_t          capframes;
+    explain_frame  *frames;         /* the calls in progress, the start rule's first */
+    size_t          nframes, capframes;
     int             short_match;    /* the start rule matched short of the end */
     int             short_line, short_col;
     int             oom;
@@ -113,24 +113,25 @@ static char *append(char *s, const char *more)
     return t;
 }
 
-/* The expected items of a syntax error's text ("L:C: syntax error: expected A,
- * B"), split where a comma separates two items (not inside a quoted literal
- * or a class); a text without that form (an #error message) is one item. */
+/* The expected items of a recovered error's text: "L:C: syntax error: expected
+ * A, B" split where a comma separates two items (not inside a quoted literal
+ * or a class), or "L:C: M1; M2", #error messages, split where they were joined. */
 static int split_items(explain_target *t)
 {
     static const char marker[] = "syntax error: expected ";
     const char *s = strchr(t->error, ' ');
     s = s ? s + 1 : t->error;
-    if (strncmp(s, marker, sizeof marker - 1) == 0) s += sizeof marker - 1;
+    int messages = strncmp(s, marker, sizeof marker - 1) != 0;
+    if (!messages) s += sizeof marker - 1;
     while (*s) {
         const char *e = s;
-        if (*e == '"' || (e[0] == '(' && e[1] == '?')) {
+        if (!messages && (*e == '"' || (e[0] == '(' && e[1] == '?'))) {
             char close = *e == '"' ? '"' : ')';
             for (e += *e == '"' ? 1 : 2; *e && *e != close; e++)
                 if (*e == '\\' && e[1]) e++;
             if (*e) e++;
         }
-        while (*e && strncmp(e, ", ", 2) != 0) e++;
+        while (*e && strncmp(e, messages ? "; " : ", ", 2) != 0) e++;
         char **a = realloc(t->items, (t->nitems + 1) * sizeof *a);
         if (!a) return -1;
         t->items = a;
@@ -179,19 +180,17 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
     pego_trace_line_col(ev, ev->pos, &line, &col);
     char *head = dup_printf("%s %d:%d: ", ev->rule, line, col);
     if (head && ev->matched && !holder) {
-        size_t len;
-        uint64_t cut = ev->end - ev->pos > CLI_TEXT_MAX ? ev->pos + CLI_TEXT_MAX : ev->end;
-        const char *text = pego_trace_input(ev, ev->pos, cut, &len);
-        char *q = pego_quote(text, len, pego_trace_unit(ev));
-        head = append(append(append(head, "matched "), q ? q : "\"\""), cut < ev->end ? "..., then " : ", then ");
-        free(q);
+        char *text = cli_quoted(ev, ev->pos, ev->end);
+        head = text ? append(append(append(head, "matched "), text), ", then ") : (free(head), NULL);
+        free(text);
     }
-    head = append(head, "expected ");
-    for (size_t i = 0; i < n; i++) head = append(append(head, i ? ", " : ""), own[i]);
+    char *expected = cli_expected_text(own, n);
+    head = expected ? append(head, expected) : (free(head), NULL);
+    free(expected);
     if (ev->memo) head = append(head, " [memo]");
     if (holder) head = append(head, " [#recover]");
     char *stack = strdup("");
-    for (uint32_t d = ev->depth - 1; d >= 1 && stack; d--) {
+    for (size_t d = x->nframes - 1; d-- > 0 && stack;) {   /* the callers of the exiting call */
         pego_trace_line_col(ev, x->frames[d].pos, &line, &col);
         char *in = dup_printf("    in %s %d:%d\n", pego_grammar_rule_name(x->g, (size_t)x->frames[d].rule), line, col);
         stack = in ? append(stack, in) : (free(stack), NULL);
@@ -234,11 +233,10 @@ static void resolve(explainer *x, const pego_trace_event *ev)
  * nested calls did not is its own; all of it counts as nested for its caller. */
 static int call_exited(explainer *x, const pego_trace_event *ev)
 {
-    uint32_t d = ev->depth;
-    explain_frame *f = &x->frames[d];
+    explain_frame *f = &x->frames[x->nframes - 1], *up = x->nframes > 1 ? f - 1 : NULL;
     uint64_t far;
     size_t n;
-    if (d == 1 && ev->matched) {
+    if (!up && ev->matched) {
         size_t after;
         pego_trace_input(ev, ev->end, UINT64_MAX, &after);
         x->short_match = after > 0;
@@ -254,7 +252,7 @@ static int call_exited(explainer *x, const pego_trace_event *ev)
             for (size_t i = 0; i < n; i++) {
                 const char *item = pego_trace_failure_item(ev, i);
                 if (!nested_has(f, k, item)) own[nown++] = item;
-                if (d > 1 && nested_add(&x->frames[d - 1], k, item) < 0) goto oom;
+                if (up && nested_add(up, k, item) < 0) goto oom;
             }
             if (nown && add_entry(x, t, ev, own, nown, 0) < 0) goto oom;
         }
@@ -281,29 +279,32 @@ oom:
     return -1;
 }
 
+/* Calls nest in the order of their events; the explainer keeps its own stack
+ * of them (an event's depth also counts the nesting levels of Pratt
+ * expressions, which are not calls). */
 static int explain_event(const pego_trace_event *ev, void *ud)
 {
     explainer *x = ud;
-    uint32_t d = ev->depth;
     if (!x->resolved) resolve(x, ev);
-    if (d + 1 > x->capframes) {
-        size_t cap = x->capframes ? x->capframes * 2 : 64;
-        while (cap < d + 1) cap *= 2;
-        explain_frame *f = realloc(x->frames, cap * sizeof *f);
-        if (!f) goto oom;
-        memset(f + x->capframes, 0, (cap - x->capframes) * sizeof *f);
-        x->frames = f;
-        x->capframes = cap;
-    }
     if (ev->kind == PEGO_TRACE_ENTER) {
-        explain_frame *f = &x->frames[d];
+        if (x->nframes == x->capframes) {
+            size_t cap = x->capframes ? x->capframes * 2 : 64;
+            explain_frame *f = realloc(x->frames, cap * sizeof *f);
+            if (!f) goto oom;
+            memset(f + x->capframes, 0, (cap - x->capframes) * sizeof *f);
+            x->frames = f;
+            x->capframes = cap;
+        }
+        explain_frame *f = &x->frames[x->nframes++];
         frame_clear(f);
         f->rule = ev->rule_id;
         f->pos = ev->pos;
         return 0;
     }
-    if (ev->lookahead) return 0;     /* records nothing */
-    if (call_exited(x, ev) == 0) return 0;
+    if (!x->nframes) return 0;
+    int done = ev->lookahead ? 0 : call_exited(x, ev);     /* a call in a lookahead records nothing */
+    x->nframes--;
+    if (done == 0) return 0;
 oom:
     x->oom = 1;
     return 1;
@@ -394,6 +395,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
         x->targets[ntexts].error = texts[ntexts];
     }
     x->resolved = 0;
+    x->nframes = 0;
     x->short_match = 0;
     x->oom = 0;
     if (pego_parser_set_trace(in->p, explain_event, x) < 0) goto oom;

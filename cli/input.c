@@ -133,15 +133,21 @@ void cli_input_close(cli_input *in)
 
 /* ---- output helpers of the observing commands ---- */
 
-void cli_print_quoted(FILE *out, const pego_trace_event *ev, uint64_t from, uint64_t to)
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to)
 {
     size_t len;
     uint64_t cut = to - from > CLI_TEXT_MAX ? from + CLI_TEXT_MAX : to;
     const char *text = pego_trace_input(ev, from, cut, &len);
     char *q = pego_quote(text, len, pego_trace_unit(ev));
-    fputs(q ? q : "\"\"", out);
-    if (cut < to) fputs("...", out);
-    free(q);
+    if (!q || cut == to) return q;
+    size_t n = strlen(q);
+    char *r = realloc(q, n + 4);
+    if (!r) {
+        free(q);
+        return NULL;
+    }
+    memcpy(r + n, "...", 4);
+    return r;
 }
 
 void cli_print_json_string(FILE *out, const char *s)
@@ -161,4 +167,31 @@ void cli_print_json_string(FILE *out, const char *s)
         }
     }
     putc('"', out);
+}
+
+/* Whether an expected item is an #error message: items print as a quoted
+ * literal, a class or one of a few names (language.md 1.12). */
+static int is_message(const char *item)
+{
+    static const char *const names[] = { "any character", "beginning of input", "end of input",
+                                         "beginning of line", "end of line", NULL };
+    if (item[0] == '"' || (item[0] == '(' && item[1] == '?')) return 0;
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(item, *n) == 0) return 0;
+    return 1;
+}
+
+char *cli_expected_text(const char *const *items, size_t n)
+{
+    size_t size = sizeof "expected ", nmsg = 0;
+    for (size_t i = 0; i < n; i++) {
+        size += strlen(items[i]) + 2;
+        nmsg += is_message(items[i]);
+    }
+    char *s = malloc(size), *o = s;
+    if (!s) return NULL;
+    o += sprintf(o, "%s", nmsg ? "" : "expected ");
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (!nmsg || is_message(items[i])) o += sprintf(o, "%s%s", k++ ? (nmsg ? "; " : ", ") : "", items[i]);
+    return s;
 }

@@ -36,11 +36,11 @@ static const char trace_usage[] =
 
 enum { OPT_DEPTH = CLI_OPT_FIRST_FREE, OPT_RULE, OPT_FAILURES, OPT_FORMAT, OPT_HELP };
 
-/* What the printer knows about each call in progress, by depth. */
+/* What the printer knows about each call in progress. */
 typedef struct {
     uint8_t  inscope;     /* a call of a chosen rule, or nested in one */
     uint8_t  shown;
-    uint32_t anchor;      /* depth of the call -max-depth counts from */
+    uint32_t anchor;      /* nesting (1: the start rule's call) of the call -max-depth counts from */
     uint32_t indent;      /* shown calls around this one */
 } trace_frame;
 
@@ -50,12 +50,12 @@ typedef struct {
     const char   **rule_args;      /* the -rule values */
     int            nrule_args;
     unsigned char *chosen;         /* per rule id, with -rule; NULL: every call */
-    trace_frame   *frames;
-    size_t         capframes;
+    trace_frame   *frames;         /* the calls in progress, the start rule's first */
+    size_t         nframes, capframes;
     /* the last shown enter event, held back until we know whether its call
      * shows nested calls (an enter line) or not (one line) */
     int            pending;
-    uint32_t       pending_depth, pending_indent;
+    uint32_t       pending_nesting, pending_indent;
     int            pending_rule, pending_level, pending_line, pending_col;
     const pego_grammar *g;
     int            oom;
@@ -88,8 +88,9 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
     if (ev->matched) {
         pego_trace_line_col(ev, ev->pos, &line, &col);
         pego_trace_line_col(ev, ev->end, &eline, &ecol);
-        printf("-> matched %d:%d-%d:%d ", line, col, eline, ecol);
-        cli_print_quoted(stdout, ev, ev->pos, ev->end);
+        char *text = cli_quoted(ev, ev->pos, ev->end);
+        printf("-> matched %d:%d-%d:%d %s", line, col, eline, ecol, text ? text : "(out of memory)");
+        free(text);
     } else {
         fputs("-> failed", stdout);
     }
@@ -99,9 +100,16 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
     uint64_t far;
     size_t n;
     if (t->failures && !ev->matched && pego_trace_failure(ev, &far, &n)) {
+        const char **items = malloc((n + 1) * sizeof *items);
+        char *text = NULL;
+        if (items) {
+            for (size_t i = 0; i < n; i++) items[i] = pego_trace_failure_item(ev, i);
+            text = cli_expected_text(items, n);
+        }
         pego_trace_line_col(ev, far, &line, &col);
-        printf("; farthest %d:%d: expected ", line, col);
-        for (size_t i = 0; i < n; i++) printf("%s%s", i ? ", " : "", pego_trace_failure_item(ev, i));
+        printf("; farthest %d:%d: %s", line, col, text ? text : "(out of memory)");
+        free(text);
+        free(items);
     }
     putchar('\n');
 }
@@ -138,13 +146,33 @@ static void print_json(const trace_printer *t, const pego_trace_event *ev)
     fputs("}\n", stdout);
 }
 
+/* Calls nest in the order of their events; the printer keeps its own stack of
+ * them (an event's depth also counts the nesting levels of Pratt expressions,
+ * which are not calls). */
 static int trace_event(const pego_trace_event *ev, void *ud)
 {
     trace_printer *t = ud;
-    uint32_t d = ev->depth;
-    if (d + 1 > t->capframes) {
+    if (ev->kind == PEGO_TRACE_EXIT) {
+        if (!t->nframes) return 0;
+        uint32_t nesting = (uint32_t)t->nframes;
+        trace_frame *f = &t->frames[--t->nframes];
+        if (!f->shown) return 0;
+        if (t->json) {
+            print_json(t, ev);
+            return 0;
+        }
+        print_indent(f->indent);
+        print_name(ev->rule, ev->level);
+        if (t->pending && t->pending_nesting == nesting) {
+            printf(" %d:%d", t->pending_line, t->pending_col);
+            t->pending = 0;
+        }
+        putchar(' ');
+        print_result(t, ev);
+        return 0;
+    }
+    if (t->nframes == t->capframes) {
         size_t cap = t->capframes ? t->capframes * 2 : 64;
-        while (cap < d + 1) cap *= 2;
         trace_frame *f = realloc(t->frames, cap * sizeof *f);
         if (!f) {
             t->oom = 1;
@@ -153,45 +181,30 @@ static int trace_event(const pego_trace_event *ev, void *ud)
         t->frames = f;
         t->capframes = cap;
     }
-    trace_frame *f = &t->frames[d];
-    if (ev->kind == PEGO_TRACE_ENTER) {
-        const trace_frame *up = d > 1 ? &t->frames[d - 1] : NULL;
-        if (t->chosen ? t->chosen[ev->rule_id] : d == 1) {
-            f->inscope = 1;
-            f->anchor = d;
-        } else {
-            f->inscope = up && up->inscope;
-            f->anchor = up ? up->anchor : d;
-        }
-        f->shown = f->inscope && (!t->max_depth || d - f->anchor < t->max_depth);
-        f->indent = up ? up->indent + up->shown : 0;
-        if (!f->shown) return 0;
-        if (t->json) {
-            print_json(t, ev);
-            return 0;
-        }
-        flush_pending(t);
-        t->pending = 1;
-        t->pending_depth = d;
-        t->pending_indent = f->indent;
-        t->pending_rule = ev->rule_id;
-        t->pending_level = ev->level;
-        pego_trace_line_col(ev, ev->pos, &t->pending_line, &t->pending_col);
-        return 0;
+    const trace_frame *up = t->nframes ? &t->frames[t->nframes - 1] : NULL;
+    trace_frame *f = &t->frames[t->nframes++];
+    uint32_t nesting = (uint32_t)t->nframes;   /* 1 for the start rule's call */
+    if (t->chosen ? t->chosen[ev->rule_id] : !up) {
+        f->inscope = 1;
+        f->anchor = nesting;
+    } else {
+        f->inscope = up && up->inscope;
+        f->anchor = up ? up->anchor : nesting;
     }
+    f->shown = f->inscope && (!t->max_depth || nesting - f->anchor < t->max_depth);
+    f->indent = up ? up->indent + up->shown : 0;
     if (!f->shown) return 0;
     if (t->json) {
         print_json(t, ev);
         return 0;
     }
-    print_indent(f->indent);
-    print_name(ev->rule, ev->level);
-    if (t->pending && t->pending_depth == d) {
-        printf(" %d:%d", t->pending_line, t->pending_col);
-        t->pending = 0;
-    }
-    putchar(' ');
-    print_result(t, ev);
+    flush_pending(t);
+    t->pending = 1;
+    t->pending_nesting = nesting;
+    t->pending_indent = f->indent;
+    t->pending_rule = ev->rule_id;
+    t->pending_level = ev->level;
+    pego_trace_line_col(ev, ev->pos, &t->pending_line, &t->pending_col);
     return 0;
 }
 
@@ -246,6 +259,7 @@ static int trace_one(cli_input *in, const char *prefix, const char *label, const
         }
     }
     t->pending = 0;
+    t->nframes = 0;
     pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
     flush_pending(t);   /* a call an aborted parse left without its exit */
     fflush(stdout);

@@ -236,7 +236,7 @@ static void call_entered(pego_profile *prof, const pego_trace_event *ev, uint64_
 
 static void call_exited(pego_profile *prof, const pego_trace_event *ev, uint64_t now)
 {
-    if (prof->nstack == 0 || ev->depth != prof->nstack) return;   /* its enter was not seen */
+    if (prof->nstack == 0) return;   /* its enter was not seen */
     prof_frame f = prof->stack[--prof->nstack];
     prof_rule *r = &prof->rules[f.rule];
     uint64_t incl = now - f.start_ns;
@@ -261,7 +261,7 @@ static void call_exited(pego_profile *prof, const pego_trace_event *ev, uint64_t
     if (ev->memo) return;
     /* an evaluating call */
     if (!ev->matched) {
-        uint64_t examined = ev->examined - ev->pos;
+        uint64_t examined = ev->examined > ev->pos ? ev->examined - ev->pos : 0;
         r->r.wasted += examined;
         if (examined > r->worst_failed) {
             r->worst_failed = examined;

@@ -60,6 +60,11 @@ Case file format (one case per file; see also tests/golden/README.md):
                 in the order given.
   json          one line, "lines" or "document": standard output (before masking) must
                 parse as JSON, one value per line or as one value.
+  setup         a shell script (sh -e) run in the temporary directory after the files
+                are written and before pego runs, e.g. to build report files with
+                tests/mkreport.  Its environment adds PEGO (the pego binary), MKREPORT
+                (the environment's MKREPORT, else tests/mkreport beside pego) and srcdir.
+                A script that fails makes the case fail with its standard error.
 
 The runner prints one FAIL line per failing test followed by a unified diff of each
 stream that differs, and finally exactly "N passed, N failed"; it exits 1 if any test
@@ -78,7 +83,7 @@ import sys
 import tempfile
 
 HEADER = re.compile(r"^-- ([a-z][a-z0-9-]*)(?: (\S+))? --$")
-TEXT_SECTIONS = {"grammar", "input", "stdout", "stderr", "file", "mask"}
+TEXT_SECTIONS = {"grammar", "input", "stdout", "stderr", "file", "mask", "setup"}
 ONE_LINE_SECTIONS = {"grammar-file", "args", "status", "stderr-re", "json"}
 EXPR_SECTIONS = {"input-expr", "stdout-expr", "stderr-expr", "file-expr"}
 WITH_ARGUMENT = {"file", "file-expr"}
@@ -232,6 +237,20 @@ def check(name, expect, stdout, stderr, status):
     return f"FAIL {name}\n" + "".join(report)
 
 
+def run_setup(name, script, pego, srcdir, cwd):
+    """Runs a case's setup script in its directory; a failure is a case error."""
+    env = dict(os.environ, PEGO=pego, srcdir=srcdir)
+    env.setdefault("MKREPORT", os.path.join(os.path.dirname(pego), "tests", "mkreport"))
+    try:
+        proc = subprocess.run(["sh", "-e", "-c", script.decode("utf-8")], cwd=cwd, env=env,
+                              capture_output=True, timeout=TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CaseError(f"{name}: setup cannot run: {exc}") from exc
+    if proc.returncode != 0:
+        raise CaseError(f"{name}: setup failed with status {proc.returncode}: "
+                        + proc.stderr.decode("utf-8", "replace"))
+
+
 def run_case(name, path, pego, srcdir):
     case = parse_case(path)
     with tempfile.TemporaryDirectory(prefix="pego-golden-") as tmp:
@@ -245,6 +264,8 @@ def run_case(name, path, pego, srcdir):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(content)
+        if "setup" in case:
+            run_setup(name, case["setup"], pego, srcdir, tmp)
         args = [a.replace("{srcdir}", srcdir) for a in shlex.split(case["args"])]
         _, stdout, stderr, status = run_pego(pego, args, case.get("input", b""), tmp)
     return check(name, case, stdout, stderr, status)

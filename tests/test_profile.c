@@ -1,0 +1,496 @@
+/* Tests of the profile collector: every column's exact value on small grammars
+ * (worked out by hand in the comments), times that add up (self never above
+ * time, the self times of a parse summing to its time), the per-parse state
+ * (positions seen, calls an abort left open), each hint on a grammar built to
+ * trigger it and its silence otherwise, and on every fixture: a profiled parse
+ * gives the same result and statistics as an unprofiled one, and the
+ * collector's totals equal the parse's statistics. */
+#include <CUnit/Basic.h>
+#include <dirent.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pego.h"
+
+typedef struct {
+    pego_grammar *g;
+    pego_parser  *p;
+    pego_profile *prof;
+} fixture;
+
+static fixture setup(const char *src)
+{
+    fixture f;
+    f.g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.g);
+    f.p = pego_parser_new(f.g);
+    f.prof = pego_profile_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.prof);
+    CU_ASSERT_EQUAL(pego_parser_add_profile(f.p, f.prof), 0);
+    return f;
+}
+
+static pego_status parse(fixture *f, const char *input, const pego_options *opt)
+{
+    const pego_result *r;
+    return pego_parse(f->p, input, strlen(input), opt, &r);
+}
+
+static void teardown(fixture *f)
+{
+    pego_parser_free(f->p);
+    pego_grammar_free(f->g);
+    pego_profile_free(f->prof);
+}
+
+/* Compares a rule's counts (not its times) with the expected ones. */
+typedef struct {
+    const char *name;
+    uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos, consumed, wasted;
+} counts;
+
+static void check_rule(const pego_profile *prof, counts want)
+{
+    pego_profile_rule r;
+    if (pego_profile_find_rule(prof, want.name, &r) != 0) {
+        CU_FAIL("rule not in the profile");
+        fprintf(stderr, "\n  rule %s not in the profile\n", want.name);
+        return;
+    }
+    counts got = { r.name, r.calls, r.evals, r.memo, r.matched, r.failed, r.repeats, r.max_repeats,
+                   r.max_repeats_pos, r.consumed, r.wasted };
+    if (memcmp(&got.calls, &want.calls, sizeof want - offsetof(counts, calls)) != 0) {
+        CU_FAIL("counts differ");
+        fprintf(stderr, "\n  %s: got calls %llu evals %llu memo %llu matched %llu failed %llu repeats %llu "
+                "max %llu at %llu consumed %llu wasted %llu\n", want.name, (unsigned long long)got.calls,
+                (unsigned long long)got.evals, (unsigned long long)got.memo, (unsigned long long)got.matched,
+                (unsigned long long)got.failed, (unsigned long long)got.repeats,
+                (unsigned long long)got.max_repeats, (unsigned long long)got.max_repeats_pos,
+                (unsigned long long)got.consumed, (unsigned long long)got.wasted);
+    }
+}
+
+/* Times: self never above time, and the self times add up to the time of the
+ * parses' start calls (each call's self time is its time less its nested
+ * calls', so they telescope). */
+static void check_times(const pego_profile *prof)
+{
+    pego_profile_totals t;
+    pego_profile_get_totals(prof, &t);
+    uint64_t self = 0;
+    for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
+        pego_profile_rule r;
+        CU_ASSERT_EQUAL(pego_profile_get_rule(prof, i, &r), 0);
+        CU_ASSERT(r.self_ns <= r.time_ns);
+        CU_ASSERT(r.time_ns <= t.time_ns);
+        self += r.self_ns;
+    }
+    CU_ASSERT_EQUAL(self, t.time_ns);
+}
+
+/* v is called three times at 0: evaluated, evaluated and memoized, answered
+ * from the memo. w (transient: it calls no rule) runs in both evaluations of v,
+ * at 0 and at 1. */
+static void test_memo_counts(void)
+{
+    fixture f = setup("def main = v \"!\" / v \"?\" / v \".\" def v = w w def w = \"a\"");
+    CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    check_rule(f.prof, (counts){ "w", 4, 4, 0, 4, 0, 2, 1, 0, 4, 0 });
+    pego_profile_totals t;
+    pego_profile_get_totals(f.prof, &t);
+    CU_ASSERT_EQUAL(t.parses, 1);
+    CU_ASSERT_EQUAL(t.calls, 8);
+    CU_ASSERT_EQUAL(t.evals, 7);
+    CU_ASSERT_EQUAL(t.memo_hits, 1);
+    CU_ASSERT_EQUAL(t.examined, 3);
+    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 3);
+    pego_profile_rule r;
+    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 0, &r), 0);   /* in the order of first calls */
+    CU_ASSERT_STRING_EQUAL(r.name, "main");
+    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 3, &r), -1);
+    CU_ASSERT_EQUAL(pego_profile_find_rule(f.prof, "nosuch", &r), -1);
+    check_times(f.prof);
+    teardown(&f);
+}
+
+/* a matches "x", fails at "1" having looked at it (2 positions wasted); b
+ * matches "x1". */
+static void test_failure_counts(void)
+{
+    fixture f = setup("def main = a / b def a = \"x\" \"y\" \"z\" def b = \"x\" (?0-9)");
+    CU_ASSERT_EQUAL(parse(&f, "x1", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_rule(f.prof, (counts){ "a", 1, 1, 0, 0, 1, 0, 0, 0, 0, 2 });
+    check_rule(f.prof, (counts){ "b", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_times(f.prof);
+    teardown(&f);
+}
+
+/* The leader sum runs its body three times in one call (evals 3); its
+ * left-recursive calls are memo hits on the growing entry: the failed seed,
+ * then "1", then "1+2" (consumed 3 + 0 + 1 + 3). A failed memo hit wastes
+ * nothing. n runs at 0 in the first and third rounds (a repeat). Recursion
+ * counts sum's time once. */
+static void test_left_recursion_counts(void)
+{
+    fixture f = setup("def main = sum def sum = sum \"+\" n / n def n = (?0-9)");
+    CU_ASSERT_EQUAL(parse(&f, "1+2", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.prof, (counts){ "sum", 4, 3, 3, 3, 1, 0, 0, 0, 7, 0 });
+    check_rule(f.prof, (counts){ "n", 3, 3, 0, 3, 0, 1, 1, 0, 3, 0 });
+    pego_profile_rule main, sum;
+    pego_profile_find_rule(f.prof, "main", &main);
+    pego_profile_find_rule(f.prof, "sum", &sum);
+    CU_ASSERT(sum.time_ns <= main.time_ns);
+    check_times(f.prof);
+    teardown(&f);
+}
+
+/* Repeats are per (position, level): e evaluated at 0 at levels 2 and 0 has no
+ * repeat; e evaluated twice at 0 at level 0 has one (e is transient: it calls
+ * no rule, so it is never memoized). */
+static void test_repeats_by_level(void)
+{
+    const char *pratt = " def e = pratt { operand @(?0-9)+ level sum { infix left \"+\" } level mul { infix left \"*\" } }";
+    char src[512];
+    snprintf(src, sizeof src, "def main = e(mul) \"!\" / e \"?\"%s", pratt);
+    fixture f = setup(src);
+    CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 0, 0, 0, 2, 0 });
+    teardown(&f);
+    snprintf(src, sizeof src, "def main = e \"!\" / e \"?\"%s", pratt);
+    f = setup(src);
+    CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    teardown(&f);
+}
+
+/* a's value-free twin (under &) and its valued body count as one rule: the
+ * second evaluation at 0 is a repeat. */
+static void test_twin(void)
+{
+    fixture f = setup("def main = &a a def a = \"x\"");
+    CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "a", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 2);
+    teardown(&f);
+}
+
+/* A collector adds up any number of parses; the positions seen start afresh
+ * with each parse, so the same input twice gives twice the repeats of once. */
+static void test_several_parses(void)
+{
+    fixture f = setup("def main = v \"!\" / v \"?\" / v \".\" def v = w w def w = \"a\"");
+    CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
+    CU_ASSERT_EQUAL(parse(&f, "aa!", NULL), PEGO_OK);
+    /* second parse: v evaluated once, w at 0 and 1 */
+    check_rule(f.prof, (counts){ "v", 4, 3, 1, 4, 0, 1, 1, 0, 8, 0 });
+    check_rule(f.prof, (counts){ "w", 6, 6, 0, 6, 0, 2, 1, 0, 6, 0 });
+    pego_profile_totals t;
+    pego_profile_get_totals(f.prof, &t);
+    CU_ASSERT_EQUAL(t.parses, 2);
+    CU_ASSERT_EQUAL(t.examined, 6);
+    check_times(f.prof);
+    pego_profile_reset(f.prof);
+    pego_profile_get_totals(f.prof, &t);
+    CU_ASSERT_EQUAL(t.parses + t.calls + t.evals + t.memo_hits + t.examined + t.time_ns, 0);
+    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 0);
+    CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    teardown(&f);
+}
+
+/* A parse stopped by the nesting limit leaves calls without exits (the four
+ * calls of main entered before the limit); the next parse starts clean: its
+ * call of main is again the outermost, so it is timed. */
+static void test_aborted_parse(void)
+{
+    fixture f = setup("def main = \"(\" main \")\" / \"x\"");
+    pego_options o = { .max_depth = 3 };
+    CU_ASSERT_EQUAL(parse(&f, "((((x))))", &o), PEGO_ABORTED);
+    CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
+    check_rule(f.prof, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
+    pego_profile_rule r;
+    pego_profile_find_rule(f.prof, "main", &r);
+    pego_profile_totals t;
+    pego_profile_get_totals(f.prof, &t);
+    CU_ASSERT_EQUAL(t.parses, 2);
+    CU_ASSERT_EQUAL(r.time_ns, t.time_ns);
+    check_times(f.prof);
+    teardown(&f);
+}
+
+/* Runs src on input and returns the hints joined by "\n" (static storage). */
+static const char *hints_of(const char *src, const char *input, const pego_options *opt)
+{
+    static char out[2048];
+    fixture f = setup(src);
+    parse(&f, input, opt);
+    size_t n;
+    const char *const *h = pego_profile_hints(f.prof, &n);
+    out[0] = 0;
+    for (size_t i = 0; h && i < n; i++) {
+        strncat(out, h[i], sizeof out - strlen(out) - 2);
+        strcat(out, "\n");
+    }
+    CU_ASSERT_PTR_NULL(h ? h[n] : NULL);
+    teardown(&f);
+    return out;
+}
+
+/* The hint lines after the first (the self times, which vary). */
+static const char *after_times(const char *hints)
+{
+    CU_ASSERT_EQUAL(strncmp(hints, "Most self time: ", 16), 0);
+    const char *nl = strchr(hints, '\n');
+    return nl ? nl + 1 : "";
+}
+
+static const char nothing_else[] =
+    "Nothing else stands out: no rule was evaluated more than twice at one position, and no failed call "
+    "examined 16 positions or more.\n";
+
+static void test_hint_self_time(void)
+{
+    pego_profile *prof = pego_profile_new();
+    size_t n;
+    const char *const *h = pego_profile_hints(prof, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_STRING_EQUAL(h[0], "Nothing stands out: no rule was evaluated more than twice at one position, "
+                                 "and no failed call examined 16 positions or more.");
+    pego_profile_free(prof);
+    /* three rules at most, with shares */
+    const char *s = hints_of("def main = a b c d def a = \"a\" def b = \"b\" def c = \"c\" def d = \"d\"", "abcd",
+                             NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), nothing_else);
+    int commas = 0, percents = 0;
+    for (const char *p = s; *p != '\n'; p++) {
+        commas += *p == ',';
+        percents += *p == '%';
+    }
+    CU_ASSERT_EQUAL(commas, 2);
+    CU_ASSERT_EQUAL(percents, 3);
+}
+
+/* v (transient, so never memoized) runs three times at 0: 3 evaluations at one
+ * position; twice stays quiet. Over two parses the position says which. */
+static void test_hint_repeats(void)
+{
+    const char *s = hints_of("def main = v \"!\" / v \"?\" / v \".\" def v = \"a\"", "a.", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), "Evaluated more than twice at one position: v 3 times at 1:1\n");
+    s = hints_of("def main = v \"!\" / v \".\" def v = \"a\"", "a.", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), nothing_else);
+    /* with memoization off, a memoizable rule repeats too */
+    pego_options none = { .memo = PEGO_MEMO_NONE };
+    s = hints_of("def main = v \"!\" / v \"?\" / v \".\" def v = w def w = \"a\"", "a.", &none);
+    CU_ASSERT_STRING_EQUAL(after_times(s),
+                           "Evaluated more than twice at one position: v 3 times at 1:1, w 3 times at 1:1\n");
+    s = hints_of("def main = v \"!\" / v \"?\" / v \".\" def v = w def w = \"a\"", "a.", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), nothing_else);
+
+    fixture f = setup("def main = \"\\n\"? v \"!\" / \"\\n\"? v \"?\" / \"\\n\"? v \".\" def v = \"a\"");
+    parse(&f, "a.", NULL);
+    parse(&f, "\na.", NULL);
+    size_t n;
+    const char *const *h = pego_profile_hints(f.prof, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(h[1], "Evaluated more than twice at one position: v 3 times at 1:1 of parse 1");
+    teardown(&f);
+}
+
+/* long reads 16 "a"s and fails at the 17th position: 17 positions examined. 15
+ * positions stay quiet. */
+static void test_hint_long_failure(void)
+{
+    const char *s = hints_of("def main = long / rest def long = \"aaaaaaaaaaaaaaaa\" \"b\" def rest = (?a-z)*",
+                             "aaaaaaaaaaaaaaaax", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), "Failed calls that examined 16 positions or more: long 17 positions from 1:1\n");
+    s = hints_of("def main = long / rest def long = \"aaaaaaaaaaaaaa\" \"b\" def rest = (?a-z)*", "aaaaaaaaaaaaaax",
+                 NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), nothing_else);
+}
+
+/* long's failed calls examine 17 + 17 + 2 positions; the parse examined 35:
+ * more, so the hint names long. Without the "!" after 16 letters and "."
+ * long's failed calls examine exactly as much as the parse: quiet. */
+static void test_hint_wasted(void)
+{
+    const char *s = hints_of("def main = item* \"$\" def item = long / short "
+                             "def long = \"abcdefghijklmnop.\" \"!\" def short = \"abcdefghijklmnop.\"",
+                             "abcdefghijklmnop.abcdefghijklmnop.$", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s),
+                           "Failed calls that examined 16 positions or more: long 18 positions from 1:1\n"
+                           "Failed calls examined more input in all than the parse did (35 positions): long 37\n");
+    s = hints_of("def main = item* def item = long / short "
+                 "def long = \"abcdefghijklmnop\" \"!\" def short = \"abcdefghijklmnop\"? \".\"",
+                 "abcdefghijklmnop.abcdefghijklmnop..", NULL);
+    CU_ASSERT_STRING_EQUAL(after_times(s), "Failed calls that examined 16 positions or more: long 17 positions from 1:1\n");
+}
+
+/* Three rules at most per hint, then how many more. */
+static void test_hint_more_rules(void)
+{
+    const char *s = hints_of("def main = a \"!\" / a \"?\" / a \".\" def a = b def b = c def c = d def d = \"x\"", "x.",
+                             &(pego_options){ .memo = PEGO_MEMO_NONE });
+    CU_ASSERT_STRING_EQUAL(after_times(s), "Evaluated more than twice at one position: a 3 times at 1:1, "
+                                           "b 3 times at 1:1, c 3 times at 1:1, and 1 more rule\n");
+}
+
+/* Another sink attached with the collector sees every event; detaching the
+ * collector stops the counting. */
+static int count_events(const pego_trace_event *ev, void *ud)
+{
+    (void)ev;
+    ++*(int *)ud;
+    return 0;
+}
+
+static void test_with_other_sink(void)
+{
+    fixture f = setup("def main = a a def a = \"x\"");
+    int events = 0;
+    CU_ASSERT_EQUAL(pego_parser_set_trace(f.p, count_events, &events), 0);
+    CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
+    CU_ASSERT_EQUAL(events, 6);
+    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), 0);
+    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), -1);
+    CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
+    CU_ASSERT_EQUAL(events, 12);
+    pego_profile_totals t;
+    pego_profile_get_totals(f.prof, &t);
+    CU_ASSERT_EQUAL(t.parses, 1);
+    CU_ASSERT_EQUAL(t.calls, 3);
+    teardown(&f);
+}
+
+/* ---- every fixture: profiled equals unprofiled, totals equal statistics ---- */
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static int is_input(const char *name)
+{
+    size_t n = strlen(name);
+    if (name[0] == '.' || strcmp(name, "demo.json") == 0) return 0;
+    if (n > 6 && strcmp(name + n - 6, ".sexpr") == 0) return 0;
+    const char *dot = strchr(name, '.');
+    return !(n > 5 && strcmp(name + n - 5, ".json") == 0 && dot != name + n - 5);
+}
+
+static int compare_profiled(const pego_grammar *g, const char *in, size_t len, const char *what)
+{
+    int bad = 0;
+    for (int memo = 0; memo < 2; memo++) {
+        for (int rec = 0; rec < 2; rec++) {
+            pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec };
+            pego_parser *plain = pego_parser_new(g), *profiled = pego_parser_new(g);
+            pego_profile *prof = pego_profile_new();
+            pego_parser_add_profile(profiled, prof);
+            const pego_result *a, *b;
+            pego_status sa = pego_parse(plain, in, len, &o, &a), sb = pego_parse(profiled, in, len, &o, &b);
+            char *ta = sa == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(a, PEGO_PRINT_SEXPR))
+                                     : strdup(pego_result_error(a));
+            char *tb = sb == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(b, PEGO_PRINT_SEXPR))
+                                     : strdup(pego_result_error(b));
+            const pego_stats *st = pego_result_stats(b);
+            pego_profile_totals t;
+            pego_profile_get_totals(prof, &t);
+            uint64_t calls = 0, evals = 0, memo_hits = 0, self = 0;
+            for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
+                pego_profile_rule r;
+                pego_profile_get_rule(prof, i, &r);
+                calls += r.calls;
+                evals += r.evals;
+                memo_hits += r.memo;
+                self += r.self_ns;
+                if (r.self_ns > r.time_ns || r.matched + r.failed != r.calls || r.memo > r.calls) bad++;
+            }
+            if (sa != sb || strcmp(ta, tb) != 0 || memcmp(st, pego_result_stats(a), sizeof *st) != 0 ||
+                t.calls != st->calls || t.evals != st->evals || t.memo_hits != st->memo_hits || calls != t.calls ||
+                evals != t.evals || memo_hits != t.memo_hits || self != t.time_ns || t.parses != 1) {
+                bad++;
+                fprintf(stderr, "\n  %s (memo %s, %s): profiled run differs: calls %llu/%llu evals %llu/%llu "
+                        "memo %llu/%llu\n", what, memo ? "none" : "default", rec ? "recognition" : "tree",
+                        (unsigned long long)t.calls, (unsigned long long)st->calls, (unsigned long long)t.evals,
+                        (unsigned long long)st->evals, (unsigned long long)t.memo_hits,
+                        (unsigned long long)st->memo_hits);
+            }
+            free(ta);
+            free(tb);
+            pego_profile_free(prof);
+            pego_parser_free(plain);
+            pego_parser_free(profiled);
+        }
+    }
+    return bad;
+}
+
+static void test_fixtures(void)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fixtures", srcdir());
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    struct dirent *de;
+    int bad = 0, inputs = 0;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".pego") != 0) continue;
+        char path[8192], sub[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(n - 5), de->d_name);
+        pego_grammar *g = pego_compile_file(path, NULL);
+        if (!g) { bad++; continue; }
+        DIR *ins = opendir(sub);
+        struct dirent *ie;
+        while (ins && (ie = readdir(ins))) {
+            if (!is_input(ie->d_name)) continue;
+            char file[16384];
+            snprintf(file, sizeof file, "%s/%s", sub, ie->d_name);
+            FILE *f = fopen(file, "rb");
+            if (!f) continue;
+            static char buf[1 << 16];
+            size_t len = fread(buf, 1, sizeof buf, f);
+            fclose(f);
+            bad += compare_profiled(g, buf, len, file);
+            inputs++;
+        }
+        if (ins) closedir(ins);
+        pego_grammar_free(g);
+    }
+    closedir(d);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(inputs >= 10);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("profile", NULL, NULL);
+    CU_add_test(s, "counts with memo hits", test_memo_counts);
+    CU_add_test(s, "counts of failed calls and wasted input", test_failure_counts);
+    CU_add_test(s, "counts of a left-recursive rule", test_left_recursion_counts);
+    CU_add_test(s, "repeats are per position and level", test_repeats_by_level);
+    CU_add_test(s, "a value-free twin counts as its rule", test_twin);
+    CU_add_test(s, "several parses, reset", test_several_parses);
+    CU_add_test(s, "a parse aborted with calls in progress", test_aborted_parse);
+    CU_add_test(s, "hint: self time, or nothing stands out", test_hint_self_time);
+    CU_add_test(s, "hint: evaluated more than twice at one position", test_hint_repeats);
+    CU_add_test(s, "hint: failed calls that examined 16 positions", test_hint_long_failure);
+    CU_add_test(s, "hint: failed calls examined more than the parse", test_hint_wasted);
+    CU_add_test(s, "hint: at most three rules", test_hint_more_rules);
+    CU_add_test(s, "with another sink, detached", test_with_other_sink);
+    CU_add_test(s, "profiled equals unprofiled on every fixture", test_fixtures);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
