@@ -1,0 +1,265 @@
+/* pego-bench: times pego_parse in-process on one grammar and one input, for bench/run.
+ *
+ *   pego-bench [options] GRAMMAR INPUT
+ *
+ * The grammar is compiled and the input read into memory once; the input is then
+ * parsed (after untimed warm-up parses) REPS times with one parser, reading
+ * CLOCK_MONOTONIC around each pego_parse call only. Every parse must succeed: the
+ * driver checks the status (and, in tree mode, that a tree was built), so no figure
+ * comes from a parse that did nothing. On success it prints one line of key=value
+ * pairs that bench/run reads:
+ *
+ *   ok bytes=N reps=N median_ns=N min_ns=N max_ns=N mbps=X nodes=N memo=N
+ *
+ * mbps is 10^6 input bytes per second at the median time. Exit status: 0 when every
+ * parse matched, 1 when the input was rejected (the syntax error goes to standard
+ * error), 2 on a usage, grammar or I/O error, or any other failure.
+ *
+ * Options:
+ *   --mode recognize|tree  recognition only (-check) or a concrete syntax tree (default)
+ *   --reps N               timed parses (default 5)
+ *   --warmup N             untimed parses before them (default 1)
+ *   --once                 one parse, untimed (for callgrind: bench_parse_once is the
+ *                          function to collect)
+ *   --no-parse             compile and read only: the baseline for memory measurements
+ *   --memo default|all|none  memo policy of the parse
+ *   --start RULE           start rule (default main)
+ *   --trace-noop           attach a trace sink that does nothing (only in a driver built
+ *                          with -DPEGO_BENCH_TRACE, against a library with tracing) */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pego.h"
+
+static const char *progname = "pego-bench";
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
+            "       [--memo default|all|none] [--start RULE] [--trace-noop] GRAMMAR INPUT\n",
+            progname);
+    exit(2);
+}
+
+/* Reads a whole file into a malloc'd buffer; exits with status 2 on failure. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        exit(2);
+    }
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fprintf(stderr, "%s: %s: out of memory\n", progname, path);
+            exit(2);
+        }
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        cap *= 2;
+        char *bigger = realloc(buf, cap);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "%s: %s: read error\n", progname, path);
+        exit(2);
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int parse_count(const char *s, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || x < 0)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One parse, kept out of line and uncloned so that callgrind's --toggle-collect can
+ * count exactly the instructions of the parse call. */
+__attribute__((noinline, noclone)) pego_status bench_parse_once(pego_parser *p, const char *input,
+                                                                size_t len, const pego_options *opt,
+                                                                const pego_result **res)
+{
+    return pego_parse(p, input, len, opt, res);
+}
+
+#ifdef PEGO_BENCH_TRACE
+static int trace_noop(const pego_trace_event *ev, void *userdata)
+{
+    (void)ev;
+    (void)userdata;
+    return 0;
+}
+#endif
+
+/* Checks one parse: 0 when it matched (and built a tree in tree mode), else prints the
+ * reason and returns the exit status. */
+static int check_result(pego_status st, const pego_result *res, int recognize, const char *input_name)
+{
+    if (st == PEGO_SYNTAX_ERROR) {
+        fprintf(stderr, "%s: %s: rejected: %s\n", progname, input_name, pego_result_error(res));
+        return 1;
+    }
+    if (st != PEGO_OK) {
+        const char *msg = pego_result_error(res);
+        fprintf(stderr, "%s: %s: parse failed (status %d): %s\n", progname, input_name, (int)st,
+                msg ? msg : "no message");
+        return 2;
+    }
+    if (!recognize && pego_result_node_count(res) == 0) {
+        fprintf(stderr, "%s: %s: tree mode built no tree\n", progname, input_name);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = "tree", *memo = "default", *start = NULL;
+    long reps = 5, warmup = 1;
+    int once = 0, no_parse = 0, trace = 0;
+    int i;
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (strcmp(a, "--mode") == 0 && has_value)
+            mode = argv[++i];
+        else if (strcmp(a, "--reps") == 0 && has_value) {
+            if (parse_count(argv[++i], &reps) != 0 || reps < 1)
+                usage();
+        } else if (strcmp(a, "--warmup") == 0 && has_value) {
+            if (parse_count(argv[++i], &warmup) != 0)
+                usage();
+        } else if (strcmp(a, "--memo") == 0 && has_value)
+            memo = argv[++i];
+        else if (strcmp(a, "--start") == 0 && has_value)
+            start = argv[++i];
+        else if (strcmp(a, "--once") == 0)
+            once = 1;
+        else if (strcmp(a, "--no-parse") == 0)
+            no_parse = 1;
+        else if (strcmp(a, "--trace-noop") == 0)
+            trace = 1;
+        else
+            usage();
+    }
+    if (argc - i != 2)
+        usage();
+    const char *grammar_path = argv[i], *input_path = argv[i + 1];
+
+    pego_options opt = { 0 };
+    opt.start_rule = start;
+    opt.unit = PEGO_UNIT_CODEPOINTS;
+    if (strcmp(mode, "recognize") == 0)
+        opt.recognize = 1;
+    else if (strcmp(mode, "tree") != 0)
+        usage();
+    if (strcmp(memo, "default") == 0)
+        opt.memo = PEGO_MEMO_DEFAULT;
+    else if (strcmp(memo, "all") == 0)
+        opt.memo = PEGO_MEMO_ALL;
+    else if (strcmp(memo, "none") == 0)
+        opt.memo = PEGO_MEMO_NONE;
+    else
+        usage();
+#ifndef PEGO_BENCH_TRACE
+    if (trace) {
+        fprintf(stderr, "%s: --trace-noop: this driver was built without tracing\n", progname);
+        return 2;
+    }
+#endif
+
+    pego_diag *diag = NULL;
+    pego_grammar *g = pego_compile_file(grammar_path, &diag);
+    if (!g) {
+        fprintf(stderr, "%s\n", diag ? pego_diag_text(diag) : "pego-bench: cannot compile the grammar");
+        pego_diag_free(diag);
+        return 2;
+    }
+    pego_diag_free(diag);
+    size_t len;
+    char *input = read_file(input_path, &len);
+    pego_parser *p = pego_parser_new(g);
+    if (!p) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return 2;
+    }
+#ifdef PEGO_BENCH_TRACE
+    if (trace && pego_parser_set_trace(p, trace_noop, NULL) != 0) {
+        fprintf(stderr, "%s: cannot attach a trace sink\n", progname);
+        return 2;
+    }
+#endif
+
+    int status = 0;
+    const pego_result *res = NULL;
+    if (no_parse) {
+        printf("ok bytes=%zu reps=0\n", len);
+    } else if (once) {
+        pego_status st = bench_parse_once(p, input, len, &opt, &res);
+        status = check_result(st, res, opt.recognize, input_path);
+        if (status == 0)
+            printf("ok bytes=%zu reps=1 nodes=%zu\n", len, pego_result_node_count(res));
+    } else {
+        uint64_t *times = malloc((size_t)reps * sizeof *times);
+        if (!times) {
+            fprintf(stderr, "%s: out of memory\n", progname);
+            return 2;
+        }
+        for (long r = 0; r < warmup + reps && status == 0; r++) {
+            uint64_t t0 = now_ns();
+            pego_status st = pego_parse(p, input, len, &opt, &res);
+            uint64_t t1 = now_ns();
+            status = check_result(st, res, opt.recognize, input_path);
+            if (r >= warmup)
+                times[r - warmup] = t1 - t0;
+        }
+        if (status == 0) {
+            qsort(times, (size_t)reps, sizeof *times, compare_u64);
+            uint64_t median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
+            if (median == 0)
+                median = 1;
+            const pego_stats *stats = pego_result_stats(res);
+            printf("ok bytes=%zu reps=%ld median_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64
+                   " mbps=%.2f nodes=%zu memo=%" PRIu64 "\n",
+                   len, reps, median, times[0], times[reps - 1], (double)len * 1e3 / (double)median,
+                   pego_result_node_count(res), stats->memo_stored);
+        }
+        free(times);
+    }
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    free(input);
+    return status;
+}

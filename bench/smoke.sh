@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bench/smoke.sh: the smoke test of the benchmark harness (run by make check; no
+# benchmark figure is judged here). Runs the whole pipeline of bench/run on ~10 kB
+# inputs with one repetition and no callgrind, checks what it produced, and checks that
+# the harness stops when a parser accepts corrupted input. Prints one line per check and
+# a closing line "smoke: N passed, N failed, N skipped"; exit status 0 when none failed.
+#
+# The build tree is the one make check runs in (found from $PEGO), or the source tree.
+# Peers that are missing are installed by bench/run when this runs as root, and skipped
+# otherwise.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ -n "${PEGO:-}" ]; then
+    builddir=$(cd "$(dirname "$PEGO")" && pwd)
+else
+    builddir=$srcdir
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/pego-bench-smoke.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+passed=0 failed=0 skipped=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
+skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
+check() {   # check NAME COMMAND...
+    local name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+opts=(--quick --builddir "$builddir")
+# Under make check the library is built already: no nested make in the same tree.
+if [ -f "$builddir/.libs/libpego.a" ] && [ -x "$builddir/bench/gen-json" ]; then opts+=(--no-build); fi
+[ "$(id -u)" = 0 ] || opts+=(--no-install)
+
+# 1. The whole pipeline.
+out=$work/out
+if "$srcdir/bench/run" "${opts[@]}" --out "$out" >"$work/run.log" 2>&1; then
+    pass "bench/run --quick exits 0"
+else
+    fail "bench/run --quick exits 0"
+    tail -n 30 "$work/run.log"
+fi
+
+# 2. The report: the table and its targets.
+check "results.md has the main table" grep -q '^| grammar | input | peer | mode | MB/s | × pego | instr/byte |$' "$out/results.md"
+check "results.md has the overheads table with the hooks row" grep -q '^| untraced ÷ hooks compiled out |' "$out/results.md"
+check "results.md has the memory table" grep -q '^| peer | mode | input | peak RSS | × input | parse.s own |$' "$out/results.md"
+check "results.md has the targets" grep -q '^| target | measured | status |$' "$out/results.md"
+check "bench/run reports its checks" grep -q '^- Checks: [1-9][0-9]* passed, 0 failed' "$out/results.md"
+
+# 3. A row with a positive speed for every parser, grammar and mode.
+row_ok() {   # row_ok GRAMMAR PEER MODE
+    awk -F'\t' -v g="$1" -v p="$2" -v m="$3" \
+        '$1 == g && $3 == p && $4 == m && $5 + 0 > 0 { found = 1 } END { exit !found }' "$out/results.tsv"
+}
+for row in "json pego" "json lpeg" "json leg" "csv pego" "arith pego"; do
+    read -r g peer <<<"$row"
+    for mode in recognize tree; do
+        name="the $g row of $peer $mode has a positive MB/s"
+        if [ "$peer" != pego ] && ! grep -q "^| $g | [^|]* | $peer |" "$out/results.md" 2>/dev/null; then
+            skip "$name ($peer not installed)"
+        else
+            check "$name" row_ok "$g" "$peer" "$mode"
+        fi
+    done
+done
+
+# 4. The inputs and their corrupted copies, checked with pego's driver directly.
+drv=$out/bin/pego-bench
+accepts() { "$drv" --mode tree --once "$1" "$2" >/dev/null 2>&1; }
+rejects() {   # exit status 1 exactly: a syntax error, not a crash
+    local rc=0
+    "$drv" --mode recognize --once "$1" "$2" >/dev/null 2>&1 || rc=$?
+    [ $rc -eq 1 ]
+}
+size_ok() { [ -n "$1" ] && [ "$(stat -c %s "$1")" -ge 10000 ] && [ "$(stat -c %s "$1")" -lt 20000 ]; }
+for spec in "json json" "csv csv" "arith txt"; do
+    read -r g ext <<<"$spec"
+    grammar=$srcdir/fixtures/$( [ "$g" = arith ] && echo arith_lr || echo "$g" ).pego
+    input=$(ls "$out"/inputs/"$g"-*."$ext" 2>/dev/null | grep -v -e '\.stray\.' -e '\.trunc\.' | sed -n 1p || true)
+    check "the $g input exists and is about 10 kB" size_ok "$input"
+    check "pego accepts the $g input" accepts "$grammar" "${input:-/nonexistent}"
+    for bad in "$out"/inputs/"$g"-*.stray."$ext" "$out"/inputs/"$g"-*.trunc."$ext"; do
+        [ -e "$bad" ] || continue
+        check "pego rejects $(basename "$bad")" rejects "$grammar" "$bad"
+    done
+done
+
+# 5. A parser that accepts garbage stops the run: a JSON grammar matching anything.
+printf 'def main = .*\n' >"$work/anything.pego"
+if "$srcdir/bench/run" "${opts[@]}" --no-build --out "$work/out-garbage" --json-grammar "$work/anything.pego" \
+        >"$work/garbage.log" 2>&1; then
+    fail "bench/run fails when a parser accepts corrupted input"
+else
+    check "bench/run fails when a parser accepts corrupted input" grep -q 'CHECK FAILED: pego json .* ACCEPTED the corrupted input' "$work/garbage.log"
+fi
+check "and prints no table then" test ! -e "$work/out-garbage/results.md"
+
+echo "smoke: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
