@@ -21,6 +21,7 @@ need_cmd gcc gcc
 need_cmd make make
 need_cmd python3 python3
 need_cmd zstd zstd
+need_cmd xmllint libxml2-utils
 need_header zstd.h libzstd-dev
 need_header CUnit/CUnit.h libcunit1-dev
 need_header libunwind.h libunwind-dev

@@ -15,6 +15,7 @@ static const char usage[] =
     "  trace     print the rule calls of a parse\n"
     "  profile   count the rule calls of a parse and time them, with hints\n"
     "  explain   show which calls expected what at a syntax error\n"
+    "  report    summarize profile reports: tables, hints, flame graphs, diffs\n"
     "  version   print the version\n"
     "  help      print this help\n"
     "\n"
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "trace") == 0) return cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "profile") == 0) return cmd_profile(argc - 1, argv + 1);
     if (strcmp(cmd, "explain") == 0) return cmd_explain(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0) return cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-version") == 0) {
         printf("pego %s\n", pego_version());
         return 0;

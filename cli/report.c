@@ -1,0 +1,368 @@
+/* pego report: reads report files and directories (reports/reader.c), merges
+ * them (reports/merge.c) and prints tables and hints, folded stacks, a flame
+ * graph, a speedscope file, or the differences between two sets of reports
+ * with --fail thresholds for CI (design.md section 9). Exit status: 0, or 1
+ * for bad usage, when nothing at all could be read, when --strict and some
+ * input was damaged, or when a --fail threshold was exceeded. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/reader.h"
+#include "../reports/summary.h"
+
+static const char report_usage[] =
+    "usage: pego report [flags] FILE|DIR...\n"
+    "       pego report --diff BASE... --against NEW... [--fail 'METRIC>+P%']...\n"
+    "\n"
+    "Summarizes report files written with --profile (every *.zst under a DIR).\n"
+    "\n"
+    "  --by METRIC        sort rules by self (default), time, calls, evals, memo, failed,\n"
+    "                     repeats, consumed, wasted or name\n"
+    "  -n N               rows per table (default 20 rules, 10 parses; 0: all)\n"
+    "  --grammar NAME     only the grammar NAME (or NAME@HASH when names are shared)\n"
+    "  --rule NAME        that rule's row, callers and callees\n"
+    "  --parses           the parses table in full\n"
+    "  --min-self PCT     hide rules below PCT percent of the self time\n"
+    "  -f FORMAT          text (default), json or csv\n"
+    "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
+    "  --weight WEIGHT    with --folded: self (default) or calls\n"
+    "  --flamegraph FILE  write a self-contained SVG flame graph\n"
+    "  --speedscope FILE  write the calling-context tree in speedscope's format\n"
+    "  --diff BASE...     compare BASE reports (files before --against) ...\n"
+    "  --against NEW...   ... with NEW reports (files after it)\n"
+    "  --fail SPEC        with --diff: exit 1 when a rule's METRIC grows more than P%\n"
+    "                     (SPEC is METRIC>+P%; metrics calls, evals, memo, failed, wasted,\n"
+    "                     time, self; repeatable)\n"
+    "  --min-time TIME    time and self thresholds ignore increases below TIME (default 1ms)\n"
+    "  --strict           exit 1 when any input is damaged\n"
+    "\n"
+    "Exit status: 0; 1 for bad usage, when nothing could be read, with --strict when some\n"
+    "input was damaged, or when a --fail threshold was exceeded.\n";
+
+enum {
+    OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
+    OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
+};
+
+static const struct option_def {
+    const char *name;
+    int         id, has_value;
+} options[] = {
+    { "by", OPT_BY, 1 },           { "n", OPT_N, 1 },              { "grammar", OPT_GRAMMAR, 1 },
+    { "rule", OPT_RULE, 1 },       { "parses", OPT_PARSES, 0 },    { "min-self", OPT_MIN_SELF, 1 },
+    { "f", OPT_FORMAT, 1 },        { "format", OPT_FORMAT, 1 },    { "folded", OPT_FOLDED, 0 },
+    { "weight", OPT_WEIGHT, 1 },   { "flamegraph", OPT_FLAMEGRAPH, 1 }, { "speedscope", OPT_SPEEDSCOPE, 1 },
+    { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
+    { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
+    { "h", OPT_HELP, 0 },
+};
+
+typedef struct report_config {
+    rep_table_options table;
+    const char       *grammar;
+    int               rows_given, format_given, folded, weight_calls, diff, strict;
+    const char       *flamegraph, *speedscope;
+    rep_threshold    *fail;
+    size_t            nfail;
+    uint64_t          min_time_ns;
+    char            **base, **now;     /* operands: before --against (or all), after it */
+    size_t            nbase, nnow;
+} report_config;
+
+/* Prints a reader message or an exceeded threshold behind "pego: ". */
+static void print_message(void *ud, const char *text)
+{
+    (void)ud;
+    cli_error("%s", text);
+}
+
+/* "1ms", "500us", "2s", "100ns", "0" to nanoseconds; -1 if malformed. */
+static int parse_duration(const char *text, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v) || v < 0 || text[0] == '-' || text[0] == '+') return -1;
+    double scale;
+    if (strcmp(end, "ns") == 0) scale = 1;
+    else if (strcmp(end, "us") == 0) scale = 1e3;
+    else if (strcmp(end, "ms") == 0) scale = 1e6;
+    else if (strcmp(end, "s") == 0) scale = 1e9;
+    else if (*end == '\0' && v == 0) scale = 0;
+    else return -1;
+    if (v * scale >= 1.8e19) return -1;
+    *ns = (uint64_t)(v * scale + 0.5);
+    return 0;
+}
+
+static int parse_count(const char *text, size_t *n)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end || errno || text[0] == '-' || text[0] == '+' || text[0] == ' ') return -1;
+    *n = (size_t)v;
+    return 0;
+}
+
+/* Applies one option; returns 0, or 1 for --help, or -1 after a message. */
+static int apply_option(report_config *c, int id, const char *name, const char *value)
+{
+    switch (id) {
+    case OPT_BY: {
+        int by = rep_by_parse(value);
+        if (by < 0) {
+            cli_error("--by takes self, time, calls, evals, memo, failed, repeats, consumed, wasted or name, "
+                      "not %s", value);
+            return -1;
+        }
+        c->table.by = (rep_by)by;
+        return 0;
+    }
+    case OPT_N:
+        if (parse_count(value, &c->table.rows) < 0) {
+            cli_error("-n takes a number of rows, not %s", value);
+            return -1;
+        }
+        c->rows_given = 1;
+        return 0;
+    case OPT_GRAMMAR: c->grammar = value; return 0;
+    case OPT_RULE: c->table.rule = value; return 0;
+    case OPT_PARSES: c->table.all_parses = 1; return 0;
+    case OPT_MIN_SELF: {
+        char *end;
+        double pct = strtod(value, &end);
+        if (end == value || (*end && strcmp(end, "%") != 0) || !isfinite(pct) || pct < 0) {
+            cli_error("--min-self takes a percentage, not %s", value);
+            return -1;
+        }
+        c->table.min_self = pct;
+        return 0;
+    }
+    case OPT_FORMAT:
+        if (strcmp(value, "text") == 0) c->table.format = REP_FORMAT_TEXT;
+        else if (strcmp(value, "json") == 0) c->table.format = REP_FORMAT_JSON;
+        else if (strcmp(value, "csv") == 0) c->table.format = REP_FORMAT_CSV;
+        else {
+            cli_error("-f takes text, json or csv, not %s", value);
+            return -1;
+        }
+        c->format_given = 1;
+        return 0;
+    case OPT_FOLDED: c->folded = 1; return 0;
+    case OPT_WEIGHT:
+        if (strcmp(value, "calls") != 0 && strcmp(value, "self") != 0) {
+            cli_error("--weight takes self or calls, not %s", value);
+            return -1;
+        }
+        c->weight_calls = strcmp(value, "calls") == 0;
+        return 0;
+    case OPT_FLAMEGRAPH: c->flamegraph = value; return 0;
+    case OPT_SPEEDSCOPE: c->speedscope = value; return 0;
+    case OPT_DIFF: c->diff = 1; return 0;
+    case OPT_FAIL: {
+        rep_threshold *t = realloc(c->fail, (c->nfail + 1) * sizeof *t);
+        if (!t) {
+            cli_error("out of memory");
+            return -1;
+        }
+        c->fail = t;
+        if (rep_threshold_parse(value, &t[c->nfail]) < 0) {
+            cli_error("--fail takes METRIC>+P%% (metrics calls, evals, memo, failed, wasted, time, self), "
+                      "not %s", value);
+            return -1;
+        }
+        c->nfail++;
+        return 0;
+    }
+    case OPT_MIN_TIME:
+        if (parse_duration(value, &c->min_time_ns) < 0) {
+            cli_error("--min-time takes a duration such as 1ms, 500us or 0, not %s", value);
+            return -1;
+        }
+        return 0;
+    case OPT_STRICT: c->strict = 1; return 0;
+    case OPT_HELP: return 1;
+    }
+    cli_error("unknown option %s", name);
+    return -1;
+}
+
+/* Reads the command line: flags take one dash or two, values follow as the
+ * next argument or after '='; operands before --against are the base side. */
+static int parse_args(report_config *c, int argc, char **argv)
+{
+    int against = 0, only_operands = 0;
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (only_operands || arg[0] != '-' || arg[1] == '\0') {
+            if (against) c->now[c->nnow++] = arg;
+            else c->base[c->nbase++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_operands = 1;
+            continue;
+        }
+        const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct option_def *o = NULL;
+        for (size_t k = 0; k < sizeof options / sizeof *options; k++)
+            if (strlen(options[k].name) == len && strncmp(options[k].name, name, len) == 0) o = &options[k];
+        if (!o) {
+            cli_error("unknown flag %s (pego report --help lists them)", arg);
+            return -1;
+        }
+        const char *value = NULL;
+        if (o->has_value) {
+            if (eq) value = eq + 1;
+            else if (i + 1 < argc) value = argv[++i];
+            else {
+                cli_error("%s needs a value", arg);
+                return -1;
+            }
+        } else if (eq) {
+            cli_error("%.*s takes no value", (int)(eq - arg), arg);
+            return -1;
+        }
+        if (o->id == OPT_AGAINST) {
+            if (against) {
+                cli_error("--against is given twice");
+                return -1;
+            }
+            against = 1;
+            continue;
+        }
+        int rc = apply_option(c, o->id, arg, value);
+        if (rc) return rc;
+    }
+    if (against && !c->diff) {
+        cli_error("--against needs --diff");
+        return -1;
+    }
+    if (c->diff && (!against || !c->nbase || !c->nnow)) {
+        cli_error("--diff needs base reports, then --against and new reports");
+        return -1;
+    }
+    if (c->diff && (c->folded || c->flamegraph || c->speedscope || c->table.rule || c->table.all_parses)) {
+        cli_error("--folded, --flamegraph, --speedscope, --rule and --parses do not apply to --diff");
+        return -1;
+    }
+    if (c->nfail && !c->diff) {
+        cli_error("--fail needs --diff");
+        return -1;
+    }
+    if (!c->nbase) {
+        cli_error("no report files given (usage: pego report [flags] FILE|DIR...)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the files of one side into a new summary; NULL after a message when
+ * out of memory. */
+static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
+{
+    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows };
+    rep_summary *s = rep_summary_new(&so);
+    rep_reader_sink sink = { 0 };
+    if (s) rep_summary_sink(s, &sink);
+    sink.message = print_message;
+    rep_reader *r = s ? rep_reader_new(&sink) : NULL;
+    int rc = r ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) rc = rep_read_path(r, files[i]);
+    if (r) {
+        *problems += rep_reader_stats(r)->problems;
+        *frames = rep_reader_stats(r)->frames;
+    }
+    rep_reader_free(r);
+    if (rc == 0 && rep_summary_finish(s) < 0) rc = -1;
+    if (rc < 0) {
+        cli_error("out of memory");
+        rep_summary_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_config c;
+    memset(&c, 0, sizeof c);
+    c.table.rows = 20;
+    c.table.parse_rows = 10;
+    c.min_time_ns = 1000000;
+    c.base = calloc((size_t)argc + 1, sizeof *c.base);
+    c.now = calloc((size_t)argc + 1, sizeof *c.now);
+    int status = EXIT_ERRORS;
+    rep_summary *base = NULL, *now = NULL;
+    if (!c.base || !c.now) {
+        cli_error("out of memory");
+        goto done;
+    }
+    int rc = parse_args(&c, argc, argv);
+    if (rc == 1) {
+        fputs(report_usage, stdout);
+        status = 0;
+        goto done;
+    }
+    if (rc < 0) goto done;
+    if (c.rows_given) c.table.parse_rows = c.table.rows;
+
+    uint64_t problems = 0, base_frames = 0, new_frames = 0;
+    if (!(base = read_side(&c, c.base, c.nbase, &problems, &base_frames))) goto done;
+    if (c.diff && !(now = read_side(&c, c.now, c.nnow, &problems, &new_frames))) goto done;
+    if (base_frames == 0 || (c.diff && new_frames == 0)) {
+        if (c.diff)
+            cli_error("nothing to compare: no report could be read from the %s reports",
+                      base_frames == 0 ? "base" : "new");
+        goto done;
+    }
+
+    char err[512];
+    status = 0;
+    if (c.diff) {
+        rep_diff_options o = { c.table.format, c.table.rows, c.fail, c.nfail, c.min_time_ns };
+        long failed = rep_print_diff(base, now, &o, stdout, print_message, NULL);
+        if (failed < 0) cli_error("out of memory");
+        if (failed != 0) status = EXIT_ERRORS;
+    } else {
+        if (c.flamegraph && rep_write_flamegraph(base, c.flamegraph, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            status = EXIT_ERRORS;
+        }
+        if (c.speedscope && rep_write_speedscope(base, c.speedscope, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            status = EXIT_ERRORS;
+        }
+        if (c.folded) {
+            if (rep_print_folded(base, c.weight_calls, stdout) < 0) {
+                cli_error("out of memory");
+                status = EXIT_ERRORS;
+            }
+        } else if (c.format_given || (!c.flamegraph && !c.speedscope)) {
+            if (rep_print_tables(base, &c.table, stdout, err, sizeof err) < 0) {
+                cli_error("%s", err);
+                status = EXIT_ERRORS;
+            }
+        }
+    }
+    if (c.strict && problems) status = EXIT_ERRORS;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("cannot write standard output: %s", strerror(errno));
+        status = EXIT_ERRORS;
+    }
+done:
+    rep_summary_free(base);
+    rep_summary_free(now);
+    free(c.base);
+    free(c.now);
+    free(c.fail);
+    return status;
+}

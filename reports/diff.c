@@ -1,0 +1,372 @@
+/* pego report --diff: two summaries compared rule by rule. Counts are exact,
+ * so their changes are printed exactly; times vary, so their change is a
+ * ratio. Rules are matched by label (grammar:rule, with the grammar's hash only
+ * when one side holds several sources of one grammar name), so a grammar whose
+ * source changed is still compared, and the output says that it changed.
+ * --fail thresholds ('calls>+5%') are checked here. */
+#include "summary.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct diff_row {
+    const rep_srule *base, *now;   /* NULL on the side where the rule is missing */
+} diff_row;
+
+static const char *const metric_names[] = {
+    [REP_BY_SELF] = "self", [REP_BY_TIME] = "time", [REP_BY_CALLS] = "calls", [REP_BY_EVALS] = "evals",
+    [REP_BY_MEMO] = "memo", [REP_BY_FAILED] = "failed", [REP_BY_WASTED] = "wasted",
+};
+
+int rep_threshold_parse(const char *text, rep_threshold *t)
+{
+    const char *gt = strchr(text, '>');
+    if (!gt) return -1;
+    int metric = -1;
+    for (size_t i = 0; i < sizeof metric_names / sizeof *metric_names; i++)
+        if (metric_names[i] && strlen(metric_names[i]) == (size_t)(gt - text) &&
+            strncmp(text, metric_names[i], (size_t)(gt - text)) == 0)
+            metric = (int)i;
+    if (metric < 0) return -1;
+    const char *p = gt + 1;
+    if (*p == '+') p++;
+    if (*p < '0' || *p > '9') return -1;
+    char *end;
+    double pct = strtod(p, &end);
+    if (end[0] != '%' || end[1] != '\0' || !isfinite(pct)) return -1;
+    t->metric = (rep_by)metric;
+    t->percent = pct;
+    return 0;
+}
+
+static const rep_summary *row_base;
+
+static int by_label(const void *a, const void *b)
+{
+    return strcmp(row_base->rules[*(const uint32_t *)a].label, row_base->rules[*(const uint32_t *)b].label);
+}
+
+/* The rules of s that were seen, sorted by label. */
+static uint32_t *labelled_rules(const rep_summary *s, size_t *n)
+{
+    uint32_t *v = malloc((s->nrules ? s->nrules : 1) * sizeof *v);
+    if (!v) return NULL;
+    *n = 0;
+    for (size_t i = 0; i < s->nrules; i++)
+        if (s->rules[i].used) v[(*n)++] = (uint32_t)i;
+    row_base = s;
+    qsort(v, *n, sizeof *v, by_label);
+    return v;
+}
+
+static int64_t change(uint64_t a, uint64_t b)
+{
+    return (int64_t)(b - a);
+}
+
+static uint64_t magnitude(int64_t d)
+{
+    return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+}
+
+/* Common rules first by the size of their change of calls, then of self time. */
+static int row_order(const void *a, const void *b)
+{
+    const diff_row *x = a, *y = b;
+    int xa = x->base && x->now, ya = y->base && y->now;
+    if (xa != ya) return ya - xa;
+    if (xa) {
+        uint64_t u = magnitude(change(x->base->c.calls, x->now->c.calls));
+        uint64_t v = magnitude(change(y->base->c.calls, y->now->c.calls));
+        if (u != v) return u > v ? -1 : 1;
+        u = magnitude(change(x->base->c.self_ns, x->now->c.self_ns));
+        v = magnitude(change(y->base->c.self_ns, y->now->c.self_ns));
+        if (u != v) return u > v ? -1 : 1;
+    }
+    const rep_srule *rx = x->base ? x->base : x->now, *ry = y->base ? y->base : y->now;
+    return strcmp(rx->label, ry->label);
+}
+
+/* Pairs the rules of both sides; rules never called on either side are left out. */
+static diff_row *make_rows(const rep_summary *base, const rep_summary *now, size_t *nrows)
+{
+    size_t nb, nn;
+    uint32_t *b = labelled_rules(base, &nb);
+    uint32_t *n = labelled_rules(now, &nn);
+    diff_row *rows = malloc((nb + nn + 1) * sizeof *rows);
+    if (!b || !n || !rows) {
+        free(b);
+        free(n);
+        free(rows);
+        return NULL;
+    }
+    size_t i = 0, j = 0, k = 0;
+    while (i < nb || j < nn) {
+        const rep_srule *x = i < nb ? &base->rules[b[i]] : NULL, *y = j < nn ? &now->rules[n[j]] : NULL;
+        int c = !x ? 1 : !y ? -1 : strcmp(x->label, y->label);
+        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL };
+        if (c <= 0) i++;
+        if (c >= 0) j++;
+        if ((r.base && r.base->c.calls) || (r.now && r.now->c.calls)) rows[k++] = r;
+    }
+    free(b);
+    free(n);
+    qsort(rows, k, sizeof *rows, row_order);
+    *nrows = k;
+    return rows;
+}
+
+/* ---- thresholds ---- */
+
+typedef struct failure {
+    const rep_srule     *rule;
+    const rep_threshold *t;
+    uint64_t             base, now;
+} failure;
+
+static int is_time(rep_by m)
+{
+    return m == REP_BY_TIME || m == REP_BY_SELF;
+}
+
+static int exceeds(const rep_diff_options *o, const rep_threshold *t, uint64_t base, uint64_t now)
+{
+    if (now <= base) return 0;
+    if (is_time(t->metric) && now - base < o->min_time_ns) return 0;
+    if (base == 0) return 1;
+    return (double)(now - base) * 100.0 > t->percent * (double)base;
+}
+
+static void describe(const failure *f, char *text, size_t len)
+{
+    const char *what = f->t->metric == REP_BY_SELF ? "self time" : metric_names[f->t->metric];
+    int t = is_time(f->t->metric);
+    uint64_t b = t ? rep_us(f->base) : f->base, n = t ? rep_us(f->now) : f->now;
+    const char *unit = t ? " us" : "";
+    if (f->base == 0)
+        snprintf(text, len, "%s: %s grew from 0 to %llu%s, over the +%g%% threshold", f->rule->label, what,
+                 (unsigned long long)n, unit, f->t->percent);
+    else
+        snprintf(text, len, "%s: %s grew by %.1f%% (%llu%s -> %llu%s), over the +%g%% threshold", f->rule->label,
+                 what, 100.0 * (double)(f->now - f->base) / (double)f->base, (unsigned long long)b, unit,
+                 (unsigned long long)n, unit, f->t->percent);
+}
+
+/* Every (rule, threshold) exceeded, in row order. */
+static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options *o, size_t *nf)
+{
+    failure *v = malloc((nrows * o->nfail + 1) * sizeof *v);
+    if (!v) return NULL;
+    *nf = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (!rows[i].base || !rows[i].now) continue;
+        for (size_t j = 0; j < o->nfail; j++) {
+            const rep_threshold *t = &o->fail[j];
+            uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
+            if (exceeds(o, t, b, n)) v[(*nf)++] = (failure){ rows[i].now, t, b, n };
+        }
+    }
+    return v;
+}
+
+/* ---- output ---- */
+
+static void text_side(FILE *out, const char *name, const rep_summary *s)
+{
+    fprintf(out, "%s %llu process%s, %llu parse%s, %llu calls", name, (unsigned long long)s->processes,
+            s->processes == 1 ? "" : "es", (unsigned long long)s->parses, s->parses == 1 ? "" : "s",
+            (unsigned long long)s->calls);
+}
+
+/* Grammars of one name, one source on each side, whose sources differ. */
+static void changed_grammars(const rep_summary *base, const rep_summary *now, FILE *out, json_t *arr)
+{
+    for (size_t i = 0; i < base->ngrammars; i++) {
+        const rep_sgrammar *g = &base->grammars[i];
+        if (!g->used || strchr(g->label, '@')) continue;
+        for (size_t j = 0; j < now->ngrammars; j++) {
+            const rep_sgrammar *h = &now->grammars[j];
+            if (!h->used || strcmp(h->label, g->label) != 0 || h->hash == g->hash) continue;
+            char a[17], b[17];
+            snprintf(a, sizeof a, "%016llx", (unsigned long long)g->hash);
+            snprintf(b, sizeof b, "%016llx", (unsigned long long)h->hash);
+            if (out) fprintf(out, "Note: grammar %s changed between base and new (source hash %s -> %s).\n", g->name, a, b);
+            if (arr) json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "grammar", g->name, "base", a, "new", b));
+        }
+    }
+}
+
+static void text_only(FILE *out, const char *title, const diff_row *rows, size_t n, int base_side)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) count += base_side ? !rows[i].now : !rows[i].base;
+    if (!count) return;
+    fprintf(out, "%s:\n", title);
+    for (size_t i = 0; i < n; i++) {
+        const rep_srule *r = base_side ? rows[i].base : rows[i].now;
+        if ((base_side ? rows[i].now : rows[i].base) || !r) continue;
+        fprintf(out, "  %s: %llu calls, %llu us self\n", r->label, (unsigned long long)r->c.calls,
+                (unsigned long long)rep_us(r->c.self_ns));
+    }
+}
+
+static void text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
+                      const diff_row *rows, size_t nrows, FILE *out)
+{
+    fputs("Pego profile diff: ", out);
+    text_side(out, "base", base);
+    fputs("; ", out);
+    text_side(out, "new", now);
+    fputc('\n', out);
+    changed_grammars(base, now, out, NULL);
+    fputs("Rules compared (base -> new):\n", out);
+    fprintf(out, "%12s %11s %10s %8s %10s %10s %10s %13s %12s %7s  rule\n", "calls_base", "calls_new", "change",
+            "change%", "evals_chg", "memo_chg", "failed_chg", "self_base_us", "self_new_us", "ratio");
+    size_t shown = 0, common = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const diff_row *r = &rows[i];
+        if (!r->base || !r->now) continue;
+        common++;
+        if (o->rows && shown == o->rows) continue;
+        shown++;
+        const rep_counts *b = &r->base->c, *n = &r->now->c;
+        char pct[16] = "-", ratio[16] = "-", d[4][24];
+        if (b->calls) snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * (double)change(b->calls, n->calls) / (double)b->calls);
+        if (b->self_ns) snprintf(ratio, sizeof ratio, "%.3f", (double)n->self_ns / (double)b->self_ns);
+        snprintf(d[0], sizeof d[0], "%+lld", (long long)change(b->calls, n->calls));
+        snprintf(d[1], sizeof d[1], "%+lld", (long long)change(b->evals, n->evals));
+        snprintf(d[2], sizeof d[2], "%+lld", (long long)change(b->memo, n->memo));
+        snprintf(d[3], sizeof d[3], "%+lld", (long long)change(b->failed, n->failed));
+        fprintf(out, "%12llu %11llu %10s %8s %10s %10s %10s %13llu %12llu %7s  %s\n", (unsigned long long)b->calls,
+                (unsigned long long)n->calls, d[0], pct, d[1], d[2], d[3], (unsigned long long)rep_us(b->self_ns),
+                (unsigned long long)rep_us(n->self_ns), ratio, r->now->label);
+    }
+    if (common == 0) fputs("  (none)\n", out);
+    if (common > shown) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", common - shown, common - shown == 1 ? "" : "s");
+    text_only(out, "Rules only in new", rows, nrows, 0);
+    text_only(out, "Rules only in base", rows, nrows, 1);
+}
+
+static json_t *json_counts(const rep_counts *c)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "calls", (json_int_t)c->calls,
+                     "evals", (json_int_t)c->evals, "memo", (json_int_t)c->memo, "matched", (json_int_t)c->matched,
+                     "failed", (json_int_t)c->failed, "repeats", (json_int_t)c->repeats,
+                     "consumed", (json_int_t)c->consumed, "wasted", (json_int_t)c->wasted,
+                     "time_ns", (json_int_t)c->time_ns, "self_ns", (json_int_t)c->self_ns);
+}
+
+static json_t *json_ratio(uint64_t a, uint64_t b)
+{
+    return a ? json_real(round(1000.0 * (double)b / (double)a) / 1000.0) : json_null();
+}
+
+static json_t *json_side(const rep_summary *s)
+{
+    return json_pack("{s:I, s:I, s:I}", "processes", (json_int_t)s->processes, "parses", (json_int_t)s->parses,
+                     "calls", (json_int_t)s->calls);
+}
+
+static int print_json(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
+                      const diff_row *rows, size_t nrows, const failure *f, size_t nf, FILE *out)
+{
+    json_t *doc = json_object(), *changed = json_array(), *list = json_array(), *appeared = json_array();
+    json_t *gone = json_array(), *fails = json_array();
+    json_object_set_new(doc, "base", json_side(base));
+    json_object_set_new(doc, "new", json_side(now));
+    changed_grammars(base, now, NULL, changed);
+    json_object_set_new(doc, "grammars_changed", changed);
+    size_t shown = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const diff_row *r = &rows[i];
+        if (!r->base || !r->now) {
+            const rep_srule *x = r->base ? r->base : r->now;
+            json_array_append_new(r->base ? gone : appeared,
+                                  json_pack("{s:s, s:o}", "rule", x->label, "counts", json_counts(&x->c)));
+            continue;
+        }
+        if (o->rows && shown == o->rows) continue;
+        shown++;
+        const rep_counts *b = &r->base->c, *n = &r->now->c;
+        json_t *d = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                              "calls", (json_int_t)change(b->calls, n->calls),
+                              "evals", (json_int_t)change(b->evals, n->evals),
+                              "memo", (json_int_t)change(b->memo, n->memo),
+                              "matched", (json_int_t)change(b->matched, n->matched),
+                              "failed", (json_int_t)change(b->failed, n->failed),
+                              "repeats", (json_int_t)change(b->repeats, n->repeats),
+                              "consumed", (json_int_t)change(b->consumed, n->consumed),
+                              "wasted", (json_int_t)change(b->wasted, n->wasted));
+        json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "rule", r->now->label,
+                                              "base", json_counts(b), "new", json_counts(n), "change", d,
+                                              "time_ratio", json_ratio(b->time_ns, n->time_ns),
+                                              "self_ratio", json_ratio(b->self_ns, n->self_ns)));
+    }
+    json_object_set_new(doc, "rules", list);
+    json_object_set_new(doc, "appeared", appeared);
+    json_object_set_new(doc, "disappeared", gone);
+    for (size_t i = 0; i < nf; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "%s>+%g%%", metric_names[f[i].t->metric], f[i].t->percent);
+        json_array_append_new(fails, json_pack("{s:s, s:s, s:I, s:I}", "rule", f[i].rule->label, "threshold", text,
+                                               "base", (json_int_t)f[i].base, "new", (json_int_t)f[i].now));
+    }
+    json_object_set_new(doc, "failures", fails);
+    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(doc);
+    return rc;
+}
+
+static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out)
+{
+    fputs("rule,status,calls_base,calls_new,evals_base,evals_new,memo_base,memo_new,failed_base,failed_new,"
+          "wasted_base,wasted_new,time_ns_base,time_ns_new,self_ns_base,self_ns_new\n", out);
+    static const rep_counts zero;
+    size_t shown = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const diff_row *r = &rows[i];
+        int both = r->base && r->now;
+        if (both && limit && shown++ >= limit) continue;
+        const rep_counts *b = r->base ? &r->base->c : &zero, *n = r->now ? &r->now->c : &zero;
+        rep_csv_field(out, (r->now ? r->now : r->base)->label);
+        fprintf(out, ",%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+                both ? "both" : r->now ? "appeared" : "disappeared", (unsigned long long)b->calls,
+                (unsigned long long)n->calls, (unsigned long long)b->evals, (unsigned long long)n->evals,
+                (unsigned long long)b->memo, (unsigned long long)n->memo, (unsigned long long)b->failed,
+                (unsigned long long)n->failed, (unsigned long long)b->wasted, (unsigned long long)n->wasted,
+                (unsigned long long)b->time_ns, (unsigned long long)n->time_ns, (unsigned long long)b->self_ns,
+                (unsigned long long)n->self_ns);
+    }
+}
+
+long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
+                    void (*report)(void *ud, const char *text), void *ud)
+{
+    size_t nrows, nf = 0;
+    diff_row *rows = make_rows(base, now, &nrows);
+    if (!rows) return -1;
+    failure *f = check(rows, nrows, o, &nf);
+    if (!f) {
+        free(rows);
+        return -1;
+    }
+    long rc = (long)nf;
+    if (o->format == REP_FORMAT_JSON) {
+        if (print_json(base, now, o, rows, nrows, f, nf, out) < 0) rc = -1;
+    } else if (o->format == REP_FORMAT_CSV) {
+        csv_diff(rows, nrows, o->rows, out);
+    } else {
+        text_diff(base, now, o, rows, nrows, out);
+    }
+    for (size_t i = 0; i < nf && rc >= 0; i++) {
+        char text[1024];
+        describe(&f[i], text, sizeof text);
+        report(ud, text);
+    }
+    free(f);
+    free(rows);
+    return rc;
+}

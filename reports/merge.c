@@ -1,0 +1,605 @@
+/* Merging reports (summary.h): the reader's records of whole frames become one
+ * rep_summary. A frame's records are staged, indexed by merged grammar and
+ * rule, and added to the totals only at frame_end(complete), so a damaged
+ * frame leaves no trace. Parse records are summed and only the slowest
+ * opt.parse_limit are kept, in a bounded heap, so memory does not grow with the
+ * number of parses. */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- an open-addressing map from exact 64-bit keys to indices ---- */
+
+typedef struct u64map {
+    uint64_t *keys;
+    uint32_t *vals;     /* REP_NONE: empty slot */
+    size_t    cap, n;
+} u64map;
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint32_t map_get(const u64map *m, uint64_t key)
+{
+    if (!m->cap) return REP_NONE;
+    for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->vals[i] == REP_NONE) return REP_NONE;
+        if (m->keys[i] == key) return m->vals[i];
+    }
+}
+
+static int map_put(u64map *m, uint64_t key, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        uint64_t *keys = malloc(cap * sizeof *keys);
+        uint32_t *vals = malloc(cap * sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -1;
+        }
+        memset(vals, 0xff, cap * sizeof *vals);
+        for (size_t j = 0; j < m->cap; j++) {
+            if (m->vals[j] == REP_NONE) continue;
+            size_t i = mix(m->keys[j]) & (cap - 1);
+            while (vals[i] != REP_NONE) i = (i + 1) & (cap - 1);
+            keys[i] = m->keys[j];
+            vals[i] = m->vals[j];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    size_t i = mix(key) & (m->cap - 1);
+    while (m->vals[i] != REP_NONE) i = (i + 1) & (m->cap - 1);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 0;
+}
+
+static void map_free(u64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+/* ---- the merging state ---- */
+
+typedef struct frame_grammar {
+    uint32_t  id;          /* the frame's grammar id */
+    uint32_t  grammar;     /* merged grammar, or REP_NONE when filtered out */
+    uint32_t *rules;       /* frame rule id -> merged rule */
+    size_t    nrules;
+    uint64_t  parses, bytes;
+} frame_grammar;
+
+typedef struct staged_rule  { uint32_t rule; rep_counts c; } staged_rule;
+typedef struct staged_stack { size_t off, len; uint64_t calls, self_ns; } staged_stack;
+
+/* A list of parses: a bounded heap whose root is the one that sorts last, or
+ * (limit 0) a plain list. */
+typedef struct parse_list {
+    rep_sparse *v;
+    size_t      n, cap, limit;
+} parse_list;
+
+struct rep_merge {
+    char        **strings;    /* interned names: index = string id */
+    size_t        nstrings, strings_cap;
+    u64map        string_ids; /* FNV hash -> first string id; collisions chain in string_next */
+    uint32_t     *string_next;
+    size_t        string_next_cap;
+    u64map        rule_ids, edge_ids, node_ids;
+    size_t        grammars_cap, rules_cap, edges_cap, nodes_cap;
+
+    /* the frame being read */
+    frame_grammar *fg;
+    size_t         nfg, fg_cap;
+    staged_rule   *sr;
+    size_t         nsr, sr_cap;
+    rep_sedge     *se;
+    size_t         nse, se_cap;
+    staged_stack  *ss;
+    size_t         nss, ss_cap;
+    uint32_t      *path;      /* merged rule indices of the staged stacks */
+    size_t         npath, path_cap;
+    uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
+    parse_list     fparses;
+    parse_list     parses_kept;
+    uint64_t       seq;
+    int            oom;       /* a merge failed: reading stops, finish fails */
+};
+
+static int grow(void *buf, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < n) c *= 2;
+    void *p = realloc(*(void **)buf, c * sz);
+    if (!p) return -1;
+    *(void **)buf = p;
+    *cap = c;
+    return 0;
+}
+
+/* The string's id, interning it; REP_NONE when out of memory. */
+static uint32_t intern(rep_merge *m, const char *s)
+{
+    uint64_t h = rep_hash(s, strlen(s));
+    uint32_t id = map_get(&m->string_ids, h);
+    for (uint32_t i = id; i != REP_NONE; i = m->string_next[i])
+        if (strcmp(m->strings[i], s) == 0) return i;
+    if (grow(&m->strings, &m->strings_cap, m->nstrings + 1, sizeof *m->strings) < 0) return REP_NONE;
+    if (grow(&m->string_next, &m->string_next_cap, m->nstrings + 1, sizeof *m->string_next) < 0) return REP_NONE;
+    char *copy = strdup(s);
+    if (!copy) return REP_NONE;
+    uint32_t nid = (uint32_t)m->nstrings;
+    if (id == REP_NONE) {
+        if (map_put(&m->string_ids, h, nid) < 0) { free(copy); return REP_NONE; }
+        m->string_next[nid] = REP_NONE;
+    } else {
+        /* chain behind the first string of this hash */
+        m->string_next[nid] = m->string_next[id];
+        m->string_next[id] = nid;
+    }
+    m->strings[nid] = copy;
+    m->nstrings++;
+    return nid;
+}
+
+rep_summary *rep_summary_new(const rep_summary_options *opt)
+{
+    rep_summary *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->m = calloc(1, sizeof *s->m);
+    if (!s->m) { free(s); return NULL; }
+    s->opt = *opt;
+    s->root = REP_NONE;
+    s->m->fparses.limit = s->m->parses_kept.limit = opt->parse_limit;
+    return s;
+}
+
+static void parse_list_clear(parse_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->v[i].input);
+    l->n = 0;
+}
+
+void rep_summary_free(rep_summary *s)
+{
+    if (!s) return;
+    rep_merge *m = s->m;
+    for (size_t i = 0; i < m->nstrings; i++) free(m->strings[i]);
+    free(m->strings);
+    free(m->string_next);
+    map_free(&m->string_ids);
+    map_free(&m->rule_ids);
+    map_free(&m->edge_ids);
+    map_free(&m->node_ids);
+    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    free(m->fg);
+    free(m->sr);
+    free(m->se);
+    free(m->ss);
+    free(m->path);
+    parse_list_clear(&m->fparses);
+    free(m->fparses.v);
+    parse_list_clear(&m->parses_kept);
+    free(m->parses_kept.v);
+    free(m);
+    for (size_t i = 0; i < s->ngrammars; i++) free(s->grammars[i].label);
+    for (size_t i = 0; i < s->nrules; i++) free(s->rules[i].label);
+    for (size_t i = 0; i < s->ntop; i++) free(s->top[i].input);
+    free(s->grammars);
+    free(s->rules);
+    free(s->edges);
+    free(s->nodes);
+    free(s->top);
+    free(s);
+}
+
+/* ---- parse lists ---- */
+
+/* < 0 when a sorts before b: slower first, then by input name, then by arrival. */
+static int parse_order(const rep_sparse *a, const rep_sparse *b)
+{
+    if (a->time_ns != b->time_ns) return a->time_ns > b->time_ns ? -1 : 1;
+    int c = strcmp(a->input, b->input);
+    if (c) return c;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void swap_parses(rep_sparse *a, rep_sparse *b)
+{
+    rep_sparse t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_down(parse_list *l, size_t i)
+{
+    for (;;) {
+        size_t big = i, a = 2 * i + 1, b = a + 1;
+        if (a < l->n && parse_order(&l->v[a], &l->v[big]) > 0) big = a;
+        if (b < l->n && parse_order(&l->v[b], &l->v[big]) > 0) big = b;
+        if (big == i) return;
+        swap_parses(&l->v[i], &l->v[big]);
+        i = big;
+    }
+}
+
+/* Would p be kept? */
+static int parse_wanted(const parse_list *l, const rep_sparse *p)
+{
+    return !l->limit || l->n < l->limit || parse_order(p, &l->v[0]) < 0;
+}
+
+/* Adds p (its input owned by the list from now on); -1 when out of memory. */
+static int parse_push(parse_list *l, rep_sparse *p)
+{
+    if (l->limit && l->n == l->limit) {
+        free(l->v[0].input);
+        l->v[0] = *p;
+        sift_down(l, 0);
+        return 0;
+    }
+    if (grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
+        free(p->input);
+        return -1;
+    }
+    size_t i = l->n++;
+    l->v[i] = *p;
+    if (!l->limit) return 0;
+    while (i > 0 && parse_order(&l->v[i], &l->v[(i - 1) / 2]) > 0) {
+        swap_parses(&l->v[i], &l->v[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+/* ---- records ---- */
+
+static frame_grammar *frame_grammar_of(rep_merge *m, uint32_t id)
+{
+    for (size_t i = 0; i < m->nfg; i++)
+        if (m->fg[i].id == id) return &m->fg[i];
+    return NULL;
+}
+
+static int grammar_selected(const rep_summary *s, const rep_grammar *g)
+{
+    const char *want = s->opt.grammar;
+    if (!want || strcmp(want, g->name) == 0) return 1;
+    char label[512];
+    snprintf(label, sizeof label, "%s@%08llx", g->name, (unsigned long long)(g->hash >> 32));
+    return strcmp(want, label) == 0;
+}
+
+/* The merged grammar for (name, hash), created if new. */
+static uint32_t merged_grammar(rep_summary *s, const rep_grammar *g)
+{
+    rep_merge *m = s->m;
+    uint32_t name = intern(m, g->name), file = intern(m, g->file);
+    if (name == REP_NONE || file == REP_NONE) return REP_NONE;
+    for (size_t i = 0; i < s->ngrammars; i++)
+        if (s->grammars[i].hash == g->hash && s->grammars[i].name == m->strings[name]) return (uint32_t)i;
+    if (grow(&s->grammars, &m->grammars_cap, s->ngrammars + 1, sizeof *s->grammars) < 0) return REP_NONE;
+    rep_sgrammar *sg = &s->grammars[s->ngrammars];
+    memset(sg, 0, sizeof *sg);
+    sg->name = m->strings[name];
+    sg->file = m->strings[file];
+    sg->hash = g->hash;
+    return (uint32_t)s->ngrammars++;
+}
+
+/* The merged rule for (grammar, name), created if new. */
+static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
+{
+    rep_merge *m = s->m;
+    uint32_t id = intern(m, name);
+    if (id == REP_NONE) return REP_NONE;
+    uint64_t key = (uint64_t)grammar << 32 | id;
+    uint32_t r = map_get(&m->rule_ids, key);
+    if (r != REP_NONE) return r;
+    if (grow(&s->rules, &m->rules_cap, s->nrules + 1, sizeof *s->rules) < 0) return REP_NONE;
+    r = (uint32_t)s->nrules;
+    if (map_put(&m->rule_ids, key, r) < 0) return REP_NONE;
+    memset(&s->rules[r], 0, sizeof s->rules[r]);
+    s->rules[r].grammar = grammar;
+    s->rules[r].name = m->strings[id];
+    s->nrules++;
+    return r;
+}
+
+static int on_grammar(rep_summary *s, const rep_grammar *g)
+{
+    rep_merge *m = s->m;
+    if (grow(&m->fg, &m->fg_cap, m->nfg + 1, sizeof *m->fg) < 0) return -1;
+    frame_grammar *f = &m->fg[m->nfg];
+    memset(f, 0, sizeof *f);
+    f->id = g->id;
+    f->grammar = REP_NONE;
+    f->rules = malloc((g->nrules ? g->nrules : 1) * sizeof *f->rules);
+    if (!f->rules) return -1;
+    m->nfg++;
+    f->nrules = g->nrules;
+    if (!grammar_selected(s, g)) return 0;
+    f->grammar = merged_grammar(s, g);
+    if (f->grammar == REP_NONE) return -1;
+    for (size_t i = 0; i < g->nrules; i++) {
+        f->rules[i] = merged_rule(s, f->grammar, g->rules[i].name);
+        if (f->rules[i] == REP_NONE) return -1;
+    }
+    return 0;
+}
+
+static int on_parse(rep_summary *s, const rep_parse *p)
+{
+    rep_merge *m = s->m;
+    frame_grammar *f = frame_grammar_of(m, p->grammar);
+    if (f->grammar == REP_NONE) return 0;
+    f->parses++;
+    f->bytes += p->bytes;
+    m->parses++;
+    m->calls += p->calls;
+    m->evals += p->evals;
+    m->memo += p->memo;
+    m->clock_reads += p->clock_reads;
+    m->time_ns += p->time_ns;
+    rep_sparse sp = {
+        .input = (char *)p->input, .grammar = f->grammar,
+        .top_rule = p->top_rule == REP_NO_RULE ? REP_NONE : f->rules[p->top_rule],
+        .bytes = p->bytes, .time_ns = p->time_ns, .calls = p->calls, .evals = p->evals, .memo = p->memo,
+        .clock_reads = p->clock_reads, .seq = m->seq++, .unit = p->unit, .result = p->result,
+    };
+    if (!parse_wanted(&m->fparses, &sp)) return 0;
+    sp.input = strdup(p->input);
+    if (!sp.input) return -1;
+    return parse_push(&m->fparses, &sp);
+}
+
+static int on_rule(rep_summary *s, const rep_rule *r)
+{
+    rep_merge *m = s->m;
+    frame_grammar *f = frame_grammar_of(m, r->grammar);
+    if (f->grammar == REP_NONE) return 0;
+    if (grow(&m->sr, &m->sr_cap, m->nsr + 1, sizeof *m->sr) < 0) return -1;
+    staged_rule *st = &m->sr[m->nsr++];
+    st->rule = f->rules[r->rule];
+    st->c = (rep_counts){
+        r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->max_repeats, r->max_repeats_pos,
+        r->consumed, r->wasted, r->time_ns, r->self_ns,
+    };
+    return 0;
+}
+
+static int on_edge(rep_summary *s, const rep_edge *e)
+{
+    rep_merge *m = s->m;
+    frame_grammar *f = frame_grammar_of(m, e->grammar);
+    if (f->grammar == REP_NONE) return 0;
+    if (grow(&m->se, &m->se_cap, m->nse + 1, sizeof *m->se) < 0) return -1;
+    m->se[m->nse++] = (rep_sedge){ f->rules[e->caller], f->rules[e->callee], e->calls, e->time_ns };
+    return 0;
+}
+
+static int on_stack(rep_summary *s, const rep_stack *st)
+{
+    rep_merge *m = s->m;
+    frame_grammar *f = frame_grammar_of(m, st->grammar);
+    if (f->grammar == REP_NONE) return 0;
+    if (grow(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
+        grow(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
+        return -1;
+    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, st->calls, st->self_ns };
+    for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
+    return 0;
+}
+
+/* ---- frames ---- */
+
+static void frame_reset(rep_merge *m)
+{
+    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    m->nfg = m->nsr = m->nse = m->nss = m->npath = 0;
+    m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
+    parse_list_clear(&m->fparses);
+}
+
+static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
+{
+    rep_merge *m = s->m;
+    uint64_t key = (uint64_t)(parent + 1u) << 32 | rule;   /* parent REP_NONE + 1 wraps to 0: a root */
+    uint32_t n = map_get(&m->node_ids, key);
+    if (n != REP_NONE) return n;
+    if (grow(&s->nodes, &m->nodes_cap, s->nnodes + 1, sizeof *s->nodes) < 0) return REP_NONE;
+    n = (uint32_t)s->nnodes;
+    if (map_put(&m->node_ids, key, n) < 0) return REP_NONE;
+    s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0 };
+    s->nnodes++;
+    return n;
+}
+
+static void add_counts(rep_counts *a, const rep_counts *b)
+{
+    if (b->max_repeats > a->max_repeats) {
+        a->max_repeats = b->max_repeats;
+        a->max_repeats_pos = b->max_repeats_pos;
+    }
+    a->calls += b->calls;
+    a->evals += b->evals;
+    a->memo += b->memo;
+    a->matched += b->matched;
+    a->failed += b->failed;
+    a->repeats += b->repeats;
+    a->consumed += b->consumed;
+    a->wasted += b->wasted;
+    a->time_ns += b->time_ns;
+    a->self_ns += b->self_ns;
+}
+
+/* Adds the staged frame to the totals. */
+static int frame_commit(rep_summary *s)
+{
+    rep_merge *m = s->m;
+    int selected = !s->opt.grammar;
+    for (size_t i = 0; i < m->nfg; i++) selected |= m->fg[i].grammar != REP_NONE;
+    s->processes += selected;   /* with --grammar, the processes that used it */
+    s->parses += m->parses;
+    s->calls += m->calls;
+    s->evals += m->evals;
+    s->memo += m->memo;
+    s->clock_reads += m->clock_reads;
+    s->time_ns += m->time_ns;
+    for (size_t i = 0; i < m->nfg; i++) {
+        frame_grammar *f = &m->fg[i];
+        if (f->grammar == REP_NONE) continue;
+        s->grammars[f->grammar].used = 1;
+        s->grammars[f->grammar].parses += f->parses;
+        s->grammars[f->grammar].bytes += f->bytes;
+        for (size_t j = 0; j < f->nrules; j++) s->rules[f->rules[j]].used = 1;
+    }
+    for (size_t i = 0; i < m->nsr; i++) add_counts(&s->rules[m->sr[i].rule].c, &m->sr[i].c);
+    for (size_t i = 0; i < m->nse; i++) {
+        const rep_sedge *e = &m->se[i];
+        uint64_t key = (uint64_t)e->caller << 32 | e->callee;
+        uint32_t k = map_get(&m->edge_ids, key);
+        if (k == REP_NONE) {
+            if (grow(&s->edges, &m->edges_cap, s->nedges + 1, sizeof *s->edges) < 0) return -1;
+            k = (uint32_t)s->nedges;
+            if (map_put(&m->edge_ids, key, k) < 0) return -1;
+            s->edges[k] = (rep_sedge){ e->caller, e->callee, 0, 0 };
+            s->nedges++;
+        }
+        s->edges[k].calls += e->calls;
+        s->edges[k].time_ns += e->time_ns;
+    }
+    for (size_t i = 0; i < m->nss; i++) {
+        const staged_stack *st = &m->ss[i];
+        uint32_t node = REP_NONE;
+        for (size_t j = 0; j < st->len; j++) {
+            node = node_for(s, node, m->path[st->off + j]);
+            if (node == REP_NONE) return -1;
+        }
+        s->nodes[node].calls += st->calls;
+        s->nodes[node].self_ns += st->self_ns;
+    }
+    for (size_t i = 0; i < m->fparses.n; i++) {
+        rep_sparse p = m->fparses.v[i];
+        m->fparses.v[i].input = NULL;
+        if (!parse_wanted(&m->parses_kept, &p)) {
+            free(p.input);
+            continue;
+        }
+        if (parse_push(&m->parses_kept, &p) < 0) return -1;
+    }
+    m->fparses.n = 0;
+    return 0;
+}
+
+static int sink_frame_begin(void *ud, const rep_header *h)
+{
+    (void)h;
+    rep_merge *m = ((rep_summary *)ud)->m;
+    frame_reset(m);
+    return m->oom ? -1 : 0;
+}
+
+static int sink_record(void *ud, rep_record_kind kind, const void *rec)
+{
+    rep_summary *s = ud;
+    switch (kind) {
+    case REP_REC_GRAMMAR: return on_grammar(s, rec);
+    case REP_REC_PARSE:   return on_parse(s, rec);
+    case REP_REC_RULE:    return on_rule(s, rec);
+    case REP_REC_EDGE:    return on_edge(s, rec);
+    case REP_REC_STACK:   return on_stack(s, rec);
+    }
+    return 0;
+}
+
+static void sink_frame_end(void *ud, int complete)
+{
+    rep_summary *s = ud;
+    if (complete && frame_commit(s) < 0) s->m->oom = 1;
+    frame_reset(s->m);
+}
+
+void rep_summary_sink(rep_summary *s, rep_reader_sink *sink)
+{
+    sink->ud = s;
+    sink->frame_begin = sink_frame_begin;
+    sink->record = sink_record;
+    sink->frame_end = sink_frame_end;
+}
+
+/* ---- finishing ---- */
+
+static const rep_summary *sort_summary;   /* qsort has no context argument */
+
+static int by_parse_order(const void *a, const void *b)
+{
+    return parse_order(a, b);
+}
+
+static int by_parent_then_label(const void *a, const void *b)
+{
+    const rep_snode *x = &sort_summary->nodes[*(const uint32_t *)a];
+    const rep_snode *y = &sort_summary->nodes[*(const uint32_t *)b];
+    if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
+    return strcmp(sort_summary->rules[x->rule].label, sort_summary->rules[y->rule].label);
+}
+
+int rep_summary_finish(rep_summary *s)
+{
+    rep_merge *m = s->m;
+    if (m->oom) return -1;
+    for (size_t i = 0; i < s->ngrammars; i++) {
+        rep_sgrammar *g = &s->grammars[i];
+        int shared = 0;
+        for (size_t j = 0; j < s->ngrammars; j++)
+            if (j != i && s->grammars[j].used && s->grammars[j].name == g->name) shared = 1;
+        if (shared && g->used) s->shared_names = 1;
+        size_t n = strlen(g->name) + 20;
+        if (!(g->label = malloc(n))) return -1;
+        if (shared) snprintf(g->label, n, "%s@%08llx", g->name, (unsigned long long)(g->hash >> 32));
+        else snprintf(g->label, n, "%s", g->name);
+    }
+    for (size_t i = 0; i < s->nrules; i++) {
+        rep_srule *r = &s->rules[i];
+        const char *gl = s->grammars[r->grammar].label;
+        size_t n = strlen(gl) + strlen(r->name) + 2;
+        if (!(r->label = malloc(n))) return -1;
+        snprintf(r->label, n, "%s:%s", gl, r->name);
+    }
+    s->top = m->parses_kept.v;
+    s->ntop = m->parses_kept.n;
+    m->parses_kept.v = NULL;
+    m->parses_kept.n = m->parses_kept.cap = 0;
+    if (s->ntop) qsort(s->top, s->ntop, sizeof *s->top, by_parse_order);
+
+    /* link the calling-context tree: children in label order */
+    uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);
+    if (!order) return -1;
+    for (size_t i = 0; i < s->nnodes; i++) order[i] = (uint32_t)i;
+    sort_summary = s;
+    qsort(order, s->nnodes, sizeof *order, by_parent_then_label);
+    for (size_t i = s->nnodes; i-- > 0;) {
+        rep_snode *n = &s->nodes[order[i]];
+        uint32_t *head = n->parent == REP_NONE ? &s->root : &s->nodes[n->parent].child;
+        n->sibling = *head;
+        *head = order[i];
+    }
+    free(order);
+    return 0;
+}

@@ -1,0 +1,973 @@
+/* The report reader (reader.h): zstd streaming decompression of each file, a
+ * line at a time decoded into the records of report.h and checked. Lines in
+ * the writer's own form are scanned directly; any other line is parsed with
+ * jansson (see "flat records"). A frame's records go to the sink as they are
+ * read; whether the frame was whole (zstd checksum, footer counts) is known
+ * only at its end, so the sink stages them until frame_end. */
+#include "reader.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#define REP_MAX_LINE   (64u << 20)   /* a longer line makes its frame unusable */
+#define REP_WINDOW_LOG 23            /* frames may use a window of at most 8 MiB */
+
+typedef struct frame_grammar {
+    uint32_t id;
+    size_t   nrules;
+} frame_grammar;
+
+#define MAX_FIELDS 64   /* the direct scanner's limit; jansson takes any number */
+
+/* A top-level field of a record (see "flat records" below). */
+typedef enum { F_INT, F_STR, F_NULL, F_TRUE, F_FALSE, F_INTS, F_OTHER } field_kind;
+typedef struct field {
+    const char *key;
+    size_t      keylen;
+    field_kind  kind;
+    int64_t     i;              /* F_INT */
+    const char *s;              /* F_STR, NUL-terminated once the record is read */
+    size_t      slen;
+    size_t      first, count;   /* F_INTS: r->ints[first .. first + count) */
+} field;
+
+struct rep_reader {
+    rep_reader_sink sink;
+    rep_read_stats  stats;
+    ZSTD_DCtx      *dctx;
+    unsigned char  *inbuf, *outbuf;
+    size_t          incap, outcap;
+    char           *line;            /* a line split across output chunks */
+    size_t          linelen, linecap;
+    int             stop;            /* out of memory, or the sink said stop */
+
+    /* the file being read */
+    const char *name;
+    unsigned long frame;             /* number of the current frame, from 1 */
+    unsigned long file_frames;       /* complete frames of this file */
+
+    /* the frame being read */
+    int            began;            /* frame_begin was called */
+    int            skip;             /* rejected: its remaining lines are ignored */
+    int            footer;
+    int            skipped_lines;
+    uint64_t       lineno, parses, footer_records, footer_parses;
+    frame_grammar *grammars;
+    size_t         ngrammars, grammars_cap;
+
+    /* decoding buffers, reused */
+    field         *fields;
+    size_t         nfields, fields_cap;
+    int64_t       *ints;
+    size_t         nints, ints_cap;
+    rep_rule_info *rules;
+    size_t         rules_cap;
+    uint32_t      *frames;
+    size_t         frames_cap;
+    const char   **argv;
+    size_t         argv_cap;
+};
+
+static void say(rep_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Gives the sink one message: "NAME: TEXT". */
+static void say(rep_reader *r, const char *fmt, ...)
+{
+    char text[512];
+    int n = snprintf(text, sizeof text, "%s: ", r->name);
+    if (n < 0 || (size_t)n >= sizeof text) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
+    va_end(ap);
+    r->stats.problems++;
+    if (r->sink.message) r->sink.message(r->sink.ud, text);
+}
+
+static void out_of_memory(rep_reader *r)
+{
+    if (!r->stop) say(r, "out of memory");
+    r->stop = 1;
+}
+
+/* Grows *buf to hold n items of size sz; 0 or -1. */
+static int reserve(void *buf, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < n) c *= 2;
+    void *p = realloc(*(void **)buf, c * sz);
+    if (!p) return -1;
+    *(void **)buf = p;
+    *cap = c;
+    return 0;
+}
+
+rep_reader *rep_reader_new(const rep_reader_sink *sink)
+{
+    rep_reader *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->sink = *sink;
+    r->dctx = ZSTD_createDCtx();
+    r->incap = ZSTD_DStreamInSize();
+    r->outcap = ZSTD_DStreamOutSize();
+    r->inbuf = malloc(r->incap);
+    r->outbuf = malloc(r->outcap);
+    if (!r->dctx || !r->inbuf || !r->outbuf ||
+        ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, REP_WINDOW_LOG))) {
+        rep_reader_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rep_reader_free(rep_reader *r)
+{
+    if (!r) return;
+    ZSTD_freeDCtx(r->dctx);
+    free(r->inbuf);
+    free(r->outbuf);
+    free(r->line);
+    free(r->grammars);
+    free(r->rules);
+    free(r->frames);
+    free(r->argv);
+    free(r->fields);
+    free(r->ints);
+    free(r);
+}
+
+const rep_read_stats *rep_reader_stats(const rep_reader *r)
+{
+    return &r->stats;
+}
+
+static const char *frames_read(unsigned long n)
+{
+    static char text[48];
+    snprintf(text, sizeof text, "%lu frame%s read", n, n == 1 ? "" : "s");
+    return text;
+}
+
+/* ---- flat records ----
+ *
+ * Every record is first seen as a table of its top-level fields. A line in
+ * the writer's own form (one object without spaces whose values are plain
+ * ASCII strings without escapes, non-negative integers, true, false, null and
+ * arrays of such integers) is scanned directly, which is many times faster
+ * than building a jansson value. Any other line goes to jansson, which alone
+ * decides what is JSON; its object is turned into the same table. So one set
+ * of checks serves both, and nested values (argv, a grammar's rules) are read
+ * from the jansson value. */
+
+static const field *flat_get(const rep_reader *r, const char *key)
+{
+    size_t n = strlen(key);
+    for (size_t i = r->nfields; i-- > 0;)   /* the last of duplicate keys wins, as in jansson */
+        if (r->fields[i].keylen == n && memcmp(r->fields[i].key, key, n) == 0) return &r->fields[i];
+    return NULL;
+}
+
+/* Scans a non-negative integer without leading zeros; NULL if p does not hold one. */
+static const char *scan_int(const char *p, const char *end, int64_t *v)
+{
+    if (p == end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')) return NULL;
+    uint64_t x = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        x = x * 10 + (uint64_t)(*p - '0');
+        if (x > INT64_MAX) return NULL;
+    }
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return NULL;
+    *v = (int64_t)x;
+    return p;
+}
+
+/* Scans a string without escapes, controls or non-ASCII bytes; p is after the
+ * opening quote; returns the closing quote or NULL. */
+static const char *scan_plain_string(const char *p, const char *end)
+{
+    for (; p < end && *p != '"'; p++)
+        if (*p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x80) return NULL;
+    return p < end ? p : NULL;
+}
+
+/* The direct scanner: 0 and the table filled, or -1 (then jansson decides). */
+static int scan_flat(rep_reader *r, char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    char *closes[MAX_FIELDS];   /* closing quotes of string values, made NULs at the end */
+    size_t nclose = 0;
+    r->nfields = r->nints = 0;
+    if (p == end || *p++ != '{') return -1;
+    if (p < end && *p == '}') return p + 1 == end ? 0 : -1;
+    for (;;) {
+        if (r->nfields == MAX_FIELDS || p == end || *p++ != '"') return -1;
+        if (r->nfields == r->fields_cap && reserve(&r->fields, &r->fields_cap, r->nfields + 1, sizeof *r->fields) < 0)
+            return -1;
+        field *f = &r->fields[r->nfields++];
+        f->key = p;
+        if (!(p = scan_plain_string(p, end))) return -1;
+        f->keylen = (size_t)(p - f->key);
+        p++;
+        if (p == end || *p++ != ':' || p == end) return -1;
+        if (*p == '"') {
+            f->kind = F_STR;
+            f->s = ++p;
+            if (!(p = scan_plain_string(p, end))) return -1;
+            f->slen = (size_t)(p - f->s);
+            closes[nclose++] = (char *)p++;
+        } else if (*p == '[') {
+            f->kind = F_INTS;
+            f->first = r->nints;
+            p++;
+            if (p < end && *p == ']') {
+                p++;
+            } else {
+                for (;;) {
+                    int64_t v;
+                    if (!(p = scan_int(p, end, &v))) return -1;
+                    if (r->nints == r->ints_cap &&
+                        reserve(&r->ints, &r->ints_cap, r->nints + 1, sizeof *r->ints) < 0)
+                        return -1;
+                    r->ints[r->nints++] = v;
+                    if (p < end && *p == ',') { p++; continue; }
+                    if (p < end && *p == ']') { p++; break; }
+                    return -1;
+                }
+            }
+            f->count = r->nints - f->first;
+        } else if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+            f->kind = F_NULL;
+            p += 4;
+        } else if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
+            f->kind = F_TRUE;
+            p += 4;
+        } else if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
+            f->kind = F_FALSE;
+            p += 5;
+        } else {
+            f->kind = F_INT;
+            if (!(p = scan_int(p, end, &f->i))) return -1;
+        }
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == '}' && p + 1 == end) break;
+        return -1;
+    }
+    /* headers and grammars have nested values: jansson reads them */
+    const field *type = flat_get(r, "type");
+    if (type && type->kind == F_STR && ((type->slen == 6 && memcmp(type->s, "header", 6) == 0) ||
+                                        (type->slen == 7 && memcmp(type->s, "grammar", 7) == 0)))
+        return -1;
+    for (size_t i = 0; i < nclose; i++) *closes[i] = '\0';
+    return 0;
+}
+
+/* The table of a jansson object's top-level fields. */
+static int flatten(rep_reader *r, json_t *o)
+{
+    const char *key;
+    json_t *v;
+    r->nfields = r->nints = 0;
+    json_object_foreach(o, key, v) {
+        if (reserve(&r->fields, &r->fields_cap, r->nfields + 1, sizeof *r->fields) < 0) return -1;
+        field *f = &r->fields[r->nfields++];
+        f->key = key;
+        f->keylen = strlen(key);
+        f->kind = F_OTHER;
+        if (json_is_integer(v)) {
+            f->kind = F_INT;
+            f->i = json_integer_value(v);
+        } else if (json_is_string(v)) {
+            f->kind = F_STR;
+            f->s = json_string_value(v);
+            f->slen = strlen(f->s);
+        } else if (json_is_null(v)) {
+            f->kind = F_NULL;
+        } else if (json_is_true(v)) {
+            f->kind = F_TRUE;
+        } else if (json_is_false(v)) {
+            f->kind = F_FALSE;
+        } else if (json_is_array(v)) {
+            size_t n = json_array_size(v), k;
+            if (reserve(&r->ints, &r->ints_cap, r->nints + n, sizeof *r->ints) < 0) return -1;
+            for (k = 0; k < n && json_is_integer(json_array_get(v, k)); k++)
+                r->ints[r->nints + k] = json_integer_value(json_array_get(v, k));
+            if (k == n) {
+                f->kind = F_INTS;
+                f->first = r->nints;
+                f->count = n;
+                r->nints += n;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A count: absent is 0; anything but a non-negative integer is bad. */
+static uint64_t count_field(rep_reader *r, const char *key, const char **bad)
+{
+    const field *f = flat_get(r, key);
+    if (!f) return 0;
+    if (f->kind != F_INT || f->i < 0) {
+        if (!*bad) *bad = key;
+        return 0;
+    }
+    return (uint64_t)f->i;
+}
+
+/* A required id below limit. */
+static uint32_t id_field(rep_reader *r, const char *key, uint64_t limit, const char **bad)
+{
+    const field *f = flat_get(r, key);
+    if (!f || f->kind != F_INT || f->i < 0 || (uint64_t)f->i >= limit) {
+        if (!*bad) *bad = key;
+        return 0;
+    }
+    return (uint32_t)f->i;
+}
+
+/* A string: absent is "". */
+static const char *string_field(rep_reader *r, const char *key, const char **bad)
+{
+    const field *f = flat_get(r, key);
+    if (!f) return "";
+    if (f->kind != F_STR) {
+        if (!*bad) *bad = key;
+        return "";
+    }
+    return f->s;
+}
+
+/* The frame's grammar with this id, or NULL. */
+static const frame_grammar *find_grammar(const rep_reader *r, uint32_t id)
+{
+    for (size_t i = 0; i < r->ngrammars; i++)
+        if (r->grammars[i].id == id) return &r->grammars[i];
+    return NULL;
+}
+
+/* The "grammar" field of a record, which must name a grammar of the frame. */
+static const frame_grammar *grammar_field(rep_reader *r, const char **bad)
+{
+    uint32_t id = id_field(r, "grammar", UINT32_MAX, bad);
+    const frame_grammar *g = *bad ? NULL : find_grammar(r, id);
+    if (!g && !*bad) *bad = "grammar";
+    return g;
+}
+
+/* "2026-11-29T16:40:00Z" to Unix seconds. */
+static int parse_time(const char *s, int64_t *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    char z = 0;
+    int used = 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &z, &used) != 7 || z != 'Z' || s[used] != '\0')
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    *out = (int64_t)timegm(&tm);
+    return 0;
+}
+
+/* ---- records ---- */
+
+/* Checks and hands over the header (o: its jansson value); returns 0
+ * (accepted or rejected) or -1. */
+static int read_header(rep_reader *r, json_t *o)
+{
+    const char *bad = NULL;
+    const field *fmt = flat_get(r, "format"), *ver = flat_get(r, "version");
+    if (!fmt || fmt->kind != F_STR || strcmp(fmt->s, REP_FORMAT_NAME) != 0) {
+        say(r, "frame %lu is not a pego profile; skipped", r->frame);
+        r->skip = 1;
+        return 0;
+    }
+    if (!ver || ver->kind != F_INT || ver->i < 1) {
+        say(r, "frame %lu: bad header record (field version); skipped", r->frame);
+        r->skip = 1;
+        return 0;
+    }
+    if (ver->i > REP_FORMAT_VERSION) {
+        say(r, "frame %lu has format version %lld; this pego reads version %d; skipped", r->frame,
+            (long long)ver->i, REP_FORMAT_VERSION);
+        r->skip = 1;
+        return 0;
+    }
+    rep_header h;
+    memset(&h, 0, sizeof h);
+    h.version = (int)ver->i;
+    h.pego = string_field(r, "pego", &bad);
+    const field *pid = flat_get(r, "pid");
+    if (pid && pid->kind != F_INT) bad = "pid";
+    h.pid = pid && pid->kind == F_INT ? pid->i : 0;
+    h.host = string_field(r, "host", &bad);
+    json_t *argv = json_object_get(o, "argv");
+    if (argv && !json_is_array(argv) && !bad) bad = "argv";
+    size_t argc = json_is_array(argv) ? json_array_size(argv) : 0;
+    if (reserve(&r->argv, &r->argv_cap, argc + 1, sizeof *r->argv) < 0) {
+        out_of_memory(r);
+        return -1;
+    }
+    for (size_t i = 0; i < argc; i++) {
+        json_t *a = json_array_get(argv, i);
+        if (!json_is_string(a) && !bad) bad = "argv";
+        r->argv[i] = json_is_string(a) ? json_string_value(a) : "";
+    }
+    r->argv[argc] = NULL;
+    h.argc = (int)argc;
+    h.argv = r->argv;
+    const char *start = string_field(r, "start", &bad);
+    if (*start && parse_time(start, &h.start) < 0 && !bad) bad = "start";
+    h.clock = string_field(r, "clock", &bad);
+    h.mode = string_field(r, "mode", &bad);
+    const field *detail = flat_get(r, "detail");
+    if (detail && detail->kind != F_TRUE && detail->kind != F_FALSE && !bad) bad = "detail";
+    h.detail = detail && detail->kind == F_TRUE;
+    if (bad) {
+        say(r, "frame %lu: bad header record (field %s); skipped", r->frame, bad);
+        r->skip = 1;
+        return 0;
+    }
+    r->began = 1;
+    if (r->sink.frame_begin && r->sink.frame_begin(r->sink.ud, &h) < 0) {
+        r->stop = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Decodes a grammar record (o: its jansson value) into g, its rules in
+ * r->rules; returns the bad field, or NULL. *oom is set when out of memory. */
+static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int *oom)
+{
+    const char *bad = NULL;
+    g->id = id_field(r, "id", UINT32_MAX, &bad);
+    if (!bad && find_grammar(r, g->id)) return "id";
+    g->name = string_field(r, "name", &bad);
+    g->file = string_field(r, "file", &bad);
+    const char *hex = string_field(r, "hash", &bad);
+    size_t n = strlen(hex);
+    char *end = NULL;
+    g->hash = n ? strtoull(hex, &end, 16) : 0;
+    if (n == 0 || n > 16 || *end || !isxdigit((unsigned char)hex[0])) return bad ? bad : "hash";
+    json_t *rules = json_object_get(o, "rules");
+    if (!json_is_array(rules)) return bad ? bad : "rules";
+    g->nrules = json_array_size(rules);
+    if (reserve(&r->rules, &r->rules_cap, g->nrules, sizeof *r->rules) < 0) {
+        *oom = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < g->nrules && !bad; i++) {
+        json_t *ri = json_array_get(rules, i);
+        json_t *id = json_object_get(ri, "id"), *name = json_object_get(ri, "name");
+        json_t *line = json_object_get(ri, "line"), *col = json_object_get(ri, "col");
+        if (!json_is_object(ri) || !json_is_string(name) ||
+            (id && (!json_is_integer(id) || json_integer_value(id) != (json_int_t)i)) ||
+            (line && (!json_is_integer(line) || json_integer_value(line) < 0 || json_integer_value(line) > UINT32_MAX)) ||
+            (col && (!json_is_integer(col) || json_integer_value(col) < 0 || json_integer_value(col) > UINT32_MAX))) {
+            bad = "rules";
+            break;
+        }
+        r->rules[i].name = json_string_value(name);
+        r->rules[i].line = line ? (uint32_t)json_integer_value(line) : 0;
+        r->rules[i].col = col ? (uint32_t)json_integer_value(col) : 0;
+    }
+    g->rules = r->rules;
+    return bad;
+}
+
+/* Decodes one record of a frame (not the header, not the footer) and hands it
+ * over; o is its jansson value, NULL when it was scanned directly (then it is
+ * not a grammar record). */
+static int read_record(rep_reader *r, const char *type, json_t *o)
+{
+    const char *bad = NULL;
+    const frame_grammar *g;
+    int oom = 0;
+    union { rep_grammar g; rep_parse p; rep_rule r; rep_edge e; rep_stack s; } rec;
+    rep_record_kind kind;
+    memset(&rec, 0, sizeof rec);
+    if (strcmp(type, "grammar") == 0) {
+        kind = REP_REC_GRAMMAR;
+        bad = decode_grammar(r, o, &rec.g, &oom);
+        if (!bad && !oom && reserve(&r->grammars, &r->grammars_cap, r->ngrammars + 1, sizeof *r->grammars) < 0)
+            oom = 1;
+    } else if (strcmp(type, "parse") == 0) {
+        kind = REP_REC_PARSE;
+        g = grammar_field(r, &bad);
+        rec.p.grammar = g ? g->id : 0;
+        rec.p.id = count_field(r, "id", &bad);
+        rec.p.input = string_field(r, "input", &bad);
+        rec.p.bytes = count_field(r, "bytes", &bad);
+        const char *unit = string_field(r, "unit", &bad);
+        if (strcmp(unit, "codepoints") == 0) rec.p.unit = REP_UNIT_CODEPOINTS;
+        else if (strcmp(unit, "bytes") != 0 && !bad) bad = "unit";
+        const char *result = string_field(r, "result", &bad);
+        if (strcmp(result, "syntax error") == 0) rec.p.result = REP_RESULT_SYNTAX_ERROR;
+        else if (strcmp(result, "aborted") == 0) rec.p.result = REP_RESULT_ABORTED;
+        else if (strcmp(result, "ok") != 0 && !bad) bad = "result";
+        rec.p.time_ns = count_field(r, "time_ns", &bad);
+        rec.p.calls = count_field(r, "calls", &bad);
+        rec.p.evals = count_field(r, "evals", &bad);
+        rec.p.memo = count_field(r, "memo", &bad);
+        rec.p.clock_reads = count_field(r, "clock_reads", &bad);
+        const field *top = flat_get(r, "top_rule");
+        rec.p.top_rule = REP_NO_RULE;
+        if (top && top->kind != F_NULL && g) rec.p.top_rule = id_field(r, "top_rule", g->nrules, &bad);
+    } else if (strcmp(type, "rule") == 0) {
+        kind = REP_REC_RULE;
+        g = grammar_field(r, &bad);
+        rec.r.grammar = g ? g->id : 0;
+        rec.r.rule = id_field(r, "rule", g ? g->nrules : 0, &bad);
+        rec.r.calls = count_field(r, "calls", &bad);
+        rec.r.evals = count_field(r, "evals", &bad);
+        rec.r.memo = count_field(r, "memo", &bad);
+        rec.r.matched = count_field(r, "matched", &bad);
+        rec.r.failed = count_field(r, "failed", &bad);
+        rec.r.repeats = count_field(r, "repeats", &bad);
+        rec.r.max_repeats = count_field(r, "max_repeats", &bad);
+        rec.r.max_repeats_pos = count_field(r, "max_repeats_pos", &bad);
+        rec.r.consumed = count_field(r, "consumed", &bad);
+        rec.r.wasted = count_field(r, "wasted", &bad);
+        rec.r.time_ns = count_field(r, "time_ns", &bad);
+        rec.r.self_ns = count_field(r, "self_ns", &bad);
+    } else if (strcmp(type, "edge") == 0) {
+        kind = REP_REC_EDGE;
+        g = grammar_field(r, &bad);
+        rec.e.grammar = g ? g->id : 0;
+        rec.e.caller = id_field(r, "caller", g ? g->nrules : 0, &bad);
+        rec.e.callee = id_field(r, "callee", g ? g->nrules : 0, &bad);
+        rec.e.calls = count_field(r, "calls", &bad);
+        rec.e.time_ns = count_field(r, "time_ns", &bad);
+    } else if (strcmp(type, "stack") == 0) {
+        kind = REP_REC_STACK;
+        g = grammar_field(r, &bad);
+        rec.s.grammar = g ? g->id : 0;
+        const field *frames = flat_get(r, "frames");
+        size_t n = frames && frames->kind == F_INTS ? frames->count : 0;
+        if (n == 0 && !bad) bad = "frames";
+        if (reserve(&r->frames, &r->frames_cap, n, sizeof *r->frames) < 0) oom = 1;
+        for (size_t i = 0; i < n && !bad && !oom; i++) {
+            int64_t f = r->ints[frames->first + i];
+            if (f < 0 || (uint64_t)f >= g->nrules) bad = "frames";
+            else r->frames[i] = (uint32_t)f;
+        }
+        rec.s.nframes = n;
+        rec.s.frames = r->frames;
+        rec.s.calls = count_field(r, "calls", &bad);
+        rec.s.self_ns = count_field(r, "self_ns", &bad);
+    } else {
+        return 0;   /* a record type of a later version: ignored */
+    }
+    if (oom) {
+        out_of_memory(r);
+        return -1;
+    }
+    if (bad) {
+        say(r, "frame %lu, line %llu: bad %s record (field %s); the line is skipped", r->frame,
+            (unsigned long long)r->lineno, type, bad);
+        r->skipped_lines = 1;
+        return 0;
+    }
+    if (kind == REP_REC_GRAMMAR) {
+        r->grammars[r->ngrammars].id = rec.g.id;
+        r->grammars[r->ngrammars].nrules = rec.g.nrules;
+        r->ngrammars++;
+    }
+    if (kind == REP_REC_PARSE) r->parses++;
+    if (r->sink.record && r->sink.record(r->sink.ud, kind, &rec) < 0) {
+        r->stop = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* A record of the frame after the header, its fields in the table. */
+static int read_fields(rep_reader *r, json_t *o)
+{
+    const field *type = flat_get(r, "type");
+    if (!type || type->kind != F_STR) {
+        say(r, "frame %lu, line %llu is not a report record; the line is skipped", r->frame,
+            (unsigned long long)r->lineno);
+        r->skipped_lines = 1;
+        return 0;
+    }
+    if (strcmp(type->s, "header") == 0) {
+        say(r, "frame %lu, line %llu is a second header; the line is skipped", r->frame,
+            (unsigned long long)r->lineno);
+        r->skipped_lines = 1;
+        return 0;
+    }
+    if (strcmp(type->s, "footer") == 0) {
+        const char *bad = NULL;
+        r->footer_parses = count_field(r, "parses", &bad);
+        r->footer_records = count_field(r, "records", &bad);
+        r->footer = 1;
+        if (bad) {
+            say(r, "frame %lu: bad footer record (field %s); skipped", r->frame, bad);
+            r->skip = 1;
+        }
+        return 0;
+    }
+    return read_record(r, type->s, o);
+}
+
+/* One line of the frame's text (modified in place by the direct scanner). */
+static int read_line(rep_reader *r, char *text, size_t len)
+{
+    r->lineno++;
+    if (r->skip) return 0;
+    if (r->footer) {
+        say(r, "frame %lu has records after its footer; skipped", r->frame);
+        r->skip = 1;
+        return 0;
+    }
+    if (r->lineno > 1 && scan_flat(r, text, len) == 0) return read_fields(r, NULL);
+    json_error_t err;
+    json_t *o = json_loadb(text, len, 0, &err);
+    int rc = 0;
+    if (o && flatten(r, o) < 0) {
+        out_of_memory(r);
+        rc = -1;
+    } else if (r->lineno == 1) {
+        const field *type = o ? flat_get(r, "type") : NULL;
+        if (!type || type->kind != F_STR || strcmp(type->s, "header") != 0) {
+            say(r, "frame %lu does not start with a header record; skipped", r->frame);
+            r->skip = 1;
+        } else {
+            rc = read_header(r, o);
+        }
+    } else if (!o) {
+        say(r, "frame %lu, line %llu is not JSON; the line is skipped", r->frame, (unsigned long long)r->lineno);
+        r->skipped_lines = 1;
+    } else {
+        rc = read_fields(r, o);
+    }
+    json_decref(o);
+    return rc;
+}
+
+/* ---- frames ---- */
+
+static void frame_start(rep_reader *r)
+{
+    r->began = r->skip = r->footer = r->skipped_lines = 0;
+    r->lineno = r->parses = r->footer_records = r->footer_parses = 0;
+    r->ngrammars = 0;
+    r->linelen = 0;
+}
+
+/* Ends a frame that cannot be used (its message was given). */
+static void frame_drop(rep_reader *r)
+{
+    if (r->began && r->sink.frame_end) r->sink.frame_end(r->sink.ud, 0);
+    r->began = 0;
+}
+
+/* The zstd frame ended whole: the last line, then the footer's checks. */
+static int frame_finish(rep_reader *r)
+{
+    if (r->linelen && !r->skip) {
+        int rc = read_line(r, r->line, r->linelen);
+        r->linelen = 0;
+        if (rc < 0) return -1;
+    }
+    if (!r->skip) {
+        if (r->lineno == 0) {
+            say(r, "frame %lu does not start with a header record; skipped", r->frame);
+            r->skip = 1;
+        } else if (!r->footer) {
+            say(r, "frame %lu has no footer (the report was cut short); skipped", r->frame);
+            r->skip = 1;
+        } else if (r->footer_records != r->lineno) {
+            say(r, "frame %lu: its footer counts %llu records but %llu were read; skipped", r->frame,
+                (unsigned long long)r->footer_records, (unsigned long long)r->lineno);
+            r->skip = 1;
+        } else if (!r->skipped_lines && r->footer_parses != r->parses) {
+            say(r, "frame %lu: its footer counts %llu parses but %llu were read; skipped", r->frame,
+                (unsigned long long)r->footer_parses, (unsigned long long)r->parses);
+            r->skip = 1;
+        }
+    }
+    if (r->skip) {
+        frame_drop(r);
+        return 0;
+    }
+    if (r->sink.frame_end) r->sink.frame_end(r->sink.ud, 1);
+    r->began = 0;
+    r->stats.frames++;
+    r->file_frames++;
+    return 0;
+}
+
+/* Splits decompressed text into lines. */
+static int take_output(rep_reader *r, char *data, size_t len)
+{
+    while (len && !r->skip) {
+        char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        if (r->linelen + n > REP_MAX_LINE) {
+            say(r, "frame %lu, line %llu is longer than %u MiB; skipped", r->frame,
+                (unsigned long long)r->lineno + 1, REP_MAX_LINE >> 20);
+            r->skip = 1;
+            r->linelen = 0;
+            return 0;
+        }
+        if (nl && r->linelen == 0) {
+            if (read_line(r, data, n) < 0) return -1;
+        } else {
+            if (reserve(&r->line, &r->linecap, r->linelen + n + 1, 1) < 0) {
+                out_of_memory(r);
+                return -1;
+            }
+            memcpy(r->line + r->linelen, data, n);
+            r->linelen += n;
+            if (nl) {
+                int rc = read_line(r, r->line, r->linelen);
+                r->linelen = 0;
+                if (rc < 0) return -1;
+            }
+        }
+        if (!nl) break;
+        data += n + 1;
+        len -= n + 1;
+    }
+    return 0;
+}
+
+/* ---- streams, files, directories ---- */
+
+/* Where compressed bytes come from: a file descriptor, or memory given at once. */
+typedef struct source {
+    int                  fd;
+    const unsigned char *mem;
+    size_t               memlen;
+} source;
+
+/* Refills in: 1 data, 0 end, -1 read error (errno). */
+static int refill(rep_reader *r, source *src, ZSTD_inBuffer *in)
+{
+    if (src->fd < 0) {
+        if (!src->mem) return 0;
+        in->src = src->mem;
+        in->size = src->memlen;
+        in->pos = 0;
+        src->mem = NULL;
+        return src->memlen ? 1 : 0;
+    }
+    for (;;) {
+        ssize_t n = read(src->fd, r->inbuf, r->incap);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        in->src = r->inbuf;
+        in->size = (size_t)n;
+        in->pos = 0;
+        return n > 0;
+    }
+}
+
+enum { DEC_MORE, DEC_END, DEC_RESYNC, DEC_STOP };
+
+/* Feeds in to the decoder and the lines it gives to read_line. Returns
+ * DEC_MORE; DEC_END when the frame ended (and was finished); DEC_RESYNC when
+ * the frame is damaged (said and dropped: the next frame must be looked for);
+ * DEC_STOP when nothing more of the file can be read (said); -1 to stop. */
+static int decode(rep_reader *r, ZSTD_inBuffer *in, int *pending)
+{
+    ZSTD_outBuffer out = { r->outbuf, r->outcap, 0 };
+    size_t ret = ZSTD_decompressStream(r->dctx, &out, in);
+    if (ZSTD_isError(ret)) {
+        ZSTD_ErrorCode code = ZSTD_getErrorCode(ret);
+        int stop = code == ZSTD_error_prefix_unknown;
+        if (stop && r->frame == 1)
+            say(r, "not a report file (not zstd-compressed)");
+        else if (stop)
+            say(r, "frame %lu is not a zstd frame; %s", r->frame, frames_read(r->file_frames));
+        else if (code == ZSTD_error_checksum_wrong)
+            say(r, "frame %lu has a bad checksum; skipped", r->frame);
+        else
+            say(r, "frame %lu is damaged (zstd: %s); skipped", r->frame, ZSTD_getErrorName(ret));
+        frame_drop(r);
+        ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+        *pending = 0;
+        return stop ? DEC_STOP : DEC_RESYNC;
+    }
+    *pending = out.pos == out.size;
+    if (take_output(r, (char *)r->outbuf, out.pos) < 0) return -1;
+    if (ret != 0) return DEC_MORE;
+    *pending = 0;
+    return frame_finish(r) < 0 ? -1 : DEC_END;
+}
+
+#define ZSTD_MAGIC 0xFD2FB528u
+
+/* Reads every frame of one file or memory block. After a damaged frame the
+ * bytes are scanned for the next frame's magic number; a failed zstd call does
+ * not advance its input, so the scan starts one byte on. */
+static int read_stream(rep_reader *r, source *src)
+{
+    static const unsigned char magic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
+    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+    r->frame = 1;
+    r->file_frames = 0;
+    ZSTD_inBuffer in = { NULL, 0, 0 };
+    int in_frame = 0, pending = 0, seeking = 0, rc = DEC_MORE;
+    uint32_t window = 0;
+    uint64_t total = 0;
+    while (rc != DEC_STOP) {
+        if (in.pos == in.size && !pending) {
+            int got = refill(r, src, &in);
+            if (got < 0) {
+                say(r, "read error: %s", strerror(errno));
+                frame_drop(r);
+                return 0;
+            }
+            if (got == 0) break;
+            total += in.size;
+        }
+        if (seeking) {
+            const unsigned char *p = in.src;
+            while (in.pos < in.size && window != ZSTD_MAGIC) window = window >> 8 | (uint32_t)p[in.pos++] << 24;
+            if (window != ZSTD_MAGIC) continue;
+            seeking = 0;
+            window = 0;
+            frame_start(r);
+            in_frame = 1;
+            ZSTD_inBuffer m = { magic, sizeof magic, 0 };
+            rc = decode(r, &m, &pending);
+        } else {
+            if (!in_frame) {
+                frame_start(r);
+                in_frame = 1;
+            }
+            rc = decode(r, &in, &pending);
+        }
+        if (rc < 0) return -1;
+        if (rc == DEC_END || rc == DEC_RESYNC) {
+            in_frame = 0;
+            r->frame++;
+        }
+        if (rc == DEC_RESYNC) {
+            seeking = 1;
+            if (in.pos < in.size) in.pos++;
+        }
+    }
+    if (total == 0) {
+        say(r, "empty file, no report in it");
+    } else if (in_frame && rc != DEC_STOP) {
+        say(r, "frame %lu is truncated; %s", r->frame, frames_read(r->file_frames));
+        frame_drop(r);
+    }
+    return r->stop ? -1 : 0;
+}
+
+int rep_read_memory(rep_reader *r, const char *name, const void *data, size_t len)
+{
+    source src = { -1, data ? data : (const void *)"", len };
+    r->name = name;
+    r->stats.files++;
+    return read_stream(r, &src);
+}
+
+static int read_file(rep_reader *r, const char *path)
+{
+    r->name = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        say(r, "%s", strerror(errno));
+        return 0;
+    }
+    r->stats.files++;
+    source src = { fd, NULL, 0 };
+    int rc = read_stream(r, &src);
+    close(fd);
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with_zst(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, ".zst") == 0;
+}
+
+/* Reads every *.zst below dir, in name order; counts them in *found. */
+static int read_dir(rep_reader *r, const char *dir, size_t *found)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        r->name = dir;
+        say(r, "%s", strerror(errno));
+        return 0;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char *s = NULL;
+        if (reserve(&names, &cap, n + 1, sizeof *names) < 0 || !(s = strdup(e->d_name))) {
+            rc = -1;
+            break;
+        }
+        names[n++] = s;
+    }
+    closedir(d);
+    if (rc == 0 && n) qsort(names, n, sizeof *names, by_name);
+    size_t dlen = strlen(dir);
+    int slash = dlen && dir[dlen - 1] == '/';
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *path = malloc(dlen + strlen(names[i]) + 2);
+        if (!path) { rc = -1; break; }
+        sprintf(path, "%s%s%s", dir, slash ? "" : "/", names[i]);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc = read_dir(r, path, found);
+        } else if (ends_with_zst(names[i]) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            (*found)++;
+            rc = read_file(r, path);
+        }
+        free(path);
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    if (rc < 0) out_of_memory(r);
+    return rc;
+}
+
+int rep_read_path(rep_reader *r, const char *path)
+{
+    struct stat st;
+    r->name = path;
+    if (stat(path, &st) < 0) {
+        say(r, "%s", strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) return read_file(r, path);
+    size_t found = 0;
+    int rc = read_dir(r, path, &found);
+    if (rc == 0 && found == 0) {
+        r->name = path;
+        say(r, "no reports found");
+    }
+    return rc;
+}

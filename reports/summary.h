@@ -1,0 +1,164 @@
+/* The merged view of any number of reports, and the outputs drawn from it.
+ *
+ * merge.c builds a rep_summary from reader records: grammars are merged by
+ * (name, source hash), rules by (grammar, rule name), call-graph edges by
+ * (caller, callee), calling-context nodes by their rule path; parse records are
+ * summed, and only the slowest are kept (all of them on request). A frame's
+ * records are staged and merged only when the frame turns out whole.
+ * summary.c prints the tables and hints, flame.c the folded stacks, the SVG
+ * flame graph and the speedscope file, diff.c the comparison of two summaries.
+ * Part of the pego command (pego report), not of libpego. */
+#ifndef PEGO_REP_SUMMARY_H
+#define PEGO_REP_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reader.h"
+#include "report.h"
+
+#define REP_NONE UINT32_MAX
+
+/* The per-rule metrics of design.md section 6. */
+typedef struct rep_counts {
+    uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos;
+    uint64_t consumed, wasted, time_ns, self_ns;
+} rep_counts;
+
+typedef struct rep_sgrammar {
+    const char *name, *file;
+    uint64_t    hash;
+    char       *label;     /* name, or name@HASH8 when several sources share the name */
+    uint64_t    parses, bytes;
+    int         used;      /* seen in a whole frame */
+} rep_sgrammar;
+
+typedef struct rep_srule {
+    uint32_t    grammar;
+    const char *name;
+    char       *label;     /* "grammar:rule" */
+    rep_counts  c;
+    int         used;
+} rep_srule;
+
+typedef struct rep_sedge {
+    uint32_t caller, callee;
+    uint64_t calls, time_ns;
+} rep_sedge;
+
+/* A calling-context tree node; children are linked in label order by finish. */
+typedef struct rep_snode {
+    uint32_t rule, parent, child, sibling;
+    uint64_t calls, self_ns;
+} rep_snode;
+
+typedef struct rep_sparse {
+    char      *input;
+    uint32_t   grammar, top_rule;   /* top_rule: a rule index or REP_NONE */
+    uint64_t   bytes, time_ns, calls, evals, memo, clock_reads, seq;
+    rep_unit   unit;
+    rep_result result;
+} rep_sparse;
+
+typedef struct rep_summary_options {
+    const char *grammar;      /* only grammars of this name (or label name@HASH8); NULL: all */
+    size_t      parse_limit;  /* the slowest parses kept; 0: every parse */
+} rep_summary_options;
+
+typedef struct rep_merge rep_merge;
+
+typedef struct rep_summary {
+    rep_summary_options opt;
+    uint64_t      processes, parses, calls, evals, memo, clock_reads, time_ns;
+    rep_sgrammar *grammars;
+    size_t        ngrammars;
+    rep_srule    *rules;
+    size_t        nrules;
+    rep_sedge    *edges;
+    size_t        nedges;
+    rep_snode    *nodes;
+    size_t        nnodes;
+    uint32_t      root;           /* first root node (linked by sibling), or REP_NONE */
+    rep_sparse   *top;            /* after finish: slowest first */
+    size_t        ntop;
+    int           shared_names;   /* some grammar name has several sources */
+    rep_merge    *m;
+} rep_summary;
+
+/* NULL when out of memory. */
+rep_summary *rep_summary_new(const rep_summary_options *opt);
+void         rep_summary_free(rep_summary *s);
+/* Fills the sink's ud, frame_begin, record and frame_end; message is the caller's. */
+void         rep_summary_sink(rep_summary *s, rep_reader_sink *sink);
+/* After reading: labels, parse order, tree links. 0, or -1 when out of memory. */
+int          rep_summary_finish(rep_summary *s);
+
+/* ---- tables (summary.c) ---- */
+
+typedef enum {
+    REP_BY_SELF, REP_BY_TIME, REP_BY_CALLS, REP_BY_EVALS, REP_BY_MEMO, REP_BY_FAILED,
+    REP_BY_REPEATS, REP_BY_CONSUMED, REP_BY_WASTED, REP_BY_NAME
+} rep_by;
+
+typedef enum { REP_FORMAT_TEXT, REP_FORMAT_JSON, REP_FORMAT_CSV } rep_format;
+
+typedef struct rep_table_options {
+    rep_by      by;
+    size_t      rows;         /* rows of the rules table; 0: all */
+    size_t      parse_rows;   /* rows of the parses table; 0: all */
+    double      min_self;     /* hide rules below this share of self time, in percent */
+    const char *rule;         /* show this rule's callers and callees */
+    int         all_parses;   /* --parses: the parses table in full (csv: it instead of rules) */
+    rep_format  format;
+} rep_table_options;
+
+/* Parses a --by name; -1 if unknown. */
+int  rep_by_parse(const char *name);
+/* The metric a rule is sorted by. */
+uint64_t rep_metric(const rep_counts *c, rep_by by);
+/* Rule indices of the used rules, sorted by the metric (ties by label); n set. */
+uint32_t *rep_sorted_rules(const rep_summary *s, rep_by by, size_t *n);
+/* Prints the tables; returns 0, or -1 with a message in err (e.g. no such rule). */
+int  rep_print_tables(const rep_summary *s, const rep_table_options *t, FILE *out, char *err, size_t errlen);
+
+/* ---- flame graphs (flame.c) ---- */
+
+/* Folded stacks: "a;b;c WEIGHT" for nodes of non-zero weight (self µs, or
+ * calls); 0, or -1 when out of memory. */
+int  rep_print_folded(const rep_summary *s, int weight_calls, FILE *out);
+/* The SVG flame graph and the speedscope file; 0, or -1 with a message in err. */
+int  rep_write_flamegraph(const rep_summary *s, const char *path, char *err, size_t errlen);
+int  rep_write_speedscope(const rep_summary *s, const char *path, char *err, size_t errlen);
+
+/* ---- differences (diff.c) ---- */
+
+/* One --fail threshold: METRIC>+PERCENT% */
+typedef struct rep_threshold {
+    rep_by metric;            /* calls, evals, memo, failed, wasted, time or self */
+    double percent;
+} rep_threshold;
+
+/* Parses "calls>+5%"; 0, or -1 if malformed. */
+int rep_threshold_parse(const char *text, rep_threshold *t);
+
+typedef struct rep_diff_options {
+    rep_format           format;
+    size_t               rows;
+    const rep_threshold *fail;
+    size_t               nfail;
+    uint64_t             min_time_ns;   /* floor of an increase of time or self that may fail */
+} rep_diff_options;
+
+/* Prints the comparison; each threshold exceeded is a message through
+ * report(ud, text). Returns the number exceeded, or -1 when out of memory. */
+long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
+                    void (*report)(void *ud, const char *text), void *ud);
+
+/* ---- shared formatting helpers (summary.c) ---- */
+
+/* Nanoseconds to microseconds, rounded to nearest. */
+uint64_t rep_us(uint64_t ns);
+/* Writes one CSV field (quoted when needed). */
+void rep_csv_field(FILE *out, const char *s);
+
+#endif
