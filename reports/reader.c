@@ -1,7 +1,6 @@
 /* The report reader (reader.h): zstd streaming decompression of each file, a
- * line at a time decoded into the records of report.h and checked. Lines in
- * the writer's own form are scanned directly; any other line is parsed with
- * jansson (see "flat records"). A frame's records go to the sink as they are
+ * line at a time parsed with jansson, decoded into the records of report.h and
+ * checked (see "flat records"). A frame's records go to the sink as they are
  * read; whether the frame was whole (zstd checksum, footer counts) is known
  * only at its end, so the sink stages them until frame_end. */
 #include "reader.h"
@@ -29,7 +28,6 @@ typedef struct frame_grammar {
     size_t   nrules;
 } frame_grammar;
 
-#define MAX_FIELDS 64   /* the direct scanner's limit; jansson takes any number */
 
 /* A top-level field of a record (see "flat records" below). */
 typedef enum { F_INT, F_STR, F_NULL, F_TRUE, F_FALSE, F_INTS, F_OTHER } field_kind;
@@ -163,14 +161,9 @@ static const char *frames_read(unsigned long n)
 
 /* ---- flat records ----
  *
- * Every record is first seen as a table of its top-level fields. A line in
- * the writer's own form (one object without spaces whose values are plain
- * ASCII strings without escapes, non-negative integers, true, false, null and
- * arrays of such integers) is scanned directly, which is many times faster
- * than building a jansson value. Any other line goes to jansson, which alone
- * decides what is JSON; its object is turned into the same table. So one set
- * of checks serves both, and nested values (argv, a grammar's rules) are read
- * from the jansson value. */
+ * Every record is parsed with jansson, which decides what is JSON, and first
+ * seen as a table of its top-level fields, on which one set of checks works;
+ * nested values (argv, a grammar's rules) are read from the jansson value. */
 
 static const field *flat_get(const rep_reader *r, const char *key)
 {
@@ -178,100 +171,6 @@ static const field *flat_get(const rep_reader *r, const char *key)
     for (size_t i = r->nfields; i-- > 0;)   /* the last of duplicate keys wins, as in jansson */
         if (r->fields[i].keylen == n && memcmp(r->fields[i].key, key, n) == 0) return &r->fields[i];
     return NULL;
-}
-
-/* Scans a non-negative integer without leading zeros; NULL if p does not hold one. */
-static const char *scan_int(const char *p, const char *end, int64_t *v)
-{
-    if (p == end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')) return NULL;
-    uint64_t x = 0;
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        x = x * 10 + (uint64_t)(*p - '0');
-        if (x > INT64_MAX) return NULL;
-    }
-    if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return NULL;
-    *v = (int64_t)x;
-    return p;
-}
-
-/* Scans a string without escapes, controls or non-ASCII bytes; p is after the
- * opening quote; returns the closing quote or NULL. */
-static const char *scan_plain_string(const char *p, const char *end)
-{
-    for (; p < end && *p != '"'; p++)
-        if (*p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x80) return NULL;
-    return p < end ? p : NULL;
-}
-
-/* The direct scanner: 0 and the table filled, or -1 (then jansson decides). */
-static int scan_flat(rep_reader *r, char *text, size_t len)
-{
-    const char *p = text, *end = text + len;
-    char *closes[MAX_FIELDS];   /* closing quotes of string values, made NULs at the end */
-    size_t nclose = 0;
-    r->nfields = r->nints = 0;
-    if (p == end || *p++ != '{') return -1;
-    if (p < end && *p == '}') return p + 1 == end ? 0 : -1;
-    for (;;) {
-        if (r->nfields == MAX_FIELDS || p == end || *p++ != '"') return -1;
-        if (r->nfields == r->fields_cap && reserve(&r->fields, &r->fields_cap, r->nfields + 1, sizeof *r->fields) < 0)
-            return -1;
-        field *f = &r->fields[r->nfields++];
-        f->key = p;
-        if (!(p = scan_plain_string(p, end))) return -1;
-        f->keylen = (size_t)(p - f->key);
-        p++;
-        if (p == end || *p++ != ':' || p == end) return -1;
-        if (*p == '"') {
-            f->kind = F_STR;
-            f->s = ++p;
-            if (!(p = scan_plain_string(p, end))) return -1;
-            f->slen = (size_t)(p - f->s);
-            closes[nclose++] = (char *)p++;
-        } else if (*p == '[') {
-            f->kind = F_INTS;
-            f->first = r->nints;
-            p++;
-            if (p < end && *p == ']') {
-                p++;
-            } else {
-                for (;;) {
-                    int64_t v;
-                    if (!(p = scan_int(p, end, &v))) return -1;
-                    if (r->nints == r->ints_cap &&
-                        reserve(&r->ints, &r->ints_cap, r->nints + 1, sizeof *r->ints) < 0)
-                        return -1;
-                    r->ints[r->nints++] = v;
-                    if (p < end && *p == ',') { p++; continue; }
-                    if (p < end && *p == ']') { p++; break; }
-                    return -1;
-                }
-            }
-            f->count = r->nints - f->first;
-        } else if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
-            f->kind = F_NULL;
-            p += 4;
-        } else if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
-            f->kind = F_TRUE;
-            p += 4;
-        } else if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
-            f->kind = F_FALSE;
-            p += 5;
-        } else {
-            f->kind = F_INT;
-            if (!(p = scan_int(p, end, &f->i))) return -1;
-        }
-        if (p < end && *p == ',') { p++; continue; }
-        if (p < end && *p == '}' && p + 1 == end) break;
-        return -1;
-    }
-    /* headers and grammars have nested values: jansson reads them */
-    const field *type = flat_get(r, "type");
-    if (type && type->kind == F_STR && ((type->slen == 6 && memcmp(type->s, "header", 6) == 0) ||
-                                        (type->slen == 7 && memcmp(type->s, "grammar", 7) == 0)))
-        return -1;
-    for (size_t i = 0; i < nclose; i++) *closes[i] = '\0';
-    return 0;
 }
 
 /* The table of a jansson object's top-level fields. */
@@ -491,8 +390,7 @@ static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int 
 }
 
 /* Decodes one record of a frame (not the header, not the footer) and hands it
- * over; o is its jansson value, NULL when it was scanned directly (then it is
- * not a grammar record). */
+ * over; o is its jansson value. */
 static int read_record(rep_reader *r, const char *type, json_t *o)
 {
     const char *bad = NULL;
@@ -626,7 +524,7 @@ static int read_fields(rep_reader *r, json_t *o)
     return read_record(r, type->s, o);
 }
 
-/* One line of the frame's text (modified in place by the direct scanner). */
+/* One line of the frame's text, parsed with jansson. */
 static int read_line(rep_reader *r, char *text, size_t len)
 {
     r->lineno++;
@@ -636,7 +534,6 @@ static int read_line(rep_reader *r, char *text, size_t len)
         r->skip = 1;
         return 0;
     }
-    if (r->lineno > 1 && scan_flat(r, text, len) == 0) return read_fields(r, NULL);
     json_error_t err;
     json_t *o = json_loadb(text, len, 0, &err);
     int rc = 0;

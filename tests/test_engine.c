@@ -190,6 +190,40 @@ static void test_nesting_limit(void)
     pego_grammar_free(g);
 }
 
+/* Inside a Pratt expression: a million nested prefix operators or parentheses
+ * stop with the nesting-limit message; a million chained left-associative
+ * operators do not nest and parse. */
+static void test_pratt_depth(void)
+{
+    const char *src = "def main = e $$\n"
+                      "def e = pratt { operand @(?0-9)+ operand \"(\" e \")\" "
+                      "level { infix left \"+\" } level { prefix \"-\" } }";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    size_t n = 1000000;
+    char *in = malloc(2 * n + 2);
+    const pego_result *r;
+    memset(in, '-', n);
+    in[n] = '1';
+    CU_ASSERT_EQUAL(pego_parse(p, in, n + 1, NULL, &r), PEGO_ABORTED);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "nesting too deep: more than 100000 rule calls");
+    memset(in, '(', n);
+    in[n] = '1';
+    memset(in + n + 1, ')', n);
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * n + 1, NULL, &r), PEGO_ABORTED);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "nesting too deep: more than 100000 rule calls");
+    for (size_t i = 0; i < 2 * n + 1; i++) in[i] = i % 2 ? '+' : '1';
+    pego_options o = { .recognize = 1 };
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * n + 1, &o, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_parse(p, in, 2 * n + 1, NULL, &r), PEGO_OK);
+    /* main's Seq, n Operator nodes, n + 1 operands and n "+" */
+    CU_ASSERT_EQUAL(pego_result_node_count(r), 3 * n + 2);
+    free(in);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 static void test_api(void)
 {
     const char *src = "def main = k:@(?a-z)+ \"=\" v:@(?0-9)+";
@@ -236,6 +270,7 @@ int main(void)
     CU_add_test(s, "memo policies", test_memo_policies);
     CU_add_test(s, "memo linear", test_memo_linear);
     CU_add_test(s, "nesting limit", test_nesting_limit);
+    CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
