@@ -4,40 +4,12 @@
  * with a deliberately broken parse (a dropped expectation) must be caught, which
  * proves that the comparison can fail. */
 #include <CUnit/Basic.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pego.h"
-
-static const char *srcdir(void)
-{
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); fclose(f); return NULL; }
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
-}
-
-static int is_golden(const char *name)
-{
-    size_t n = strlen(name);
-    return name[0] == '.' || (n > 5 && strcmp(name + n - 5, ".json") == 0 && strchr(name, '.') != name + n - 5)
-        || (n > 6 && strcmp(name + n - 6, ".sexpr") == 0);
-}
+#include "fixtures.h"
 
 /* One parse, rendered: the S-expression, "ok" for recognition, or the error. */
 static char *outcome(pego_parser *p, const char *in, size_t len, pego_options *o)
@@ -53,8 +25,6 @@ static char *outcome(pego_parser *p, const char *in, size_t len, pego_options *o
     if (o->recognize) return strdup("ok");
     return pego_result_print(r, PEGO_PRINT_SEXPR);
 }
-
-static int inputs_checked;
 
 typedef char *(*outcome_fn)(pego_parser *, const char *, size_t, pego_options *);
 
@@ -94,50 +64,24 @@ static int compare(pego_parser *p, const char *in, size_t len, const char *what,
         }
         free(base);
     }
-    inputs_checked++;
+    return bad;
+}
+
+static int compare_fixture(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
+{
+    (void)ctx;
+    pego_parser *p = pego_parser_new(g);
+    int bad = compare(p, input, len, file, outcome);
+    pego_parser_free(p);
     return bad;
 }
 
 static void test_fixtures(void)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/fixtures", srcdir());
-    DIR *d = opendir(dir);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    struct dirent *de;
-    int grammars = 0;
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 5, ".pego") != 0) continue;
-        char path[8192], sub[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(n - 5), de->d_name);
-        pego_diag *diag = NULL;
-        pego_grammar *g = pego_compile_file(path, &diag);
-        if (!g) fprintf(stderr, "\n  %s\n", pego_diag_text(diag));
-        pego_diag_free(diag);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-        grammars++;
-        pego_parser *p = pego_parser_new(g);
-        DIR *inputs = opendir(sub);
-        struct dirent *ie;
-        while (inputs && (ie = readdir(inputs))) {
-            if (is_golden(ie->d_name)) continue;
-            char file[16384];
-            snprintf(file, sizeof file, "%s/%s", sub, ie->d_name);
-            size_t len;
-            char *in = read_all(file, &len);
-            if (!in) continue;
-            CU_ASSERT_EQUAL(compare(p, in, len, file, outcome), 0);
-            free(in);
-        }
-        if (inputs) closedir(inputs);
-        pego_parser_free(p);
-        pego_grammar_free(g);
-    }
-    closedir(d);
+    int grammars, inputs;
+    CU_ASSERT_EQUAL(fixtures_each(compare_fixture, NULL, &grammars, &inputs), 0);
     CU_ASSERT(grammars >= 5);
-    CU_ASSERT(inputs_checked >= 10);
+    CU_ASSERT(inputs >= 10);
 }
 
 /* The comparison must be able to fail: the broken engine above is caught on a
@@ -145,7 +89,7 @@ static void test_fixtures(void)
 static void test_harness_can_fail(void)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/fixtures/json.pego", srcdir());
+    snprintf(path, sizeof path, "%s/fixtures/json.pego", fixtures_srcdir());
     pego_grammar *g = pego_compile_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     pego_parser *p = pego_parser_new(g);

@@ -6,13 +6,13 @@
  * gives the same result and statistics as an unprofiled one, and the
  * collector's totals equal the parse's statistics. */
 #include <CUnit/Basic.h>
-#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pego.h"
+#include "fixtures.h"
 
 typedef struct {
     pego_grammar *g;
@@ -369,20 +369,6 @@ static void test_with_other_sink(void)
 
 /* ---- every fixture: profiled equals unprofiled, totals equal statistics ---- */
 
-static const char *srcdir(void)
-{
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-static int is_input(const char *name)
-{
-    size_t n = strlen(name);
-    if (name[0] == '.' || strcmp(name, "demo.json") == 0) return 0;
-    if (n > 6 && strcmp(name + n - 6, ".sexpr") == 0) return 0;
-    const char *dot = strchr(name, '.');
-    return !(n > 5 && strcmp(name + n - 5, ".json") == 0 && dot != name + n - 5);
-}
 
 static int compare_profiled(const pego_grammar *g, const char *in, size_t len, const char *what)
 {
@@ -432,41 +418,16 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
     return bad;
 }
 
+static int compare_fixture(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
+{
+    (void)ctx;
+    return compare_profiled(g, input, len, file);
+}
+
 static void test_fixtures(void)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/fixtures", srcdir());
-    DIR *d = opendir(dir);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    struct dirent *de;
-    int bad = 0, inputs = 0;
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 5, ".pego") != 0) continue;
-        char path[8192], sub[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(n - 5), de->d_name);
-        pego_grammar *g = pego_compile_file(path, NULL);
-        if (!g) { bad++; continue; }
-        DIR *ins = opendir(sub);
-        struct dirent *ie;
-        while (ins && (ie = readdir(ins))) {
-            if (!is_input(ie->d_name)) continue;
-            char file[16384];
-            snprintf(file, sizeof file, "%s/%s", sub, ie->d_name);
-            FILE *f = fopen(file, "rb");
-            if (!f) continue;
-            static char buf[1 << 16];
-            size_t len = fread(buf, 1, sizeof buf, f);
-            fclose(f);
-            bad += compare_profiled(g, buf, len, file);
-            inputs++;
-        }
-        if (ins) closedir(ins);
-        pego_grammar_free(g);
-    }
-    closedir(d);
-    CU_ASSERT_EQUAL(bad, 0);
+    int grammars, inputs;
+    CU_ASSERT_EQUAL(fixtures_each(compare_fixture, NULL, &grammars, &inputs), 0);
     CU_ASSERT(inputs >= 10);
 }
 

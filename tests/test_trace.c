@@ -7,12 +7,12 @@
  * against deliberately broken engines (this program is built with
  * PEGO_FAULT_INJECTION) and require it to report differences. */
 #include <CUnit/Basic.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pego.h"
+#include "fixtures.h"
 
 extern int rt_fault_skip_traced_merge;
 extern int rt_fault_memoize_traced;
@@ -215,58 +215,17 @@ static int compare_traced(const pego_grammar *g, const char *in, size_t len, con
     return bad;
 }
 
-static const char *srcdir(void)
+static int compare_fixture(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
 {
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-static int is_input(const char *name)
-{
-    size_t n = strlen(name);
-    if (name[0] == '.') return 0;
-    if (n > 6 && strcmp(name + n - 6, ".sexpr") == 0) return 0;
-    const char *dot = strchr(name, '.');
-    return !(n > 5 && strcmp(name + n - 5, ".json") == 0 && dot != name + n - 5);
+    (void)ctx;
+    return compare_traced(g, input, len, file);
 }
 
 /* Runs the harness over every fixture; returns the number of differences. */
 static int harness(int *inputs)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/fixtures", srcdir());
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    struct dirent *de;
-    int bad = 0;
-    *inputs = 0;
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 5, ".pego") != 0) continue;
-        char path[8192], sub[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(n - 5), de->d_name);
-        pego_grammar *g = pego_compile_file(path, NULL);
-        if (!g) { bad++; continue; }
-        DIR *ins = opendir(sub);
-        struct dirent *ie;
-        while (ins && (ie = readdir(ins))) {
-            if (!is_input(ie->d_name) || strcmp(ie->d_name, "demo.json") == 0) continue;
-            char file[16384];
-            snprintf(file, sizeof file, "%s/%s", sub, ie->d_name);
-            FILE *f = fopen(file, "rb");
-            if (!f) continue;
-            char buf[1 << 16];
-            size_t len = fread(buf, 1, sizeof buf, f);
-            fclose(f);
-            bad += compare_traced(g, buf, len, file);
-            (*inputs)++;
-        }
-        if (ins) closedir(ins);
-        pego_grammar_free(g);
-    }
-    closedir(d);
-    return bad;
+    int grammars;
+    return fixtures_each(compare_fixture, NULL, &grammars, inputs);
 }
 
 static void test_equivalence(void)
