@@ -10,39 +10,8 @@
  * table). The same BYTES and SEED (default 1) always give the same bytes, on every
  * platform. The output stops at the first top-level term boundary at or after BYTES. */
 
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static uint64_t written;
-
-/* Output with a byte count; exits on a write error (for example a closed pipe). */
-static void out(const char *s, size_t n)
-{
-    if (fwrite(s, 1, n, stdout) != n) {
-        perror("gen-arith: write");
-        exit(1);
-    }
-    written += n;
-}
-
-/* xorshift64*, as in gen-json: small, fast and identical everywhere. */
-static uint64_t rng_state;
-
-static uint64_t next_random(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
-
-static unsigned pick(unsigned n)
-{
-    return (unsigned)(next_random() >> 33) % n;
-}
+#define GEN_NAME "gen-arith"
+#include "gen.h"
 
 static void expr(int depth, unsigned terms);
 
@@ -88,41 +57,14 @@ static void expr(int depth, unsigned terms)
     }
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
-    *v = x;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    uint64_t bytes, seed = 1;
-    if (argc < 2 || argc > 3 || parse_u64(argv[1], &bytes) != 0
-        || (argc == 3 && parse_u64(argv[2], &seed) != 0)) {
-        fprintf(stderr, "usage: gen-arith BYTES [SEED]\n");
-        return 2;
-    }
-    rng_state = seed * UINT64_C(0x9E3779B97F4A7C15) + UINT64_C(0x2545F4914F6CDD1D);
-    if (rng_state == 0)
-        rng_state = 1;
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    uint64_t bytes = gen_start(argc, argv);
 
     term(0);
     while (written < bytes) {
         out(pick(2) ? "+" : "-", 1);
         term(0);
     }
-    if (fflush(stdout) != 0) {
-        perror("gen-arith: write");
-        return 1;
-    }
-    return 0;
+    return gen_finish();
 }

@@ -11,47 +11,8 @@
  * The same BYTES and SEED (default 1) always give the same bytes, on every platform.
  * The output stops at the first record boundary at or after BYTES. */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static uint64_t written;
-
-/* Output with a byte count; exits on a write error (for example a closed pipe). */
-static void out(const char *s, size_t n)
-{
-    if (fwrite(s, 1, n, stdout) != n) {
-        perror("gen-csv: write");
-        exit(1);
-    }
-    written += n;
-}
-
-static void outs(const char *s)
-{
-    out(s, strlen(s));
-}
-
-/* xorshift64*, as in gen-json: small, fast and identical everywhere. */
-static uint64_t rng_state;
-
-static uint64_t next_random(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
-
-static unsigned pick(unsigned n)
-{
-    return (unsigned)(next_random() >> 33) % n;
-}
-
-#define COUNT(a) (sizeof (a) / sizeof (a)[0])
+#define GEN_NAME "gen-csv"
+#include "gen.h"
 
 /* Words valid in a bare field: no comma, quote, CR or LF. */
 static const char *const words[] = {
@@ -146,39 +107,12 @@ static void record(uint64_t id)
     end_of_record();
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
-    *v = x;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    uint64_t bytes, seed = 1;
-    if (argc < 2 || argc > 3 || parse_u64(argv[1], &bytes) != 0
-        || (argc == 3 && parse_u64(argv[2], &seed) != 0)) {
-        fprintf(stderr, "usage: gen-csv BYTES [SEED]\n");
-        return 2;
-    }
-    rng_state = seed * UINT64_C(0x9E3779B97F4A7C15) + UINT64_C(0x2545F4914F6CDD1D);
-    if (rng_state == 0)
-        rng_state = 1;
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    uint64_t bytes = gen_start(argc, argv);
 
     outs("id,name,city,amount,note,extra\n");
     for (uint64_t id = 1; written < bytes; id++)
         record(id);
-    if (fflush(stdout) != 0) {
-        perror("gen-csv: write");
-        return 1;
-    }
-    return 0;
+    return gen_finish();
 }

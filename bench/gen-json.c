@@ -11,46 +11,8 @@
  * every platform. The output stops at the first object boundary at or after BYTES, so
  * it is longer than BYTES by less than one object (a few hundred bytes). */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* Output with a byte count; exits on a write error (for example a closed pipe). */
-static uint64_t written;
-
-static void out(const char *s, size_t n)
-{
-    if (fwrite(s, 1, n, stdout) != n) {
-        perror("gen-json: write");
-        exit(1);
-    }
-    written += n;
-}
-
-static void outs(const char *s)
-{
-    out(s, strlen(s));
-}
-
-/* xorshift64*: small, fast and identical everywhere, unlike rand(). */
-static uint64_t rng_state;
-
-static uint64_t next_random(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
-
-/* A number in [0, n). The slight modulo bias does not matter here. */
-static unsigned pick(unsigned n)
-{
-    return (unsigned)(next_random() >> 33) % n;
-}
+#define GEN_NAME "gen-json"
+#include "gen.h"
 
 /* Pieces of string content, each valid inside a JSON string: plain words, escapes, and
  * raw UTF-8 (é, ü, 日本, Ω, €, an emoji outside the BMP). */
@@ -173,32 +135,9 @@ static void object(uint64_t id)
     outs(", \"empty\": {}}");
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
-    *v = x;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    uint64_t bytes, seed = 1;
-    if (argc < 2 || argc > 3 || parse_u64(argv[1], &bytes) != 0
-        || (argc == 3 && parse_u64(argv[2], &seed) != 0)) {
-        fprintf(stderr, "usage: gen-json BYTES [SEED]\n");
-        return 2;
-    }
-    rng_state = seed * UINT64_C(0x9E3779B97F4A7C15) + UINT64_C(0x2545F4914F6CDD1D);
-    if (rng_state == 0)
-        rng_state = 1;
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    uint64_t bytes = gen_start(argc, argv);
 
     outs("[\n");
     for (uint64_t id = 0; written + 3 < bytes || id == 0; id++) {
@@ -207,9 +146,5 @@ int main(int argc, char **argv)
         object(id);
     }
     outs("\n]\n");
-    if (fflush(stdout) != 0) {
-        perror("gen-json: write");
-        return 1;
-    }
-    return 0;
+    return gen_finish();
 }
