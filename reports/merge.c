@@ -120,18 +120,6 @@ struct rep_merge {
     int            oom;       /* a merge failed: reading stops, finish fails */
 };
 
-static int grow(void *buf, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < n) c *= 2;
-    void *p = realloc(*(void **)buf, c * sz);
-    if (!p) return -1;
-    *(void **)buf = p;
-    *cap = c;
-    return 0;
-}
-
 /* The string's id, interning it; REP_NONE when out of memory. */
 static uint32_t intern(rep_merge *m, const char *s)
 {
@@ -139,8 +127,8 @@ static uint32_t intern(rep_merge *m, const char *s)
     uint32_t id = map_get(&m->string_ids, h);
     for (uint32_t i = id; i != REP_NONE; i = m->string_next[i])
         if (strcmp(m->strings[i], s) == 0) return i;
-    if (grow(&m->strings, &m->strings_cap, m->nstrings + 1, sizeof *m->strings) < 0) return REP_NONE;
-    if (grow(&m->string_next, &m->string_next_cap, m->nstrings + 1, sizeof *m->string_next) < 0) return REP_NONE;
+    if (rep_reserve(&m->strings, &m->strings_cap, m->nstrings + 1, sizeof *m->strings) < 0) return REP_NONE;
+    if (rep_reserve(&m->string_next, &m->string_next_cap, m->nstrings + 1, sizeof *m->string_next) < 0) return REP_NONE;
     char *copy = strdup(s);
     if (!copy) return REP_NONE;
     uint32_t nid = (uint32_t)m->nstrings;
@@ -253,7 +241,7 @@ static int parse_push(parse_list *l, rep_sparse *p)
         sift_down(l, 0);
         return 0;
     }
-    if (grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
+    if (rep_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
         free(p->input);
         return -1;
     }
@@ -293,7 +281,7 @@ static uint32_t merged_grammar(rep_summary *s, const rep_grammar *g)
     if (name == REP_NONE || file == REP_NONE) return REP_NONE;
     for (size_t i = 0; i < s->ngrammars; i++)
         if (s->grammars[i].hash == g->hash && s->grammars[i].name == m->strings[name]) return (uint32_t)i;
-    if (grow(&s->grammars, &m->grammars_cap, s->ngrammars + 1, sizeof *s->grammars) < 0) return REP_NONE;
+    if (rep_reserve(&s->grammars, &m->grammars_cap, s->ngrammars + 1, sizeof *s->grammars) < 0) return REP_NONE;
     rep_sgrammar *sg = &s->grammars[s->ngrammars];
     memset(sg, 0, sizeof *sg);
     sg->name = m->strings[name];
@@ -311,7 +299,7 @@ static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
     uint64_t key = (uint64_t)grammar << 32 | id;
     uint32_t r = map_get(&m->rule_ids, key);
     if (r != REP_NONE) return r;
-    if (grow(&s->rules, &m->rules_cap, s->nrules + 1, sizeof *s->rules) < 0) return REP_NONE;
+    if (rep_reserve(&s->rules, &m->rules_cap, s->nrules + 1, sizeof *s->rules) < 0) return REP_NONE;
     r = (uint32_t)s->nrules;
     if (map_put(&m->rule_ids, key, r) < 0) return REP_NONE;
     memset(&s->rules[r], 0, sizeof s->rules[r]);
@@ -324,7 +312,7 @@ static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
 static int on_grammar(rep_summary *s, const rep_grammar *g)
 {
     rep_merge *m = s->m;
-    if (grow(&m->fg, &m->fg_cap, m->nfg + 1, sizeof *m->fg) < 0) return -1;
+    if (rep_reserve(&m->fg, &m->fg_cap, m->nfg + 1, sizeof *m->fg) < 0) return -1;
     frame_grammar *f = &m->fg[m->nfg];
     memset(f, 0, sizeof *f);
     f->id = g->id;
@@ -373,7 +361,7 @@ static int on_rule(rep_summary *s, const rep_rule *r)
     rep_merge *m = s->m;
     frame_grammar *f = frame_grammar_of(m, r->grammar);
     if (f->grammar == REP_NONE) return 0;
-    if (grow(&m->sr, &m->sr_cap, m->nsr + 1, sizeof *m->sr) < 0) return -1;
+    if (rep_reserve(&m->sr, &m->sr_cap, m->nsr + 1, sizeof *m->sr) < 0) return -1;
     staged_rule *st = &m->sr[m->nsr++];
     st->rule = f->rules[r->rule];
     st->c = (rep_counts){
@@ -388,7 +376,7 @@ static int on_edge(rep_summary *s, const rep_edge *e)
     rep_merge *m = s->m;
     frame_grammar *f = frame_grammar_of(m, e->grammar);
     if (f->grammar == REP_NONE) return 0;
-    if (grow(&m->se, &m->se_cap, m->nse + 1, sizeof *m->se) < 0) return -1;
+    if (rep_reserve(&m->se, &m->se_cap, m->nse + 1, sizeof *m->se) < 0) return -1;
     m->se[m->nse++] = (rep_sedge){ f->rules[e->caller], f->rules[e->callee], e->calls, e->time_ns };
     return 0;
 }
@@ -398,8 +386,8 @@ static int on_stack(rep_summary *s, const rep_stack *st)
     rep_merge *m = s->m;
     frame_grammar *f = frame_grammar_of(m, st->grammar);
     if (f->grammar == REP_NONE) return 0;
-    if (grow(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
-        grow(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
+    if (rep_reserve(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
+        rep_reserve(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
         return -1;
     m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, st->calls, st->self_ns };
     for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
@@ -422,7 +410,7 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
     uint64_t key = (uint64_t)(parent + 1u) << 32 | rule;   /* parent REP_NONE + 1 wraps to 0: a root */
     uint32_t n = map_get(&m->node_ids, key);
     if (n != REP_NONE) return n;
-    if (grow(&s->nodes, &m->nodes_cap, s->nnodes + 1, sizeof *s->nodes) < 0) return REP_NONE;
+    if (rep_reserve(&s->nodes, &m->nodes_cap, s->nnodes + 1, sizeof *s->nodes) < 0) return REP_NONE;
     n = (uint32_t)s->nnodes;
     if (map_put(&m->node_ids, key, n) < 0) return REP_NONE;
     s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0 };
@@ -475,7 +463,7 @@ static int frame_commit(rep_summary *s)
         uint64_t key = (uint64_t)e->caller << 32 | e->callee;
         uint32_t k = map_get(&m->edge_ids, key);
         if (k == REP_NONE) {
-            if (grow(&s->edges, &m->edges_cap, s->nedges + 1, sizeof *s->edges) < 0) return -1;
+            if (rep_reserve(&s->edges, &m->edges_cap, s->nedges + 1, sizeof *s->edges) < 0) return -1;
             k = (uint32_t)s->nedges;
             if (map_put(&m->edge_ids, key, k) < 0) return -1;
             s->edges[k] = (rep_sedge){ e->caller, e->callee, 0, 0 };

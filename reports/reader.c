@@ -100,8 +100,7 @@ static void out_of_memory(rep_reader *r)
     r->stop = 1;
 }
 
-/* Grows *buf to hold n items of size sz; 0 or -1. */
-static int reserve(void *buf, size_t *cap, size_t n, size_t sz)
+int rep_reserve(void *buf, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap) return 0;
     size_t c = *cap ? *cap : 16;
@@ -180,7 +179,7 @@ static int flatten(rep_reader *r, json_t *o)
     json_t *v;
     r->nfields = r->nints = 0;
     json_object_foreach(o, key, v) {
-        if (reserve(&r->fields, &r->fields_cap, r->nfields + 1, sizeof *r->fields) < 0) return -1;
+        if (rep_reserve(&r->fields, &r->fields_cap, r->nfields + 1, sizeof *r->fields) < 0) return -1;
         field *f = &r->fields[r->nfields++];
         f->key = key;
         f->keylen = strlen(key);
@@ -200,7 +199,7 @@ static int flatten(rep_reader *r, json_t *o)
             f->kind = F_FALSE;
         } else if (json_is_array(v)) {
             size_t n = json_array_size(v), k;
-            if (reserve(&r->ints, &r->ints_cap, r->nints + n, sizeof *r->ints) < 0) return -1;
+            if (rep_reserve(&r->ints, &r->ints_cap, r->nints + n, sizeof *r->ints) < 0) return -1;
             for (k = 0; k < n && json_is_integer(json_array_get(v, k)); k++)
                 r->ints[r->nints + k] = json_integer_value(json_array_get(v, k));
             if (k == n) {
@@ -317,7 +316,7 @@ static int read_header(rep_reader *r, json_t *o)
     json_t *argv = json_object_get(o, "argv");
     if (argv && !json_is_array(argv) && !bad) bad = "argv";
     size_t argc = json_is_array(argv) ? json_array_size(argv) : 0;
-    if (reserve(&r->argv, &r->argv_cap, argc + 1, sizeof *r->argv) < 0) {
+    if (rep_reserve(&r->argv, &r->argv_cap, argc + 1, sizeof *r->argv) < 0) {
         out_of_memory(r);
         return -1;
     }
@@ -366,7 +365,7 @@ static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int 
     json_t *rules = json_object_get(o, "rules");
     if (!json_is_array(rules)) return bad ? bad : "rules";
     g->nrules = json_array_size(rules);
-    if (reserve(&r->rules, &r->rules_cap, g->nrules, sizeof *r->rules) < 0) {
+    if (rep_reserve(&r->rules, &r->rules_cap, g->nrules, sizeof *r->rules) < 0) {
         *oom = 1;
         return NULL;
     }
@@ -402,7 +401,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
     if (strcmp(type, "grammar") == 0) {
         kind = REP_REC_GRAMMAR;
         bad = decode_grammar(r, o, &rec.g, &oom);
-        if (!bad && !oom && reserve(&r->grammars, &r->grammars_cap, r->ngrammars + 1, sizeof *r->grammars) < 0)
+        if (!bad && !oom && rep_reserve(&r->grammars, &r->grammars_cap, r->ngrammars + 1, sizeof *r->grammars) < 0)
             oom = 1;
     } else if (strcmp(type, "parse") == 0) {
         kind = REP_REC_PARSE;
@@ -458,7 +457,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         const field *frames = flat_get(r, "frames");
         size_t n = frames && frames->kind == F_INTS ? frames->count : 0;
         if (n == 0 && !bad) bad = "frames";
-        if (reserve(&r->frames, &r->frames_cap, n, sizeof *r->frames) < 0) oom = 1;
+        if (rep_reserve(&r->frames, &r->frames_cap, n, sizeof *r->frames) < 0) oom = 1;
         for (size_t i = 0; i < n && !bad && !oom; i++) {
             int64_t f = r->ints[frames->first + i];
             if (f < 0 || (uint64_t)f >= g->nrules) bad = "frames";
@@ -627,7 +626,7 @@ static int take_output(rep_reader *r, char *data, size_t len)
         if (nl && r->linelen == 0) {
             if (read_line(r, data, n) < 0) return -1;
         } else {
-            if (reserve(&r->line, &r->linecap, r->linelen + n + 1, 1) < 0) {
+            if (rep_reserve(&r->line, &r->linecap, r->linelen + n + 1, 1) < 0) {
                 out_of_memory(r);
                 return -1;
             }
@@ -822,7 +821,7 @@ static int read_dir(rep_reader *r, const char *dir, size_t *found)
     while ((e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         char *s = NULL;
-        if (reserve(&names, &cap, n + 1, sizeof *names) < 0 || !(s = strdup(e->d_name))) {
+        if (rep_reserve(&names, &cap, n + 1, sizeof *names) < 0 || !(s = strdup(e->d_name))) {
             rc = -1;
             break;
         }

@@ -37,6 +37,10 @@ typedef struct rep_read_stats {
 typedef struct rep_reader rep_reader;
 
 /* NULL when out of memory. The sink is copied. */
+/* Grows the array *buf of items of size sz, doubling its capacity *cap, to hold
+ * n items; 0, or -1 when out of memory. Shared by the reader and the merge. */
+int rep_reserve(void *buf, size_t *cap, size_t n, size_t sz);
+
 rep_reader *rep_reader_new(const rep_reader_sink *sink);
 void        rep_reader_free(rep_reader *r);
 

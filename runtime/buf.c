@@ -1,4 +1,5 @@
-/* Growable byte buffer: amortized doubling, sticky out-of-memory flag. */
+/* Growable byte buffer (amortized doubling, sticky out-of-memory flag), and the
+ * growth of the arrays the runtime keeps. */
 #include "buf.h"
 
 #include <stdarg.h>
@@ -56,6 +57,19 @@ void rt_buf_printf(rt_buf *b, const char *fmt, ...)
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+int rt_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
+{
+    if (need <= *cap) return 0;
+    uint64_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    if (c >= UINT32_MAX) return -1;
+    void *n = realloc(*arr, (size_t)c * sz);
+    if (!n) return -1;
+    *arr = n;
+    *cap = (uint32_t)c;
+    return 0;
 }
 
 char *rt_buf_take(rt_buf *b)

@@ -21,4 +21,9 @@ void rt_buf_adds(rt_buf *b, const char *s);
 void rt_buf_printf(rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *rt_buf_take(rt_buf *b);                       /* hands the string to the caller, resets b */
 
+/* Grows the array *arr of elements of size sz, doubling its capacity *cap, so
+ * that it holds at least need; capacities stay below UINT32_MAX, so that indices
+ * and index + 1 fit 32 bits. Returns 0, or -1 when out of memory or too large. */
+int rt_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz);
+
 #endif

@@ -45,10 +45,10 @@ typedef struct {
 } prof_id;
 
 struct pego_profile {
-    prof_rule  *rules;    size_t nrules, caprules;
+    prof_rule  *rules;    size_t nrules; uint32_t caprules;
     uint32_t   *byname;   size_t capbyname;     /* open addressing: rule index + 1, 0 empty */
-    prof_id    *byid;     size_t capbyid;
-    prof_frame *stack;    size_t nstack, capstack;
+    prof_id    *byid;     uint32_t capbyid;
+    prof_frame *stack;    size_t nstack; uint32_t capstack;
     prof_seen  *seen;     size_t nseen, capseen;
     uint32_t    gen;                            /* the current parse's generation */
     pego_profile_totals t;
@@ -63,18 +63,6 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int grow(void **a, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) n *= 2;
-    void *b = realloc(*a, n * size);
-    if (!b) return -1;
-    *a = b;
-    *cap = n;
-    return 0;
 }
 
 static uint64_t hash_name(const char *s)
@@ -142,7 +130,7 @@ static long rule_by_name(pego_profile *prof, const char *name)
     size_t k = hash_name(name) & (prof->capbyname - 1);
     for (; prof->byname[k]; k = (k + 1) & (prof->capbyname - 1))
         if (strcmp(prof->rules[prof->byname[k] - 1].name, name) == 0) return (long)prof->byname[k] - 1;
-    if (grow((void **)&prof->rules, &prof->caprules, prof->nrules + 1, sizeof *prof->rules) < 0) return -1;
+    if (rt_grow((void **)&prof->rules, &prof->caprules, prof->nrules + 1, sizeof *prof->rules) < 0) return -1;
     prof_rule *r = &prof->rules[prof->nrules];
     memset(r, 0, sizeof *r);
     r->name = strdup(name);
@@ -158,7 +146,7 @@ static long rule_of(pego_profile *prof, const pego_trace_event *ev)
     size_t id = (size_t)ev->rule_id;
     if (id >= prof->capbyid) {
         size_t old = prof->capbyid;
-        if (grow((void **)&prof->byid, &prof->capbyid, id + 1, sizeof *prof->byid) < 0) return -1;
+        if (rt_grow((void **)&prof->byid, &prof->capbyid, id + 1, sizeof *prof->byid) < 0) return -1;
         memset(prof->byid + old, 0, (prof->capbyid - old) * sizeof *prof->byid);
     }
     prof_id *c = &prof->byid[id];
@@ -223,7 +211,7 @@ static void call_entered(pego_profile *prof, const pego_trace_event *ev, uint64_
 {
     if (ev->depth == 1) start_parse(prof);
     long rule = rule_of(prof, ev);
-    if (rule < 0 || grow((void **)&prof->stack, &prof->capstack, prof->nstack + 1, sizeof *prof->stack) < 0) {
+    if (rule < 0 || rt_grow((void **)&prof->stack, &prof->capstack, prof->nstack + 1, sizeof *prof->stack) < 0) {
         prof->oom = 1;
         return;
     }

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
-{
-    if (need <= *cap) return 0;
-    uint64_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
-    if (c >= UINT32_MAX) return -1;
-    void *n = realloc(*arr, (size_t)c * sz);
-    if (!n) return -1;
-    *arr = n;
-    *cap = (uint32_t)c;
-    return 0;
-}
 
 void rt_tree_reset(rt_tree *t) { t->nnodes = t->nkids = t->nfields = 0; }
 
@@ -34,8 +22,8 @@ void rt_tree_free(rt_tree *t)
 uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
                       const uint32_t *kids, uint32_t nkids)
 {
-    if (grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return 0;
-    if (nkids && grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0)
+    if (rt_grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return 0;
+    if (nkids && rt_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0)
         return 0;
     pego_node *n = &t->nodes[t->nnodes];
     *n = (pego_node){ .type = (uint8_t)type, .label = -1, .start = start, .end = end,
@@ -63,7 +51,7 @@ typedef struct {
 
 static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text)
 {
-    if (grow((void **)&w->items, &w->cap, (uint64_t)w->n + 1, sizeof(action)) < 0) { w->oom = 1; return; }
+    if (rt_grow((void **)&w->items, &w->cap, (uint64_t)w->n + 1, sizeof(action)) < 0) { w->oom = 1; return; }
     w->items[w->n++] = (action){ (uint8_t)kind, a, depth, text };
 }
 

@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows an array of elements of size sz so that it holds at least need. */
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
-{
-    if (need <= *cap) return 0;
-    uint64_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    if (c > UINT32_MAX) return -1;
-    void *n = realloc(*arr, (size_t)c * sz);
-    if (!n) return -1;
-    *arr = n;
-    *cap = (uint32_t)c;
-    return 0;
-}
 
 /* Records that id was expected at pos (language.md 1.12): nothing while silent
  * (inside a lookahead) or behind the farthest position; a farther position starts
@@ -86,7 +73,7 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     rt_tree *t = &p->tree;
     if (from == to) return v;
     /* the last capture of each label wins; labels are numbered in print order */
-    if (grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
+    if (rt_grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
     uint32_t *last = p->scratch;
     for (int i = 0; i < g->nlabels; i++) last[i] = UINT32_MAX;
     int captured_self = 0;
@@ -103,7 +90,7 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     }
     uint32_t n = 0;
     for (int i = 0; i < g->nlabels; i++) if (last[i] != UINT32_MAX) n++;
-    if (grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
+    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
     pego_node *node = &t->nodes[target - 1];
     node->fields = t->nfields;
     node->nfields = n;
@@ -137,7 +124,7 @@ static void open_window(pego_parser *p, uint32_t pos)
 static int scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value)
 {
     rt_tree *t = &p->tree;
-    if (grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
+    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
     pego_node *n = &t->nodes[v - 1];
     n->fields = t->nfields;
     n->nfields = 1;
@@ -154,7 +141,7 @@ static uint32_t recover_error(pego_parser *p, uint32_t far, uint32_t *ids, uint3
     rt_format_failure(p, &p->strings, far, ids, n);
     rt_buf_addc(&p->strings, 0);
     if (p->strings.oom) return UINT32_MAX;
-    if (p->nrec == p->caprec && grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
+    if (p->nrec == p->caprec && rt_grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
         return UINT32_MAX;
     p->rec[p->nrec++] = (rt_recovered){ far, text };
     return text;
@@ -164,7 +151,7 @@ static uint32_t recover_error(pego_parser *p, uint32_t far, uint32_t *ids, uint3
 static int replay_recovered(pego_parser *p, const rt_memo_entry *m)
 {
     if (!m->rec_len) return 0;
-    if (grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
+    if (rt_grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
     memcpy(p->rec + p->nrec, p->memo.recs + m->rec_off, m->rec_len * sizeof(rt_recovered));
     p->nrec += m->rec_len;
     return 0;
@@ -241,18 +228,18 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     vm_entry *e;
 
 #define PUSH_ENTRY(k, target) do { \
-        if (esn == p->capes && grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
+        if (esn == p->capes && rt_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
         e = &p->es[esn++]; \
         *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = vsn, .trail = tn, .rec = p->nrec }; \
     } while (0)
 #define PUSH_VALUE(v) do { \
-        if (vsn == p->capvs && grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
+        if (vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
     } while (0)
 #define MARK(mk) ((mk) = (vm_mark){ pos, vsn, tn, p->nrec })
 #define RESTORE(mk) (pos = (mk).pos, vsn = (mk).vs, tn = (mk).trail, p->nrec = (mk).rec)
 #define PUSH_PARSE(minimum) do { \
-        if (p->npf == p->cappf && grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) goto oom; \
+        if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) goto oom; \
         f = &p->pf[p->npf - 1]; \
         p->pf[p->npf++] = (vm_pframe){ .pratt = f->pratt, .state = PS_HEAD, .valued = f->valued, \
                                        .min = (minimum) }; \
@@ -550,7 +537,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             continue;
         }
         case OP_CAPTURE:
-            if (tn == p->captrail && grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
+            if (tn == p->captrail && rt_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
                 goto oom;
             p->trail[tn++] = (vm_capture){ (uint32_t)ip->a, p->vs[vsn - 1] };
             ip++;
@@ -607,7 +594,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             /* The outer parse of a Pratt rule, at the level of the call (the rule's
              * call entry is on top). */
             e = &p->es[esn - 1];
-            if (p->npf == p->cappf && grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
+            if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
                 goto oom;
             p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)ip->a, .state = PS_HEAD, .outer = 1,
                                            .valued = e->aux < nrules, .min = e->level ? e->level - 1u : 0 };
@@ -888,7 +875,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 /* #recover: hold the failure, restore, and run the skip */
                 rt_expect *x = &p->exp;
                 uint32_t n = x->n - x->base, far = x->far;
-                if (grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
+                if (rt_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
                 if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
                 close_window(p, e->aux, e->aux2, 0);
                 uint32_t skip = e->ip;
@@ -971,7 +958,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             ip = code + call_ret;
             continue;
         }
-        if (p->ngf == p->capgf && grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
+        if (p->ngf == p->capgf && rt_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
             goto oom;
         vm_gframe *gf = &p->gf[p->ngf];
         *gf = (vm_gframe){ .variant = call_variant, .pos = pos, .saved_far = p->exp.far,
