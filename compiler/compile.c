@@ -159,6 +159,7 @@ void pego_grammar_free(pego_grammar *g)
     for (int i = 0; i < g->nlabels; i++) free(g->labels[i]);
     free(g->labels);
     free(g->code);
+    free(g->bytesets);
     free(g->src);
     free(g->name);
     free(g->file);

@@ -25,6 +25,27 @@ static void flags(rt_buf *b, uint32_t f)
     if (!any) rt_buf_adds(b, "-");
 }
 
+static void byte_char(rt_buf *b, unsigned c)
+{
+    if (c > 0x20 && c < 0x7f && c != '\\' && c != '-' && c != ']') rt_buf_addc(b, (char)c);
+    else rt_buf_printf(b, "\\x%02x", c);
+}
+
+/* A byte set as ranges: [\x09-\x0a,0-9]. */
+static void byteset(rt_buf *b, const cc_byteset *set)
+{
+    rt_buf_addc(b, '[');
+    for (unsigned c = 0; c < 256;) {
+        if (!((set->bits[c >> 5] >> (c & 31)) & 1)) { c++; continue; }
+        unsigned hi = c;
+        while (hi + 1 < 256 && ((set->bits[(hi + 1) >> 5] >> ((hi + 1) & 31)) & 1)) hi++;
+        byte_char(b, c);
+        if (hi > c) { rt_buf_addc(b, '-'); byte_char(b, hi); }
+        c = hi + 1;
+    }
+    rt_buf_addc(b, ']');
+}
+
 static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
 {
     const vm_ins *in = &g->code[at];
@@ -65,6 +86,16 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         rt_buf_printf(b, " else %s -> %u", g->expects[in->c], (unsigned)in->b);
         break;
     case 'W': rt_buf_printf(b, " loop %u", (unsigned)in->a); break;
+    case 'B':
+        rt_buf_addc(b, ' ');
+        byteset(b, &g->bytesets[in->a]);
+        rt_buf_printf(b, " else -> %u", (unsigned)in->b);
+        break;
+    case 'Y':
+        rt_buf_addc(b, ' ');
+        byteset(b, &g->bytesets[in->a]);
+        rt_buf_printf(b, " {%d,}", in->b);
+        break;
     case 'M': rt_buf_printf(b, " \"%s\"", g->expects[in->a]); break;
     case 'X': rt_buf_printf(b, " %s", g->rules[g->pratts[in->a].rule].name); break;
     default: break;
@@ -102,6 +133,12 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
         body(g, b, rule->entry);
         rt_buf_printf(b, "rule %s, value-free:\n", rule->name);
         body(g, b, rule->vf_entry);
+        if (g->has_fast) {
+            rt_buf_printf(b, "rule %s, fast:\n", rule->name);
+            body(g, b, rule->fast_entry);
+            rt_buf_printf(b, "rule %s, fast, value-free:\n", rule->name);
+            body(g, b, rule->fast_vf_entry);
+        }
         if (rule->pratt < 0) continue;
         const cc_pratt *pr = &g->pratts[rule->pratt];
         static const char *kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };

@@ -16,6 +16,8 @@ typedef struct {
     uint32_t           cap;
     int                rule;      /* rule being emitted */
     int                valued;    /* emitting the valued body */
+    int                fast;      /* emitting the fast program */
+    cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
     int                oom;
 } emitter;
 
@@ -140,8 +142,16 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
  * character can skip it without pushing a choice entry. On a mismatch the test
  * records exactly what the expression would have recorded there, so results
  * and errors do not change. Emits the test and returns its address, or 0. */
+static void first_of(emitter *m, const ast_expr *e, cc_first *f);
+static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f);
+
 static uint32_t emit_first_test(emitter *m, const ast_expr *e)
 {
+    if (m->fast) {
+        cc_first f;
+        first_of(m, e, &f);
+        return f.nullable || cc_first_full(&f) ? 0 : emit_btest(m, e, &f);
+    }
     for (;;) {
         switch (e->kind) {
         case AST_SEQ:
@@ -173,6 +183,154 @@ static void patch_test(emitter *m, uint32_t at, uint32_t target)
     if (at) m->g->code[at].b = (int32_t)target;
 }
 
+/* ---- the fast program ------------------------------------------------------
+ * A second compilation of every rule for parses nobody observes (no trace sink,
+ * no profiler). It matches exactly what the reference program matches and builds
+ * the same values, but it records no expectations (it runs silent: a failed
+ * parse is run again with the reference program for its error message) and it
+ * may skip calls: tests of the next byte against first-byte sets jump over
+ * alternatives and loop iterations that cannot match, choice entries are left
+ * out where no later alternative could match, loops of a class become byte
+ * spans, and small rules without calls are compiled into their value-free call
+ * sites. docs/architecture.md explains why the results cannot differ. */
+
+static void first_of(emitter *m, const ast_expr *e, cc_first *f)
+{
+    cc_first_expr(m->ast, m->rfirst, e, f);
+}
+
+static int intern_byteset(emitter *m, const uint32_t bits[8])
+{
+    pego_grammar *g = m->g;
+    for (int i = 0; i < g->nbytesets; i++)
+        if (memcmp(g->bytesets[i].bits, bits, sizeof g->bytesets[i].bits) == 0) return i;
+    cc_byteset *sets = realloc(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *sets);
+    if (!sets) { m->oom = 1; return 0; }
+    g->bytesets = sets;
+    memcpy(sets[g->nbytesets].bits, bits, sizeof sets[g->nbytesets].bits);
+    return g->nbytesets++;
+}
+
+/* A useful guard: e cannot match empty and some byte cannot begin it. */
+static int guardable(const cc_first *f) { return !f->nullable && !cc_first_full(f); }
+
+static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f)
+{
+    return ins(m, e, OP_BTEST, intern_byteset(m, f->bits), 0, 0);
+}
+
+/* A class decided by the byte alone: a byte from 0x80 begins a member always
+ * (negated, every listed range ASCII) or never (not negated, all ASCII). Then
+ * a run of members is a run of bytes of its first-byte set. */
+static int class_bytewise(const ast_expr *e)
+{
+    for (int i = 0; i < e->nranges; i++)
+        if (e->ranges[i].hi >= 128) return 0;
+    return 1;
+}
+
+/* e matches whenever the next byte is in its first-byte set, and then one byte. */
+static int single_byte(const ast_expr *e)
+{
+    if (e->kind == AST_CLASS) return class_bytewise(e);
+    return e->kind == AST_LITERAL && e->len == 1 && (unsigned char)e->text[0] < 0x80;
+}
+
+static int ast_size(const ast_expr *e, int limit)
+{
+    int n = 1;
+    for (int i = 0; i < e->nkids && n <= limit; i++) n += ast_size(e->kids[i], limit);
+    return n;
+}
+
+/* A rule compiled into its value-free call sites in the fast program: small, no
+ * calls (so no recursion), nothing that sees the call boundary (cut, #error). */
+static int inline_ok(const ast_expr *e)
+{
+    switch (e->kind) {
+    case AST_CALL: case AST_CUT: case AST_ATTRIBUTE: case AST_PREDICATE: case AST_PRATT: return 0;
+    default: break;
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (!inline_ok(e->kids[i])) return 0;
+    return 1;
+}
+
+/* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
+ * that cannot match empty is guarded by a byte test that jumps to the next one;
+ * it gets no choice entry when no later alternative can match at a byte where
+ * it can begin (none can match empty, their first-byte sets are disjoint from
+ * its own): if it fails, the whole choice fails. */
+static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live)
+{
+    cc_first *first = malloc((size_t)n * sizeof *first);
+    uint32_t *ends = malloc((size_t)n * sizeof *ends);
+    if (!first || !ends) { free(first); free(ends); m->oom = 1; return; }
+    for (int i = 0; i < n; i++) first_of(m, kids[i], &first[i]);
+    int nends = 0;
+    for (int i = 0; i < n; i++) {
+        const ast_expr *alt = kids[i];
+        int last = i == n - 1, loose = cc_loose_cut(alt);
+        cc_first later;
+        memset(&later, 0, sizeof later);
+        for (int j = i + 1; j < n; j++) {
+            for (int w = 0; w < 8; w++) later.bits[w] |= first[j].bits[w];
+            later.nullable |= first[j].nullable;
+        }
+        int guard = guardable(&first[i]);
+        int entry = last ? loose : (loose || !guard || later.nullable || !cc_first_disjoint(&first[i], &later));
+        uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
+        uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
+        emit_expr(m, alt, v && cc_has_value(alt), live);
+        if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
+        if (entry || !last || test) ends[nends++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
+        if (entry) patch(m, choice, here(m));
+        patch_test(m, test, here(m));
+        if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
+    }
+    for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
+    free(first);
+    free(ends);
+}
+
+/* (A / C)* in the fast program, value-free, where C is a class decided by the
+ * byte and no other alternative can match empty or begin with a byte of C: a
+ * run of C is one byte span, and the other alternatives are tried between runs
+ * (a loop of choice entries: the first failure ends it). Returns 0 when the
+ * loop does not have that shape. */
+static int emit_class_loop(emitter *m, const ast_expr *e)
+{
+    const ast_expr *kid = e->kids[0];
+    if (e->min != 0 || e->max >= 0 || kid->kind != AST_CHOICE || cc_loose_cut(kid)) return 0;
+    int k = -1;
+    for (int i = 0; i < kid->nkids && k < 0; i++)
+        if (kid->kids[i]->kind == AST_CLASS && class_bytewise(kid->kids[i])) k = i;
+    if (k < 0) return 0;
+    cc_first cls, others, f;
+    first_of(m, kid->kids[k], &cls);
+    memset(&others, 0, sizeof others);
+    ast_expr **rest = malloc((size_t)kid->nkids * sizeof *rest);
+    if (!rest) { m->oom = 1; return 1; }
+    int n = 0;
+    for (int i = 0; i < kid->nkids; i++) {
+        if (i == k) continue;
+        first_of(m, kid->kids[i], &f);
+        if (f.nullable || !cc_first_disjoint(&f, &cls)) { free(rest); return 0; }
+        for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
+        rest[n++] = kid->kids[i];
+    }
+    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, 0);
+    uint32_t test = emit_btest(m, kid, &others);
+    uint32_t choice = ins(m, kid, OP_CHOICE, 0, 0, 0);
+    if (n == 1) emit_expr(m, rest[0], 0, 0);
+    else emit_alts_fast(m, rest, n, 0, 0);
+    ins(m, kid, OP_COMMIT, (int32_t)top, 0, 0);
+    patch(m, choice, here(m));
+    patch_test(m, test, here(m));
+    free(rest);
+    return 1;
+}
+
 /* A call. In a valued body whose value is discarded (v == 0), the callee's
  * value-free body is used unless the callee grows seeds together with this rule:
  * mixing valued and value-free bodies in one left-recursive cycle would change
@@ -193,6 +351,13 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         variant = CC_VF(g, e->rule);
         callee->flags |= RULE_TWIN;
     }
+    if (m->fast && variant == CC_VF(g, e->rule) && !e->level && !general_call(callee) && callee->pratt < 0) {
+        const ast_expr *body = m->ast->rules[e->rule].body;
+        if (inline_ok(body) && ast_size(body, 32) <= 32) {
+            emit_expr(m, body, 0, 0);
+            return;
+        }
+    }
     int level = 0;
     if (e->level) {
         const ast_pratt *pr = m->ast->rules[e->rule].body->pratt;
@@ -207,6 +372,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
  * entry even when it is the last one, so that the cut has an entry to mark. */
 static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
 {
+    if (m->fast) { emit_alts_fast(m, e->kids, e->nkids, v, live); return; }
     uint32_t *commits = malloc((size_t)e->nkids * sizeof(uint32_t));
     int ncommits = 0;
     for (int i = 0; i < e->nkids; i++) {
@@ -239,16 +405,35 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         return;
     }
     if (!v && kid->kind == AST_CLASS) {
-        ins(m, e, OP_SPAN, intern_class(m, kid), min, max);
+        if (m->fast && class_bytewise(kid) && max < 0 && min <= 1) {
+            cc_first f;
+            first_of(m, kid, &f);
+            ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), min, 0);
+        } else {
+            ins(m, e, OP_SPAN, intern_class(m, kid), min, max);
+        }
         return;
+    }
+    if (m->fast && !v && emit_class_loop(m, e)) return;
+    /* fast program: a byte test before each iteration leaves the loop at once */
+    cc_first f;
+    int guard = 0;
+    if (m->fast && !cc_loose_cut(kid)) {
+        first_of(m, kid, &f);
+        guard = guardable(&f);
     }
     int scope = v && cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
     uint32_t rep = ins(m, e, OP_REP, 0, min, max);
+    uint32_t test = guard ? emit_btest(m, kid, &f) : 0;
     emit_expr(m, kid, v && cc_has_value(kid), v ? live : 0);
     if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
     uint32_t next = ins(m, e, OP_REPNEXT, (int32_t)rep, 0, 0);
     if (scope) m->g->code[next].flags |= INS_SCOPE;
+    if (test) {
+        patch_test(m, test, here(m));
+        ins(m, e, OP_ITEREXIT, (int32_t)rep, 0, 0);
+    }
     patch(m, rep, here(m));
     if (v) ins(m, e, OP_LIST, 0, 0, 0);
 }
@@ -344,6 +529,22 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         return;
     case AST_OPTIONAL: {
         const ast_expr *kid = e->kids[0];
+        if (m->fast) {
+            cc_first f;
+            first_of(m, kid, &f);
+            if (guardable(&f) && single_byte(kid)) {     /* no choice entry: the byte decides */
+                uint32_t test = emit_btest(m, kid, &f);
+                emit_expr(m, kid, v && cc_has_value(kid), live);
+                if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
+                uint32_t jump = v ? ins(m, e, OP_JMP, 0, 0, 0) : 0;
+                patch_test(m, test, here(m));
+                if (v) {
+                    ins(m, e, OP_NIL, 0, 0, 0);
+                    patch(m, jump, here(m));
+                }
+                return;
+            }
+        }
         uint32_t test = emit_first_test(m, kid);
         uint32_t choice = ins(m, e, OP_CHOICE, 0, 0, 0);
         emit_expr(m, kid, v && cc_has_value(kid), live);
@@ -478,6 +679,17 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
 }
 
+static int uses_recover(const ast_expr *e)
+{
+    if (!e) return 0;
+    if (e->kind == AST_ATTRIBUTE && strcmp(e->name, "recover") == 0) return 1;
+    for (int i = 0; i < e->nkids; i++)
+        if (uses_recover(e->kids[i])) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (uses_recover(e->args[i].value)) return 1;
+    return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -531,12 +743,42 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
     }
     for (int r = 0; r < ast->nrules; r++)
         if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
+    /* The fast program: every rule again, for parses nobody observes. Grammars
+     * with Pratt expressions or #recover have none (their machinery needs the
+     * expectations the fast program does not record). */
+    int recover = 0;
+    for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
+    if (!g->npratts && !recover) {
+        m.rfirst = malloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
+        if (!m.rfirst) return -1;
+        cc_first_rules(ast, m.rfirst);
+        m.fast = 1;
+        g->has_fast = 1;
+        g->fast_start = here(&m);
+        for (int valued = 1; valued >= 0; valued--) {
+            for (int r = 0; r < ast->nrules; r++) {
+                const ast_expr *body = ast->rules[r].body;
+                m.rule = r;
+                m.valued = valued;
+                if (valued) g->rules[r].fast_entry = here(&m);
+                else g->rules[r].fast_vf_entry = here(&m);
+                emit_expr(&m, body, valued && cc_has_value(body), valued);
+                if (valued && !cc_has_value(body)) ins(&m, body, OP_NIL, 0, 0, 0);
+                if (valued) ins(&m, body, OP_RULEEND, r, 0, 0);
+                ins(&m, body, OP_RET, 0, 0, 0);
+            }
+        }
+        free(m.rfirst);
+        m.fast = 0;
+    }
     if (m.oom) return -1;
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
         vm_ins *in = &g->code[i];
         if (in->op == OP_CALL || in->op == OP_CALLG) {
-            int r = in->a % g->nrules;
-            in->b = (int32_t)(in->a >= g->nrules ? g->rules[r].vf_entry : g->rules[r].entry);
+            const cc_rule *r = &g->rules[in->a % g->nrules];
+            int vf = in->a >= g->nrules;
+            if (g->has_fast && i >= g->fast_start) in->b = (int32_t)(vf ? r->fast_vf_entry : r->fast_entry);
+            else in->b = (int32_t)(vf ? r->vf_entry : r->entry);
         }
     }
     /* byte-wise sort rank of every expectation, for sorting error items */

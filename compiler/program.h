@@ -47,6 +47,8 @@ typedef struct {
     int      pratt;             /* index of its Pratt expression, or -1 */
     uint32_t entry;             /* address of the valued body */
     uint32_t vf_entry;          /* address of the value-free body (twin, recognition) */
+    uint32_t fast_entry;        /* the same two bodies in the fast program (has_fast) */
+    uint32_t fast_vf_entry;
 } cc_rule;
 
 typedef struct {
@@ -86,6 +88,18 @@ typedef struct {
     uint32_t   expect;
 } cc_class;
 
+/* A set of bytes, for the byte tests of the fast program. */
+typedef struct {
+    uint32_t bits[8];
+} cc_byteset;
+
+/* First-byte set of an expression (compiler/first.c): the bytes that can begin
+ * a non-empty match, and whether it can match the empty string. */
+typedef struct {
+    uint32_t bits[8];
+    int      nullable;
+} cc_first;
+
 /* Fixed expectation ids. */
 enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
 
@@ -109,9 +123,13 @@ struct pego_grammar {
     int         npratts;
     int         label_message;  /* label id of the Error node's message field, or -1 */
     int         label_operator; /* label id of the Operator node's operator field, or -1 */
+    cc_byteset *bytesets;       /* operands of BTEST and BSPAN */
+    int         nbytesets;
     vm_ins     *code;
     vm_srcpos  *src;
     uint32_t    ncode;
+    int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
+    uint32_t    fast_start;     /* address of its first instruction */
     int         ndeferrable;
 };
 
@@ -122,6 +140,11 @@ struct pego_grammar {
 int  cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);
 int  cc_emit(pego_grammar *g, const ast_grammar *ast);
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
+void cc_first_rules(const ast_grammar *ast, cc_first *rules);
+void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr *e, cc_first *f);
+int  cc_first_has(const cc_first *f, unsigned byte);
+int  cc_first_disjoint(const cc_first *a, const cc_first *b);
+int  cc_first_full(const cc_first *f);
 int  cc_has_value(const ast_expr *e);          /* occupies a value slot (1.4) */
 int  cc_loose_cut(const ast_expr *e);          /* has a cut not inside a nested choice etc. */
 int  cc_scope_has_captures(const ast_expr *e); /* captures of its own scope */

@@ -73,6 +73,8 @@ typedef struct {
     uint32_t         max_depth;    /* nesting limit in rule calls; 0: 100000 */
     pego_memo_policy memo;
     const char      *input_name;   /* names the parse in profile reports (a file name); NULL: "<input>" */
+    int              reference;    /* non-zero: run the reference program even when nobody
+                                      observes the parse (see pego_stats) */
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
@@ -85,12 +87,18 @@ typedef enum {
     PEGO_ENOMEM       = 4
 } pego_status;
 
+/* Counters of the work a parse did. A parse that no trace sink or profiler
+ * observes runs the fast program, which skips calls that cannot match and
+ * compiles small rules into their callers: its counts can be lower than those
+ * of the same parse observed, or run with pego_options.reference, which makes
+ * every call the grammar describes. */
 typedef struct {
     uint64_t evals;          /* rule body evaluations */
     uint64_t calls;          /* rule calls, memo hits included */
     uint64_t memo_hits;      /* calls answered from the memo table */
     uint64_t memo_stored;    /* memo entries stored */
     uint32_t rules_memoized; /* distinct rules that stored at least one entry */
+    uint32_t fast_program;   /* 1: the fast program gave the result; 0: the reference program */
 } pego_stats;
 
 typedef struct pego_result pego_result;

@@ -71,20 +71,35 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         return (pego_status)rt_result_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
-    rt_tree_reset(&p->tree);
-    rt_memo_reset(&p->memo);
-    p->exp.far = p->exp.base = p->exp.n = 0;
     p->policy = opt->memo;
     p->prof_on = rt_prof_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
-    p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
-    if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
-        rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
-        p->res.status = PEGO_ENOMEM;
-        return (pego_status)rt_result_abort(p, "out of memory");
+    uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
+    uint32_t variant = opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule;
+    /* An unobserved parse runs the fast program first. It keeps one level of
+     * nesting in reserve, for the calls it compiles into their callers, so that
+     * it never succeeds where the reference program would stop at the limit.
+     * Whatever else it ends with (a syntax error, the limit, no memory) is
+     * decided by the reference program, which also writes the error message. */
+    int fast = g->has_fast && !p->observing && !opt->reference && max_depth > 1;
+    int status = PEGO_SYNTAX_ERROR;
+    for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
+        if (pass) rt_result_clear(p);
+        rt_tree_reset(&p->tree);
+        rt_memo_reset(&p->memo);
+        p->exp.far = p->exp.base = p->exp.n = 0;
+        p->fast = pass == 0;
+        p->max_depth = p->fast ? max_depth - 1 : max_depth;
+        if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
+            rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
+            p->res.status = PEGO_ENOMEM;
+            return (pego_status)rt_result_abort(p, "out of memory");
+        }
+        status = vm_run(p, variant);
     }
-    int status = vm_run(p, opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule);
+    p->res.stats.fast_program = p->fast;
+    p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
     if (p->prof_on) rt_prof_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {

@@ -191,6 +191,7 @@ struct pego_parser {
     uint32_t    hw;             /* end of the input examined so far (language of engine notes 4.6) */
     uint32_t    depth, max_depth;
     int         noplain;
+    int         fast;           /* this run executes the fast program */
     pego_memo_policy policy;
     struct pego_result res;
     /* tracing (runtime/trace.c) */

@@ -375,7 +375,10 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
     int bad = 0;
     for (int memo = 0; memo < 2; memo++) {
         for (int rec = 0; rec < 2; rec++) {
-            pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec };
+            /* counts compare with the reference program: what a profiled parse runs
+             * (tests/test_trace checks the fast program's results) */
+            pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec,
+                               .reference = 1 };
             pego_parser *plain = pego_parser_new(g), *profiled = pego_parser_new(g);
             pego_profile *prof = pego_profile_new();
             pego_parser_add_profile(profiled, prof);

@@ -13,9 +13,11 @@
 
 #include "pego.h"
 #include "fixtures.h"
+#include "../compiler/program.h"   /* has_fast: the harness also checks the fast program */
 
 extern int rt_fault_skip_traced_merge;
 extern int rt_fault_memoize_traced;
+extern int rt_fault_fast_span;
 
 /* ---- a sink that writes events as compact text ---- */
 typedef struct {
@@ -167,6 +169,7 @@ static int check_event(const pego_trace_event *ev, void *ud)
 
 typedef struct {
     char      *out;
+    int        ok;
     pego_stats stats;
 } outcome;
 
@@ -175,6 +178,7 @@ static outcome run(pego_parser *p, const char *in, size_t len, const pego_option
     const pego_result *r;
     outcome res = { 0 };
     pego_status st = pego_parse(p, in, len, o, &r);
+    res.ok = st == PEGO_OK;
     if (st == PEGO_OK) res.out = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
     else res.out = strdup(pego_result_error(r));
     res.stats = *pego_result_stats(r);
@@ -189,22 +193,33 @@ static int compare_traced(const pego_grammar *g, const char *in, size_t len, con
             for (int unit = 0; unit < 2; unit++) {
                 pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec,
                                    .unit = (pego_unit)unit };
+                pego_options ref = o;
+                ref.reference = 1;
                 pego_parser *plain = pego_parser_new(g), *traced = pego_parser_new(g);
                 checker c = { .depth = 0 };
                 pego_parser_set_trace(traced, check_event, &c);
-                outcome a = run(plain, in, len, &o), b = run(traced, in, len, &o);
-                int differs = strcmp(a.out, b.out) != 0 || memcmp(&a.stats, &b.stats, sizeof a.stats) != 0
+                /* fast: the unobserved parse (the fast program when the grammar has
+                 * one); a: the reference program unobserved; b: traced */
+                outcome fast = run(plain, in, len, &o), a = run(plain, in, len, &ref), b = run(traced, in, len, &o);
+                /* the fast program must give the result itself whenever the input
+                 * matches: a fallback to the reference program would hide its bugs */
+                int fast_bad = strcmp(fast.out, b.out) != 0 ||
+                               (g->has_fast && a.ok && !fast.stats.fast_program);
+                int differs = fast_bad || strcmp(a.out, b.out) != 0 ||
+                              memcmp(&a.stats, &b.stats, sizeof a.stats) != 0
                               || c.bad || c.depth != 0 || c.evals != b.stats.evals;
                 if (differs) {
                     bad++;
-                    fprintf(stderr, "\n  %s (memo %s, %s, unit %d): traced run differs:\n    %.160s\n    %.160s\n"
+                    fprintf(stderr, "\n  %s (memo %s, %s, unit %d): %s differs:\n    %.160s\n    %.160s\n"
                             "    evals %llu/%llu events %llu, memo %llu/%llu, stored %llu/%llu, bad events %d\n",
-                            what, memo ? "none" : "default", rec ? "recognition" : "tree", unit, a.out, b.out,
+                            what, memo ? "none" : "default", rec ? "recognition" : "tree", unit,
+                            fast_bad ? "the fast program's run" : "traced run", fast_bad ? fast.out : a.out, b.out,
                             (unsigned long long)a.stats.evals, (unsigned long long)b.stats.evals,
                             (unsigned long long)c.evals, (unsigned long long)a.stats.memo_hits,
                             (unsigned long long)b.stats.memo_hits, (unsigned long long)a.stats.memo_stored,
                             (unsigned long long)b.stats.memo_stored, c.bad);
                 }
+                free(fast.out);
                 free(a.out);
                 free(b.out);
                 pego_parser_free(plain);
@@ -244,6 +259,15 @@ static void test_mutation_skip_merge(void)
     rt_fault_skip_traced_merge = 0;
 }
 
+static void test_mutation_fast_span(void)
+{
+    int inputs;
+    fprintf(stderr, "\n  (differences below are expected: the fast program's byte spans stop short)");
+    rt_fault_fast_span = 1;
+    CU_ASSERT(harness(&inputs) > 0);
+    rt_fault_fast_span = 0;
+}
+
 static void test_mutation_memoize(void)
 {
     int inputs;
@@ -264,6 +288,7 @@ int main(void)
     CU_add_test(s, "traced equals untraced on every fixture", test_equivalence);
     CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
     CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
+    CU_add_test(s, "harness catches a fast program that differs", test_mutation_fast_span);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

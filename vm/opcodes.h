@@ -7,7 +7,8 @@
  * "S" a = class, b = min, c = max; "I" a = exit target, b = min, c = max;
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
  * "W" a = address of the REP instruction; "M" a = message expectation;
- * "X" a = Pratt expression. CALL and CALLG carry the call's level number in c. */
+ * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
+ * b = min. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -24,10 +25,13 @@
     X(FAIL,     "",  "fail without recording anything (bottom)") \
     X(TEST,     "T", "if the next character is not in class a, record it and jump to b") \
     X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
+    X(BTEST,    "B", "fast program: if the next byte is not in byte set a, jump to b") \
+    X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are, at least b") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \
     X(COMMIT,   "J", "pop the choice entry and jump to a") \
     X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \
     X(REPNEXT,  "W", "end of an iteration of the loop started at a: count it, loop or leave") \
+    X(ITEREXIT, "W", "fast program: leave the loop started at a before an iteration begins") \
     X(LOOK,     "J", "push a positive lookahead entry; recording off") \
     X(NLOOK,    "J", "push a negative lookahead entry that jumps to a when its body fails") \
     X(LOOKEND,  "",  "positive lookahead matched: pop it, restore the position") \

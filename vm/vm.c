@@ -181,6 +181,7 @@ typedef enum {
  * compiled only into a test program, never into libpego. */
 int rt_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
 int rt_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
+int rt_fault_fast_span;           /* the fast program's byte spans stop one byte short */
 #endif
 
 /* Ends a memoized or traced call: stores its outcome in the memo table with the
@@ -258,7 +259,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         if (!var) goto oom; \
     } while (0)
 
-    p->silent = 0;
+    p->silent = p->fast;     /* the fast program records no expectations */
     p->depth = 0;
     p->ngf = 0;
     p->npf = 0;
@@ -268,8 +269,11 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     rt_buf_reset(&p->strings);
     PUSH_ENTRY(E_BOTTOM, 0);
     call_variant = start_variant;
-    call_entry = start_variant >= nrules ? g->rules[start_variant - nrules].vf_entry
-                                         : g->rules[start_variant].entry;
+    {
+        const cc_rule *r = &g->rules[start_variant % nrules];
+        if (p->fast) call_entry = start_variant >= nrules ? r->fast_vf_entry : r->fast_entry;
+        else call_entry = start_variant >= nrules ? r->vf_entry : r->entry;
+    }
     call_ret = 0;
     {
         const cc_rule *r = &g->rules[start_variant % nrules];
@@ -381,6 +385,26 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             }
             ip++;
             continue;
+        case OP_BTEST: {
+            const uint32_t *set = g->bytesets[ip->a].bits;
+            if (pos >= len || !((set[s[pos] >> 5] >> (s[pos] & 31)) & 1)) {
+                ip = code + ip->b;
+                continue;
+            }
+            ip++;
+            continue;
+        }
+        case OP_BSPAN: {
+            const uint32_t *set = g->bytesets[ip->a].bits;
+            uint32_t from = pos;
+            while (pos < len && ((set[s[pos] >> 5] >> (s[pos] & 31)) & 1)) pos++;
+#ifdef PEGO_FAULT_INJECTION
+            if (rt_fault_fast_span && pos > from) pos--;
+#endif
+            if (pos - from < (uint32_t)ip->b) goto fail;
+            ip++;
+            continue;
+        }
         case OP_CHOICE:
             PUSH_ENTRY(E_CHOICE, (uint32_t)ip->a);
             ip++;
@@ -418,6 +442,15 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             e->aux = count;
             e->cut = 0;
             ip = rep + 1;
+            continue;
+        }
+        case OP_ITEREXIT: {
+            /* the guard of an iteration failed where the iteration would begin */
+            const vm_ins *rep = code + ip->a;
+            e = &p->es[--esn];
+            if (e->aux < (uint32_t)rep->b) goto fail;
+            list_base = e->aux2;
+            ip = code + rep->a;
             continue;
         }
         case OP_LOOK:
