@@ -160,6 +160,7 @@ void pego_grammar_free(pego_grammar *g)
     free(g->labels);
     free(g->code);
     free(g->bytesets);
+    free(g->dispatch);
     free(g->src);
     free(g->name);
     free(g->file);

@@ -36,9 +36,9 @@ static void byteset(rt_buf *b, const cc_byteset *set)
 {
     rt_buf_addc(b, '[');
     for (unsigned c = 0; c < 256;) {
-        if (!((set->bits[c >> 5] >> (c & 31)) & 1)) { c++; continue; }
+        if (!set->in[c]) { c++; continue; }
         unsigned hi = c;
-        while (hi + 1 < 256 && ((set->bits[(hi + 1) >> 5] >> ((hi + 1) & 31)) & 1)) hi++;
+        while (hi + 1 < 256 && set->in[hi + 1]) hi++;
         byte_char(b, c);
         if (hi > c) { rt_buf_addc(b, '-'); byte_char(b, hi); }
         c = hi + 1;
@@ -91,6 +91,29 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         byteset(b, &g->bytesets[in->a]);
         rt_buf_printf(b, " else -> %u", (unsigned)in->b);
         break;
+    case 'H':
+        rt_buf_addc(b, ' ');
+        byte_char(b, (unsigned)in->a);
+        break;
+    case 'D': {
+        /* the targets in address order, each with its bytes */
+        const cc_dispatch *d = &g->dispatch[in->a];
+        uint32_t prev = 0;
+        for (;;) {
+            uint32_t next = UINT32_MAX;
+            for (unsigned c = 0; c < 256; c++)
+                if (d->to[c] > prev && d->to[c] < next) next = d->to[c];
+            if (next == UINT32_MAX) break;
+            cc_byteset set;
+            for (unsigned c = 0; c < 256; c++) set.in[c] = d->to[c] == next;
+            rt_buf_addc(b, ' ');
+            byteset(b, &set);
+            rt_buf_printf(b, " -> %u", (unsigned)next);
+            prev = next;
+        }
+        rt_buf_printf(b, " end -> %u", (unsigned)d->eoi);
+        break;
+    }
     case 'Y':
         rt_buf_addc(b, ' ');
         byteset(b, &g->bytesets[in->a]);

@@ -202,12 +202,14 @@ static void first_of(emitter *m, const ast_expr *e, cc_first *f)
 static int intern_byteset(emitter *m, const uint32_t bits[8])
 {
     pego_grammar *g = m->g;
+    cc_byteset set;
+    for (unsigned b = 0; b < 256; b++) set.in[b] = (bits[b >> 5] >> (b & 31)) & 1;
     for (int i = 0; i < g->nbytesets; i++)
-        if (memcmp(g->bytesets[i].bits, bits, sizeof g->bytesets[i].bits) == 0) return i;
+        if (memcmp(g->bytesets[i].in, set.in, sizeof set.in) == 0) return i;
     cc_byteset *sets = realloc(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *sets);
     if (!sets) { m->oom = 1; return 0; }
     g->bytesets = sets;
-    memcpy(sets[g->nbytesets].bits, bits, sizeof sets[g->nbytesets].bits);
+    sets[g->nbytesets] = set;
     return g->nbytesets++;
 }
 
@@ -268,6 +270,42 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     if (!first || !ends) { free(first); free(ends); m->oom = 1; return; }
     for (int i = 0; i < n; i++) first_of(m, kids[i], &first[i]);
     int nends = 0;
+    /* Three or more alternatives that cannot match empty, with disjoint
+     * first-byte sets and no cuts: one jump on the next byte picks the only
+     * alternative that can match, with no choice entry. */
+    int table = n >= 3;
+    for (int i = 0; i < n && table; i++) {
+        table = guardable(&first[i]) && !cc_loose_cut(kids[i]);
+        for (int j = 0; j < i && table; j++) table = cc_first_disjoint(&first[i], &first[j]);
+    }
+    if (table) {
+        pego_grammar *g = m->g;
+        cc_dispatch *d = realloc(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *d);
+        if (!d) { m->oom = 1; free(first); free(ends); return; }
+        g->dispatch = d;
+        int index = g->ndispatch++;
+        uint32_t to[256];
+        ins(m, kids[0], OP_DISPATCH, index, 0, 0);
+        for (int i = 0; i < n; i++) {
+            uint32_t at = here(m);
+            for (unsigned b = 0; b < 256; b++)
+                if (cc_first_has(&first[i], b)) to[b] = at;
+            emit_expr(m, kids[i], v && cc_has_value(kids[i]), live);
+            if (v && !cc_has_value(kids[i])) ins(m, kids[i], OP_NIL, 0, 0, 0);
+            ends[nends++] = ins(m, kids[i], OP_JMP, 0, 0, 0);
+        }
+        uint32_t none = ins(m, kids[n - 1], OP_FAIL, 0, 0, 0);
+        cc_dispatch *t = &g->dispatch[index];
+        for (unsigned b = 0; b < 256; b++) t->to[b] = none;
+        t->eoi = none;
+        for (int i = 0; i < n; i++)
+            for (unsigned b = 0; b < 256; b++)
+                if (cc_first_has(&first[i], b)) t->to[b] = to[b];
+        for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
+        free(first);
+        free(ends);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const ast_expr *alt = kids[i];
         int last = i == n - 1, loose = cc_loose_cut(alt);
@@ -364,7 +402,11 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         for (int i = 0; i < pr->nlevels; i++)
             if (pr->levels[i].name && strcmp(pr->levels[i].name, e->level) == 0) level = i + 1;
     }
-    ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, level);
+    uint32_t at = ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, level);
+    if (m->fast && (callee->flags & RULE_DEFERRABLE) && !level && callee->seen_index <= UINT16_MAX) {
+        m->g->code[at].flags |= INS_DEFER;
+        m->g->code[at].d = (uint16_t)callee->seen_index;
+    }
     if (pop) ins(m, e, OP_POP, 0, 0, 0);
 }
 
@@ -482,6 +524,12 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
 {
     switch (e->kind) {
     case AST_LITERAL: {
+        if (m->fast && single_byte(e)) {
+            intern_literal(m, e);      /* the reference program has it already: same tables */
+            uint32_t at = ins(m, e, OP_CHAR, (unsigned char)e->text[0], 0, 0);
+            if (v) m->g->code[at].flags |= INS_VALUE;
+            return;
+        }
         uint32_t at = ins(m, e, OP_LIT, intern_literal(m, e), 0, 0);
         if (v) m->g->code[at].flags |= INS_VALUE;
         return;

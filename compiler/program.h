@@ -15,7 +15,7 @@
 typedef struct {
     uint8_t  op;
     uint8_t  flags;
-    uint16_t pad;
+    uint16_t d;                 /* CALLG with INS_DEFER: the rule's index among deferrable rules */
     int32_t  a, b, c;
 } vm_ins;
 
@@ -90,8 +90,15 @@ typedef struct {
 
 /* A set of bytes, for the byte tests of the fast program. */
 typedef struct {
-    uint32_t bits[8];
+    uint8_t  in[256];           /* 1: the byte is in the set */
 } cc_byteset;
+
+/* The jump table of a DISPATCH instruction: where each next byte goes, and
+ * where the end of the input goes. */
+typedef struct {
+    uint32_t to[256];
+    uint32_t eoi;
+} cc_dispatch;
 
 /* First-byte set of an expression (compiler/first.c): the bytes that can begin
  * a non-empty match, and whether it can match the empty string. */
@@ -125,6 +132,8 @@ struct pego_grammar {
     int         label_operator; /* label id of the Operator node's operator field, or -1 */
     cc_byteset *bytesets;       /* operands of BTEST and BSPAN */
     int         nbytesets;
+    cc_dispatch *dispatch;      /* operands of DISPATCH */
+    int         ndispatch;
     vm_ins     *code;
     vm_srcpos  *src;
     uint32_t    ncode;

@@ -91,6 +91,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->fast = pass == 0;
         p->max_depth = p->fast ? max_depth - 1 : max_depth;
+        p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
             rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
             p->res.status = PEGO_ENOMEM;

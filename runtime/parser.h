@@ -192,6 +192,7 @@ struct pego_parser {
     uint32_t    depth, max_depth;
     int         noplain;
     int         fast;           /* this run executes the fast program */
+    int         defer;          /* the default memo policy's first calls may take the plain path */
     pego_memo_policy policy;
     struct pego_result res;
     /* tracing (runtime/trace.c) */

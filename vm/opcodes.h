@@ -8,7 +8,7 @@
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
- * b = min. CALL and CALLG carry the call's level number in c. */
+ * b = min; "D" a = jump table; "H" a = byte. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -27,6 +27,8 @@
     X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
     X(BTEST,    "B", "fast program: if the next byte is not in byte set a, jump to b") \
     X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are, at least b") \
+    X(DISPATCH, "D", "fast program: jump to the address jump table a gives for the next byte") \
+    X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \
     X(COMMIT,   "J", "pop the choice entry and jump to a") \
     X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \
@@ -70,5 +72,6 @@ typedef enum {
 /* Instruction flag bits (vm_ins.flags). */
 #define INS_VALUE 1u   /* LIT, CLASS, ANY: push a Match of what matched */
 #define INS_SCOPE 2u   /* REPNEXT: the iteration is a capture scope */
+#define INS_DEFER 4u   /* CALLG: a deferrable rule (memoized from its second call at a position) */
 
 #endif

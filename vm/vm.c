@@ -282,13 +282,29 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         goto plain_call;
     }
 
+    /* Dispatch: with GCC and Clang every instruction ends in its own indirect
+     * jump through a table of label addresses (NEXT), which skips the switch's
+     * range check and gives each jump its own branch history. */
+#if defined(__GNUC__)
+    static const void *const op_label[OP__COUNT] = {
+#define VM_LABEL(name, fmt, doc) [OP_##name] = &&op_##name,
+        VM_OPCODES(VM_LABEL)
+#undef VM_LABEL
+    };
+#define CASE(name) case OP_##name: op_##name
+#define NEXT goto *op_label[ip->op]
+#else
+#define CASE(name) case OP_##name
+#define NEXT continue
+#endif
+
     for (;;) {
         switch ((vm_opcode)ip->op) {
-        case OP_END:
+        CASE(END):
             p->res.value = vsn ? p->vs[vsn - 1] & ~VAL_CALLED : VAL_NIL;
             return PEGO_OK;
 
-        case OP_LIT: {
+        CASE(LIT): {
             const cc_literal *l = &g->literals[ip->a];
             uint32_t start = pos, end;
             /* the first byte decides most comparisons: test it before the rest */
@@ -307,9 +323,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             pos = end;
             if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, start, NULL, 0); PUSH_VALUE(v); }
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_CLASS: {
+        CASE(CLASS): {
             const cc_class *c = &g->classes[ip->a];
             uint32_t w;
             if (pos >= len || !(w = class_at(c, s, pos, len))) {
@@ -320,17 +336,17 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             pos += w;
             if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, pos - w, NULL, 0); PUSH_VALUE(v); }
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_ANY: {
+        CASE(ANY): {
             if (pos >= len) { expect(p, pos, EXP_ANY); goto fail; }
             uint32_t start = pos, ch;
             pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_utf8_decode(s + pos, len - pos, &ch);
             if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, start, NULL, 0); PUSH_VALUE(v); }
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_SPAN: {
+        CASE(SPAN): {
             const cc_class *c = &g->classes[ip->a];
             int64_t count = 0, max = ip->c;
             uint32_t w;
@@ -345,80 +361,89 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             }
             if (count < ip->b) goto fail;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_BOI:
+        CASE(BOI):
             if (pos != 0) { expect(p, pos, EXP_BOI); goto fail; }
             ip++;
-            continue;
-        case OP_EOI:
+            NEXT;
+        CASE(EOI):
             if (pos != len) { expect(p, pos, EXP_EOI); LOOKED(pos + 1); goto fail; }
             ip++;
-            continue;
-        case OP_BOL:
+            NEXT;
+        CASE(BOL):
             if (pos != 0 && s[pos - 1] != '\n') { expect(p, pos, EXP_BOL); goto fail; }
             ip++;
-            continue;
-        case OP_EOL:
+            NEXT;
+        CASE(EOL):
             if (pos != len && s[pos] != '\n' && s[pos] != '\r') { expect(p, pos, EXP_EOL); LOOKED(pos + 1); goto fail; }
             ip++;
-            continue;
-        case OP_FAIL:
+            NEXT;
+        CASE(FAIL):
             goto fail;
-        case OP_TEST: {
+        CASE(TEST): {
             const cc_class *c = &g->classes[ip->a];
             if (pos >= len || !class_at(c, s, pos, len)) {
                 expect(p, pos, c->expect);
                 LOOKED(pos + (pos < len));
                 ip = code + ip->b;
-                continue;
+                NEXT;
             }
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_TESTCHAR:
+        CASE(TESTCHAR):
             if (pos >= len || s[pos] != (unsigned char)ip->a) {
                 expect(p, pos, (uint32_t)ip->c);
                 LOOKED(pos + (pos < len));
                 ip = code + ip->b;
-                continue;
+                NEXT;
             }
             ip++;
-            continue;
-        case OP_BTEST: {
-            const uint32_t *set = g->bytesets[ip->a].bits;
-            if (pos >= len || !((set[s[pos] >> 5] >> (s[pos] & 31)) & 1)) {
+            NEXT;
+        CASE(BTEST):
+            if (pos >= len || !g->bytesets[ip->a].in[s[pos]]) {
                 ip = code + ip->b;
-                continue;
+                NEXT;
             }
             ip++;
-            continue;
-        }
-        case OP_BSPAN: {
-            const uint32_t *set = g->bytesets[ip->a].bits;
+            NEXT;
+        CASE(BSPAN): {
+            const uint8_t *set = g->bytesets[ip->a].in;
             uint32_t from = pos;
-            while (pos < len && ((set[s[pos] >> 5] >> (s[pos] & 31)) & 1)) pos++;
+            while (pos < len && set[s[pos]]) pos++;
 #ifdef PEGO_FAULT_INJECTION
             if (rt_fault_fast_span && pos > from) pos--;
 #endif
             if (pos - from < (uint32_t)ip->b) goto fail;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_CHOICE:
+        CASE(DISPATCH): {
+            const cc_dispatch *d = &g->dispatch[ip->a];
+            ip = code + (pos < len ? d->to[s[pos]] : d->eoi);
+            NEXT;
+        }
+        CASE(CHAR):
+            if (pos >= len || s[pos] != (unsigned char)ip->a) goto fail;
+            pos++;
+            if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, pos - 1, NULL, 0); PUSH_VALUE(v); }
+            ip++;
+            NEXT;
+        CASE(CHOICE):
             PUSH_ENTRY(E_CHOICE, (uint32_t)ip->a);
             ip++;
-            continue;
-        case OP_COMMIT:
+            NEXT;
+        CASE(COMMIT):
             esn--;
             ip = code + ip->a;
-            continue;
-        case OP_REP:
+            NEXT;
+        CASE(REP):
             PUSH_ENTRY(E_ITER, (uint32_t)(ip - code));
             e->aux2 = vsn;
             ip++;
-            continue;
-        case OP_REPNEXT: {
+            NEXT;
+        CASE(REPNEXT): {
             const vm_ins *rep = code + ip->a;
             e = &p->es[esn - 1];
             uint32_t count = e->aux + 1;
@@ -433,7 +458,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 if (count < (uint32_t)rep->b) goto fail;
                 list_base = e->aux2;
                 ip = code + rep->a;
-                continue;
+                NEXT;
             }
             e->pos = pos;
             e->vs = vsn;
@@ -442,40 +467,40 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             e->aux = count;
             e->cut = 0;
             ip = rep + 1;
-            continue;
+            NEXT;
         }
-        case OP_ITEREXIT: {
+        CASE(ITEREXIT): {
             /* the guard of an iteration failed where the iteration would begin */
             const vm_ins *rep = code + ip->a;
             e = &p->es[--esn];
             if (e->aux < (uint32_t)rep->b) goto fail;
             list_base = e->aux2;
             ip = code + rep->a;
-            continue;
+            NEXT;
         }
-        case OP_LOOK:
+        CASE(LOOK):
             PUSH_ENTRY(E_LOOK, 0);
             p->silent++;
             ip++;
-            continue;
-        case OP_NLOOK:
+            NEXT;
+        CASE(NLOOK):
             PUSH_ENTRY(E_NLOOK, (uint32_t)ip->a);
             p->silent++;
             ip++;
-            continue;
-        case OP_LOOKEND:
+            NEXT;
+        CASE(LOOKEND):
             LOOKED(pos);
             e = &p->es[--esn];
             p->silent--;
             pos = e->pos;
             ip++;
-            continue;
-        case OP_LOOKFAIL:
+            NEXT;
+        CASE(LOOKFAIL):
             e = &p->es[--esn];
             p->silent--;
             pos = e->pos; vsn = e->vs; tn = e->trail;
             goto fail;
-        case OP_CUT:
+        CASE(CUT):
             /* the innermost construct is the top entry; a lookahead or a call
              * boundary there means the cut commits nothing outside it */
             for (uint32_t i = esn; i-- > 0;) {
@@ -485,8 +510,8 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 break;
             }
             ip++;
-            continue;
-        case OP_CALL:
+            NEXT;
+        CASE(CALL):
             call_variant = (uint32_t)ip->a;
             call_entry = (uint32_t)ip->b;
             call_level = (uint32_t)ip->c;
@@ -500,21 +525,31 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             st->calls++;
             st->evals++;
             ip = code + call_entry;
-            continue;
-        case OP_CALLG:
+            NEXT;
+        CASE(CALLG):
             call_variant = (uint32_t)ip->a;
             call_entry = (uint32_t)ip->b;
             call_level = (uint32_t)ip->c;
             call_ret = (uint32_t)(ip - code) + 1;
+            if ((ip->flags & INS_DEFER) && p->defer) {
+                /* the fast program's deferrable rule, default policy, unobserved:
+                 * its first call at a position is a plain call (general_call) */
+                size_t bit = ((size_t)pos * (size_t)g->ndeferrable + ip->d) * 2 + (call_variant >= nrules);
+                uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
+                if (!(*word & mask)) {
+                    *word |= mask;
+                    goto plain_call;
+                }
+            }
             goto general_call;
-        case OP_RET:
+        CASE(RET):
             e = &p->es[esn - 1];
             if (e->kind == E_GCALL) goto general_return;
             esn--;
             p->depth--;
             ip = code + e->ip;
-            continue;
-        case OP_RULEEND: {
+            NEXT;
+        CASE(RULEEND): {
             e = &p->es[esn - 1];
             uint32_t v = p->vs[vsn - 1];
             if (tn != e->trail) {
@@ -528,85 +563,85 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             }
             p->vs[vsn - 1] = v == VAL_NIL ? v : (v | VAL_CALLED);
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_PUSHPOS:
-        case OP_LISTOPEN:
+        CASE(PUSHPOS):
+        CASE(LISTOPEN):
             PUSH_VALUE(pos);
             ip++;
-            continue;
-        case OP_SEQ: {
+            NEXT;
+        CASE(SEQ): {
             uint32_t n = (uint32_t)ip->a, v;
             NODE(v, NODE_SEQ, p->vs[vsn - n - 1], p->vs + vsn - n, n);
             vsn -= n + 1;
             p->vs[vsn++] = v;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_MATCH: {
+        CASE(MATCH): {
             uint32_t v;
             NODE(v, NODE_MATCH, p->vs[vsn - 1], NULL, 0);
             p->vs[vsn - 1] = v;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_TOP: {
+        CASE(TOP): {
             uint32_t v;
             NODE(v, NODE_MATCH, pos, NULL, 0);
             PUSH_VALUE(v);
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_NIL:
+        CASE(NIL):
             PUSH_VALUE(VAL_NIL);
             ip++;
-            continue;
-        case OP_LIST: {
+            NEXT;
+        CASE(LIST): {
             uint32_t v, base = ip->a ? vsn : list_base;     /* a: no iteration (a{0,0}) */
             NODE(v, NODE_LIST, p->vs[base - 1], p->vs + base, vsn - base);
             vsn = base - 1;
             p->vs[vsn++] = v;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_CAPTURE:
+        CASE(CAPTURE):
             if (tn == p->captrail && rt_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
                 goto oom;
             p->trail[tn++] = (vm_capture){ (uint32_t)ip->a, p->vs[vsn - 1] };
             ip++;
-            continue;
-        case OP_POP:
+            NEXT;
+        CASE(POP):
             vsn--;
             ip++;
-            continue;
-        case OP_JMP:
+            NEXT;
+        CASE(JMP):
             ip = code + ip->a;
-            continue;
-        case OP_LABEL:
+            NEXT;
+        CASE(LABEL):
             PUSH_ENTRY(E_LABEL, (uint32_t)ip->a);
             e->aux = p->exp.far;
             e->aux2 = p->exp.base;
             open_window(p, pos);
             ip++;
-            continue;
-        case OP_LABELEND:
+            NEXT;
+        CASE(LABELEND):
             e = &p->es[--esn];
             close_window(p, e->aux, e->aux2, 1);
             ip++;
-            continue;
-        case OP_RECOVER:
+            NEXT;
+        CASE(RECOVER):
             PUSH_ENTRY(E_RECOVER, (uint32_t)ip->a);
             e->aux = p->exp.far;
             e->aux2 = p->exp.base;
             open_window(p, pos);
             ip++;
-            continue;
-        case OP_RECOVEREND:
+            NEXT;
+        CASE(RECOVEREND):
             e = &p->es[--esn];
             close_window(p, e->aux, e->aux2, 1);
             ip = code + ip->a;
-            continue;
-        case OP_SKIPEND: {
+            NEXT;
+        CASE(SKIPEND): {
             /* The skip matched. An empty skip is no recovery (language.md 4.3). */
             e = &p->es[esn - 1];
             if (pos == e->pos) goto fail;
@@ -621,9 +656,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 PUSH_VALUE(v);
             }
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_PSTART: {
+        CASE(PSTART): {
             /* The outer parse of a Pratt rule, at the level of the call (the rule's
              * call entry is on top). */
             e = &p->es[esn - 1];
@@ -633,9 +668,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                                            .valued = e->aux < nrules, .min = e->level ? e->level - 1u : 0 };
             if (++p->depth > p->max_depth) goto too_deep;
             ip++;
-            continue;
+            NEXT;
         }
-        case OP_PRATT: {
+        CASE(PRATT): {
             /* The Pratt machine (language.md 3.2): runs until it needs a line to be
              * matched (it pushes a line entry and jumps; SUBRET or a failure brings
              * the outcome back here) or its outer parse is over. */
@@ -831,13 +866,13 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 f->out_cut = 0;
                 f->out_value = lhs;
             }
-            continue;
+            NEXT;
         run_line:
             PUSH_ENTRY(E_SUB, (uint32_t)(ip - code));
             ip = code + line;
-            continue;
+            NEXT;
         }
-        case OP_SUBRET: {
+        CASE(SUBRET): {
             /* A Pratt line matched: its captures become fields of its value, an
              * operand's fresh value gets the rule's label. */
             e = &p->es[--esn];
@@ -857,7 +892,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             f->out_cut = e->cut;
             f->out_value = v;
             ip = code + e->ip;
-            continue;
+            NEXT;
         }
         case OP__COUNT:
             break;
@@ -1093,6 +1128,8 @@ trace_abort:
 oom:
     p->res.status = PEGO_ENOMEM;
     return rt_result_abort(p, "out of memory");
+#undef CASE
+#undef NEXT
 #undef PUSH_ENTRY
 #undef PUSH_VALUE
 #undef NODE
