@@ -93,7 +93,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->max_depth = p->fast ? max_depth - 1 : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
-            rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable * 2) < 0) {
+            rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
             p->res.status = PEGO_ENOMEM;
             return (pego_status)rt_result_abort(p, "out of memory");
         }
@@ -166,7 +166,11 @@ int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col
 
 static const rt_tree *tree_of(const pego_result *r) { return &r->parser->tree; }
 
-pego_node_kind pego_node_type(const pego_result *r, const pego_node *n) { (void)r; return (pego_node_kind)n->type; }
+pego_node_kind pego_node_type(const pego_result *r, const pego_node *n)
+{
+    (void)r;
+    return (pego_node_kind)rt_node_kind(n);
+}
 
 const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 {
@@ -176,7 +180,7 @@ const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 
 const char *pego_node_rule(const pego_result *r, const pego_node *n)
 {
-    return n->label >= 0 ? r->parser->g->rules[n->label].name : NULL;
+    return rt_node_label(n) >= 0 ? r->parser->g->rules[rt_node_label(n)].name : NULL;
 }
 
 uint64_t pego_node_start(const pego_result *r, const pego_node *n) { return rt_input_unit(&r->parser->in, n->start); }
@@ -188,51 +192,63 @@ const char *pego_node_text(const pego_result *r, const pego_node *n, size_t *len
     return r->parser->in.input + n->start;
 }
 
-size_t pego_node_child_count(const pego_result *r, const pego_node *n) { (void)r; return n->nkids; }
+size_t pego_node_child_count(const pego_result *r, const pego_node *n) { return rt_node_nkids(tree_of(r), n); }
 
 const pego_node *pego_node_child(const pego_result *r, const pego_node *n, size_t i)
 {
     const rt_tree *t = tree_of(r);
-    if (i >= n->nkids) return NULL;
+    if (i >= rt_node_nkids(t, n)) return NULL;
     uint32_t v = t->kids[n->kids + i];
     return v ? &t->nodes[v - 1] : NULL;
 }
 
-size_t pego_node_field_count(const pego_result *r, const pego_node *n) { (void)r; return n->nfields; }
+/* Field i of node n, or NULL when it has fewer. */
+static const rt_field *field_at(const pego_result *r, const pego_node *n, size_t i)
+{
+    const rt_tree *t = tree_of(r);
+    uint32_t first, count = rt_tree_fields(t, n, &first);
+    return i < count ? &t->fields[first + i] : NULL;
+}
+
+size_t pego_node_field_count(const pego_result *r, const pego_node *n)
+{
+    uint32_t first;
+    return rt_tree_fields(tree_of(r), n, &first);
+}
 
 const char *pego_node_field_name(const pego_result *r, const pego_node *n, size_t i)
 {
-    if (i >= n->nfields) return NULL;
-    return r->parser->g->labels[tree_of(r)->fields[n->fields + i].label];
+    const rt_field *f = field_at(r, n, i);
+    return f ? r->parser->g->labels[f->label] : NULL;
 }
 
 const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i)
 {
-    const rt_tree *t = tree_of(r);
-    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_NODE) return NULL;
-    uint32_t v = t->fields[n->fields + i].value;
-    return v ? &t->nodes[v - 1] : NULL;
+    const rt_field *f = field_at(r, n, i);
+    if (!f || f->kind != FIELD_NODE) return NULL;
+    return f->value ? &tree_of(r)->nodes[f->value - 1] : NULL;
 }
 
 int pego_node_field_int(const pego_result *r, const pego_node *n, size_t i, int64_t *value)
 {
-    const rt_tree *t = tree_of(r);
-    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_INT) return 0;
-    *value = t->fields[n->fields + i].value;
+    const rt_field *f = field_at(r, n, i);
+    if (!f || f->kind != FIELD_INT) return 0;
+    *value = f->value;
     return 1;
 }
 
 int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, const char **value)
 {
-    const rt_tree *t = tree_of(r);
-    if (i >= n->nfields || t->fields[n->fields + i].kind != FIELD_STRING) return 0;
-    *value = r->parser->strings.data + t->fields[n->fields + i].value;
+    const rt_field *f = field_at(r, n, i);
+    if (!f || f->kind != FIELD_STRING) return 0;
+    *value = r->parser->strings.data + f->value;
     return 1;
 }
 
 const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name)
 {
-    for (size_t i = 0; i < n->nfields; i++)
+    size_t count = pego_node_field_count(r, n);
+    for (size_t i = 0; i < count; i++)
         if (strcmp(pego_node_field_name(r, n, i), name) == 0) return pego_node_field_value(r, n, i);
     return NULL;
 }

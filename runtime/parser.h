@@ -14,16 +14,17 @@
 enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST,
        NODE_OPERATOR = PEGO_NODE_OPERATOR, NODE_ERROR = PEGO_NODE_ERROR };
 
+/* A node: 16 bytes, since a tree has about one node for every four bytes of
+ * input. Its child count is implied (children are appended as nodes are made,
+ * so a node's list ends where the next node's begins), and its fields, which
+ * few nodes have, live in a table keyed by node (rt_tree_fields). */
 struct pego_node {
-    uint8_t  type;
-    uint8_t  pad[3];
-    int32_t  label;       /* rule index, -1 when unlabeled */
+    uint32_t tag;         /* type (bits 0-2), NODE_HAS_FIELDS (bit 3), rule index + 1 (bits 4-31; 0: unlabeled) */
     uint32_t start, end;  /* byte offsets into the input */
-    uint32_t kids;        /* index into the child array */
-    uint32_t nkids;
-    uint32_t fields;      /* index into the field array */
-    uint32_t nfields;
+    uint32_t kids;        /* index of its first child in the child array */
 };
+
+#define NODE_HAS_FIELDS 8u
 
 /* A field: a node value, an integer (Operator's operator) or a string (Error's
  * message, an offset into the parse's string arena). */
@@ -36,11 +37,31 @@ typedef struct { uint32_t label, kind, value; } rt_field;
 #define VAL_CALLED 0x80000000u
 #define VAL_NODE(v) ((v) & ~VAL_CALLED)
 
+/* Where the fields of one node are: fields[first .. first + count). */
+typedef struct { uint32_t node, first, count; } rt_fieldref;
+
 typedef struct {
-    pego_node *nodes;  uint32_t nnodes, capnodes;
-    uint32_t  *kids;   uint32_t nkids, capkids;
-    rt_field  *fields; uint32_t nfields, capfields;
+    pego_node   *nodes;  uint32_t nnodes, capnodes;
+    uint32_t    *kids;   uint32_t nkids, capkids;
+    rt_field    *fields; uint32_t nfields, capfields;
+    rt_fieldref *refs;   uint32_t nrefs, caprefs;   /* open addressing by node value; caprefs: 0 or a power of 2 */
 } rt_tree;
+
+static inline int rt_node_kind(const pego_node *n) { return (int)(n->tag & 7u); }
+static inline int32_t rt_node_label(const pego_node *n) { return (int32_t)(n->tag >> 4) - 1; }
+static inline void rt_node_set_label(pego_node *n, int32_t label)
+{
+    n->tag = (n->tag & 15u) | ((uint32_t)(label + 1) << 4);
+}
+static inline uint32_t rt_node_nkids(const rt_tree *t, const pego_node *n)
+{
+    size_t i = (size_t)(n - t->nodes);
+    return (i + 1 < t->nnodes ? t->nodes[i + 1].kids : t->nkids) - n->kids;
+}
+/* The fields of node n: returns their count and sets *first. */
+uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first);
+/* Gives node value v the fields [first, first + count); -1 when out of memory. */
+int      rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count);
 
 void     rt_tree_reset(rt_tree *t);
 const char *rt_node_type_name(const pego_node *n);

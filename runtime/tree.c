@@ -9,13 +9,19 @@
 #include <string.h>
 
 
-void rt_tree_reset(rt_tree *t) { t->nnodes = t->nkids = t->nfields = 0; }
+void rt_tree_reset(rt_tree *t)
+{
+    t->nnodes = t->nkids = t->nfields = 0;
+    if (t->nrefs) memset(t->refs, 0, t->caprefs * sizeof *t->refs);
+    t->nrefs = 0;
+}
 
 void rt_tree_free(rt_tree *t)
 {
     free(t->nodes);
     free(t->kids);
     free(t->fields);
+    free(t->refs);
     memset(t, 0, sizeof *t);
 }
 
@@ -26,10 +32,46 @@ uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
     if (nkids && rt_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0)
         return 0;
     pego_node *n = &t->nodes[t->nnodes];
-    *n = (pego_node){ .type = (uint8_t)type, .label = -1, .start = start, .end = end,
-                      .kids = t->nkids, .nkids = nkids };
+    *n = (pego_node){ .tag = (uint32_t)type, .start = start, .end = end, .kids = t->nkids };
     for (uint32_t i = 0; i < nkids; i++) t->kids[t->nkids++] = VAL_NODE(kids[i]);
     return ++t->nnodes;
+}
+
+/* The field table: node values hashed into a power-of-two table, linear
+ * probing, at most half full. A node given fields again keeps the last ones. */
+static rt_fieldref *ref_slot(rt_fieldref *refs, uint32_t cap, uint32_t v)
+{
+    uint32_t i = (v * 2654435761u) & (cap - 1);
+    while (refs[i].node && refs[i].node != v) i = (i + 1) & (cap - 1);
+    return &refs[i];
+}
+
+int rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count)
+{
+    if (2 * (t->nrefs + 1) > t->caprefs) {
+        uint32_t cap = t->caprefs ? 2 * t->caprefs : 64;
+        rt_fieldref *refs = calloc(cap, sizeof *refs);
+        if (!refs) return -1;
+        for (uint32_t i = 0; i < t->caprefs; i++)
+            if (t->refs[i].node) *ref_slot(refs, cap, t->refs[i].node) = t->refs[i];
+        free(t->refs);
+        t->refs = refs;
+        t->caprefs = cap;
+    }
+    rt_fieldref *r = ref_slot(t->refs, t->caprefs, v);
+    if (!r->node) t->nrefs++;
+    *r = (rt_fieldref){ v, first, count };
+    t->nodes[v - 1].tag |= NODE_HAS_FIELDS;
+    return 0;
+}
+
+uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first)
+{
+    *first = 0;
+    if (!(n->tag & NODE_HAS_FIELDS)) return 0;
+    const rt_fieldref *r = ref_slot(t->refs, t->caprefs, (uint32_t)(n - t->nodes) + 1);
+    *first = r->first;
+    return r->count;
 }
 
 /* ---- printing ---- */
@@ -58,10 +100,10 @@ static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text
 const char *rt_node_type_name(const pego_node *n)
 {
     static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
-    return names[n->type];
+    return names[rt_node_kind(n)];
 }
 
-static int terminal(const pego_node *n) { return n->type == NODE_MATCH || n->type == NODE_ERROR; }
+static int terminal(const pego_node *n) { return rt_node_kind(n) == NODE_MATCH || rt_node_kind(n) == NODE_ERROR; }
 
 /* A field's value that is not a node: an integer, or a string in backquotes
  * (S-expressions) or JSON-quoted. */
@@ -106,33 +148,34 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
     const pego_grammar *g = p->g;
     rt_tree *t = &p->tree;
     const pego_node *n = &t->nodes[v - 1];
-    const char *label = n->label >= 0 ? g->rules[n->label].name : NULL;
+    const char *label = rt_node_label(n) >= 0 ? g->rules[rt_node_label(n)].name : NULL;
+    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
     if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
     if (terminal(n)) {
-        if (n->type == NODE_ERROR) rt_buf_adds(b, "Error");
+        if (rt_node_kind(n) == NODE_ERROR) rt_buf_adds(b, "Error");
         rt_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
-        if (n->nfields) {
+        if (nfields) {
             push(w, A_TEXT, 0, 0, "}");
-            for (uint32_t i = n->nfields; i-- > 0;) {
-                push(w, t->fields[n->fields + i].kind == FIELD_NODE ? A_VALUE : A_SCALAR,
-                     t->fields[n->fields + i].kind == FIELD_NODE ? t->fields[n->fields + i].value : n->fields + i,
+            for (uint32_t i = nfields; i-- > 0;) {
+                push(w, t->fields[fields + i].kind == FIELD_NODE ? A_VALUE : A_SCALAR,
+                     t->fields[fields + i].kind == FIELD_NODE ? t->fields[fields + i].value : fields + i,
                      0, NULL);
-                push(w, A_FIELD, t->fields[n->fields + i].label, 0, i ? " " : "");
+                push(w, A_FIELD, t->fields[fields + i].label, 0, i ? " " : "");
             }
             push(w, A_TEXT, 0, 0, "{");
         }
         return;
     }
-    int list = n->type == NODE_LIST;
+    int list = rt_node_kind(n) == NODE_LIST;
     if (list) rt_buf_addc(b, '[');
     else rt_buf_printf(b, "(%s", rt_node_type_name(n));
     push(w, A_TEXT, 0, 0, list ? "]" : ")");
-    for (uint32_t i = n->nfields; i-- > 0;) {
-        const rt_field *f = &t->fields[n->fields + i];
-        push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : n->fields + i, 0, NULL);
-        push(w, A_FIELD, f->label, 0, (list && i == 0 && n->nkids == 0) ? "" : " ");
+    for (uint32_t i = nfields; i-- > 0;) {
+        const rt_field *f = &t->fields[fields + i];
+        push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : fields + i, 0, NULL);
+        push(w, A_FIELD, f->label, 0, (list && i == 0 && nkids == 0) ? "" : " ");
     }
-    for (uint32_t i = n->nkids; i-- > 0;) {
+    for (uint32_t i = nkids; i-- > 0;) {
         push(w, A_VALUE, t->kids[n->kids + i], 0, NULL);
         if (!list || i > 0) push(w, A_TEXT, 0, 0, " ");
     }
@@ -144,13 +187,14 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     const pego_grammar *g = p->g;
     rt_tree *t = &p->tree;
     const pego_node *n = &t->nodes[v - 1];
+    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
     rt_buf_adds(b, "{");
     indent(b, depth + 1);
     rt_buf_printf(b, "\"type\": \"%s\",", rt_node_type_name(n));
-    if (n->label >= 0) {
+    if (rt_node_label(n) >= 0) {
         indent(b, depth + 1);
         rt_buf_adds(b, "\"rule\": ");
-        const char *name = g->rules[n->label].name;
+        const char *name = g->rules[rt_node_label(n)].name;
         rt_json_string(b, name, strlen(name));
         rt_buf_addc(b, ',');
     }
@@ -166,12 +210,12 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     }
     push(w, A_TEXT, 0, 0, "}");
     push(w, A_NEWLINE, depth, 0, NULL);
-    if (n->nfields) {
+    if (nfields) {
         push(w, A_TEXT, 0, 0, "}");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
-        for (uint32_t i = n->nfields; i-- > 0;) {
-            const rt_field *f = &t->fields[n->fields + i];
-            push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : n->fields + i,
+        for (uint32_t i = nfields; i-- > 0;) {
+            const rt_field *f = &t->fields[fields + i];
+            push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : fields + i,
                  depth + 2, NULL);
             push(w, A_FIELD, f->label, depth + 2, i ? "," : "");
         }
@@ -179,10 +223,10 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
         push(w, A_NEWLINE, depth + 1, 0, NULL);
         push(w, A_TEXT, 0, 0, ",");
     }
-    if (n->nkids) {
+    if (nkids) {
         push(w, A_TEXT, 0, 0, "]");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
-        for (uint32_t i = n->nkids; i-- > 0;) {
+        for (uint32_t i = nkids; i-- > 0;) {
             push(w, A_VALUE, t->kids[n->kids + i], depth + 2, NULL);
             push(w, A_NEWLINE, depth + 2, 0, NULL);
             if (i) push(w, A_TEXT, 0, 0, ",");
@@ -243,12 +287,13 @@ size_t rt_tree_count(pego_parser *p, uint32_t root)
     while (w.n && !w.oom) {
         uint32_t v = w.items[--w.n].a;
         const pego_node *n = &t->nodes[v - 1];
+        uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
         count++;
-        for (uint32_t i = 0; i < n->nkids; i++)
+        for (uint32_t i = 0; i < nkids; i++)
             if (t->kids[n->kids + i]) push(&w, A_VALUE, t->kids[n->kids + i], 0, NULL);
-        for (uint32_t i = 0; i < n->nfields; i++)
-            if (t->fields[n->fields + i].kind == FIELD_NODE && t->fields[n->fields + i].value)
-                push(&w, A_VALUE, t->fields[n->fields + i].value, 0, NULL);
+        for (uint32_t i = 0; i < nfields; i++)
+            if (t->fields[fields + i].kind == FIELD_NODE && t->fields[fields + i].value)
+                push(&w, A_VALUE, t->fields[fields + i].value, 0, NULL);
     }
     free(w.items);
     return count;

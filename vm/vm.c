@@ -91,9 +91,7 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     uint32_t n = 0;
     for (int i = 0; i < g->nlabels; i++) if (last[i] != UINT32_MAX) n++;
     if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
-    pego_node *node = &t->nodes[target - 1];
-    node->fields = t->nfields;
-    node->nfields = n;
+    if (rt_tree_set_fields(t, target, t->nfields, n) < 0) return 0;
     for (int i = 0; i < g->nlabels; i++)
         if (last[i] != UINT32_MAX)
             t->fields[t->nfields++] = (rt_field){ (uint32_t)i, FIELD_NODE, VAL_NODE(p->trail[last[i]].value) };
@@ -125,9 +123,7 @@ static int scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, ui
 {
     rt_tree *t = &p->tree;
     if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
-    pego_node *n = &t->nodes[v - 1];
-    n->fields = t->nfields;
-    n->nfields = 1;
+    if (rt_tree_set_fields(t, v, t->nfields, 1) < 0) return -1;
     t->fields[t->nfields++] = (rt_field){ (uint32_t)label, kind, value };
     return 0;
 }
@@ -249,7 +245,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     } while (0)
 #define OPERATOR(var, start, kids, nkids, number) do { \
         NODE(var, NODE_OPERATOR, (start), (kids), (nkids)); \
-        p->tree.nodes[var - 1].label = pr->rule; \
+        rt_node_set_label(&p->tree.nodes[var - 1], pr->rule); \
         if (g->label_operator >= 0 && scalar_field(p, var, g->label_operator, FIELD_INT, (uint32_t)(number)) < 0) \
             goto oom; \
     } while (0)
@@ -534,7 +530,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             if ((ip->flags & INS_DEFER) && p->defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
                  * its first call at a position is a plain call (general_call) */
-                size_t bit = ((size_t)pos * (size_t)g->ndeferrable + ip->d) * 2 + (call_variant >= nrules);
+                size_t bit = (size_t)pos * (size_t)g->ndeferrable + ip->d;
                 uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
                 if (!(*word & mask)) {
                     *word |= mask;
@@ -559,7 +555,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             }
             if (v != VAL_NIL && !(v & VAL_CALLED)) {
                 pego_node *n = &p->tree.nodes[v - 1];
-                if (n->label < 0) n->label = ip->a;
+                if (rt_node_label(n) < 0) rt_node_set_label(n, ip->a);
             }
             p->vs[vsn - 1] = v == VAL_NIL ? v : (v | VAL_CALLED);
             ip++;
@@ -884,8 +880,8 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                     v = apply_fields(p, v, e->trail, tn, e->pos, pos);
                     if (!v) goto oom;
                 }
-                if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && p->tree.nodes[v - 1].label < 0)
-                    p->tree.nodes[v - 1].label = ip->a;
+                if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_node_label(&p->tree.nodes[v - 1]) < 0)
+                    rt_node_set_label(&p->tree.nodes[v - 1], ip->a);
             }
             tn = e->trail;
             f->out_ok = 1;
@@ -989,8 +985,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         else if (p->policy == PEGO_MEMO_ALL) memoize = 1;
         else if (f & RULE_TRANSIENT) memoize = 0;
         else {
-            size_t bit = ((size_t)pos * (size_t)g->ndeferrable + (size_t)r->seen_index) * 2
-                         + (call_variant >= nrules);
+            size_t bit = (size_t)pos * (size_t)g->ndeferrable + (size_t)r->seen_index;
             uint64_t mask = 1ull << (bit & 63);
             memoize = (p->memo.seen[bit >> 6] & mask) != 0;
             p->memo.seen[bit >> 6] |= mask;
