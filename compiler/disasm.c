@@ -117,7 +117,8 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'Y':
         rt_buf_addc(b, ' ');
         byteset(b, &g->bytesets[in->a]);
-        rt_buf_printf(b, " {%d,}", in->b);
+        rt_buf_printf(b, " {%d,", in->b);
+        if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
         break;
     case 'M': rt_buf_printf(b, " \"%s\"", g->expects[in->a]); break;
     case 'X': rt_buf_printf(b, " %s", g->rules[g->pratts[in->a].rule].name); break;
@@ -129,7 +130,15 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
 {
-    for (uint32_t at = from; at < g->ncode; at++) {
+    /* A fast body may return before its last instruction (a jump to its RET
+     * became a RET): it ends where the next one begins. */
+    uint32_t limit = g->ncode;
+    int fast = g->has_fast && from >= g->fast_start;
+    for (int r = 0; fast && r < g->nrules; r++) {
+        if (g->rules[r].fast_entry > from && g->rules[r].fast_entry < limit) limit = g->rules[r].fast_entry;
+        if (g->rules[r].fast_vf_entry > from && g->rules[r].fast_vf_entry < limit) limit = g->rules[r].fast_vf_entry;
+    }
+    for (uint32_t at = from; at < limit; at++) {
         size_t mark = b->len;
         rt_buf_printf(b, "  %5u  %s", (unsigned)at, op_names[g->code[at].op]);
         operands(g, b, at);
@@ -139,7 +148,7 @@ static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
             rt_buf_printf(b, " ; %d:%d", g->src[at].line, g->src[at].col);
         }
         rt_buf_addc(b, '\n');
-        if (g->code[at].op == OP_RET || g->code[at].op == OP_END || g->code[at].op == OP_SUBRET) break;
+        if (!fast && (g->code[at].op == OP_RET || g->code[at].op == OP_END || g->code[at].op == OP_SUBRET)) break;
     }
 }
 

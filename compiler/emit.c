@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct { int state, size, nest; } inline_info;
+
 typedef struct {
     pego_grammar      *g;
     const ast_grammar *ast;
@@ -18,6 +20,8 @@ typedef struct {
     int                valued;    /* emitting the valued body */
     int                fast;      /* emitting the fast program */
     cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
+    inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
+    int                inline_nest;  /* the deepest call nest compiled in so far */
     int                oom;
 } emitter;
 
@@ -231,6 +235,26 @@ static int class_bytewise(const ast_expr *e)
     return 1;
 }
 
+/* e begins with a literal, class or any character: it fails at once where its
+ * first character does not match. */
+static int starts_with_terminal(const ast_expr *e)
+{
+    for (;;) {
+        switch (e->kind) {
+        case AST_LITERAL: return e->len > 0;
+        case AST_CLASS: case AST_ANY: return 1;
+        case AST_SEQ:
+            if (e->nkids == 0) return 0;
+            e = e->kids[0];
+            continue;
+        case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
+            e = e->kids[0];
+            continue;
+        default: return 0;
+        }
+    }
+}
+
 /* e matches whenever the next byte is in its first-byte set, and then one byte. */
 static int single_byte(const ast_expr *e)
 {
@@ -238,24 +262,50 @@ static int single_byte(const ast_expr *e)
     return e->kind == AST_LITERAL && e->len == 1 && (unsigned char)e->text[0] < 0x80;
 }
 
-static int ast_size(const ast_expr *e, int limit)
+/* Rules compiled into their value-free call sites in the fast program: small,
+ * not recursive, without what sees the call boundary (cut, #error), calling only
+ * rules that are themselves compiled in. size is the expression count with the
+ * callees' bodies counted in (-1: not compiled in), nest the depth of calls it
+ * stands for (1: calls nothing). */
+enum { INLINE_MAX_SIZE = 48, INLINE_MAX_NEST = 3 };
+
+static void inline_rule(emitter *m, int r);
+
+static int inline_body(emitter *m, const ast_expr *e, int *nest)
 {
+    switch (e->kind) {
+    case AST_CUT: case AST_ATTRIBUTE: case AST_PREDICATE: case AST_PRATT: return -1;
+    case AST_CALL: {
+        if (e->level) return -1;
+        inline_rule(m, e->rule);
+        const inline_info *c = &m->inl[e->rule];
+        if (c->state != 2 || c->size < 0) return -1;
+        if (c->nest > *nest) *nest = c->nest;
+        return c->size;
+    }
+    default: break;
+    }
     int n = 1;
-    for (int i = 0; i < e->nkids && n <= limit; i++) n += ast_size(e->kids[i], limit);
+    for (int i = 0; i < e->nkids; i++) {
+        int k = inline_body(m, e->kids[i], nest);
+        if (k < 0 || (n += k) > INLINE_MAX_SIZE) return -1;
+    }
     return n;
 }
 
-/* A rule compiled into its value-free call sites in the fast program: small, no
- * calls (so no recursion), nothing that sees the call boundary (cut, #error). */
-static int inline_ok(const ast_expr *e)
+static void inline_rule(emitter *m, int r)
 {
-    switch (e->kind) {
-    case AST_CALL: case AST_CUT: case AST_ATTRIBUTE: case AST_PREDICATE: case AST_PRATT: return 0;
-    default: break;
-    }
-    for (int i = 0; i < e->nkids; i++)
-        if (!inline_ok(e->kids[i])) return 0;
-    return 1;
+    inline_info *in = &m->inl[r];
+    if (in->state) return;          /* done, or in progress: a recursive call */
+    in->state = 1;
+    in->size = -1;
+    const cc_rule *rule = &m->g->rules[r];
+    int nest = 0, size = -1;
+    if (!(rule->flags & RULE_LEADER) && rule->scc < 0 && rule->pratt < 0)
+        size = inline_body(m, m->ast->rules[r].body, &nest);
+    in->state = 2;
+    in->nest = nest + 1;
+    in->size = size >= 0 && in->nest <= INLINE_MAX_NEST ? size : -1;
 }
 
 /* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
@@ -315,7 +365,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
             for (int w = 0; w < 8; w++) later.bits[w] |= first[j].bits[w];
             later.nullable |= first[j].nullable;
         }
-        int guard = guardable(&first[i]);
+        /* the last alternative needs no guard when it begins by testing a character */
+        int guard = guardable(&first[i]) && !(last && starts_with_terminal(alt));
         int entry = last ? loose : (loose || !guard || later.nullable || !cc_first_disjoint(&first[i], &later));
         uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
         uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
@@ -357,7 +408,7 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
-    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, 0);
+    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, -1);
     uint32_t test = emit_btest(m, kid, &others);
     uint32_t choice = ins(m, kid, OP_CHOICE, 0, 0, 0);
     if (n == 1) emit_expr(m, rest[0], 0, 0);
@@ -389,10 +440,14 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         variant = CC_VF(g, e->rule);
         callee->flags |= RULE_TWIN;
     }
-    if (m->fast && variant == CC_VF(g, e->rule) && !e->level && !general_call(callee) && callee->pratt < 0) {
-        const ast_expr *body = m->ast->rules[e->rule].body;
-        if (inline_ok(body) && ast_size(body, 32) <= 32) {
-            emit_expr(m, body, 0, 0);
+    if (m->fast && variant == CC_VF(g, e->rule) && !e->level) {
+        inline_rule(m, e->rule);
+        if (m->inl[e->rule].size >= 0) {
+            if (m->inl[e->rule].nest > m->inline_nest) m->inline_nest = m->inl[e->rule].nest;
+            int rule = m->rule;
+            m->rule = e->rule;
+            emit_expr(m, m->ast->rules[e->rule].body, 0, 0);
+            m->rule = rule;
             return;
         }
     }
@@ -450,7 +505,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         if (m->fast && class_bytewise(kid) && max < 0 && min <= 1) {
             cc_first f;
             first_of(m, kid, &f);
-            ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), min, 0);
+            ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), min, -1);
         } else {
             ins(m, e, OP_SPAN, intern_class(m, kid), min, max);
         }
@@ -580,6 +635,10 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         if (m->fast) {
             cc_first f;
             first_of(m, kid, &f);
+            if (!v && guardable(&f) && single_byte(kid)) {   /* a span of at most one byte */
+                ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), 0, 1);
+                return;
+            }
             if (guardable(&f) && single_byte(kid)) {     /* no choice entry: the byte decides */
                 uint32_t test = emit_btest(m, kid, &f);
                 emit_expr(m, kid, v && cc_has_value(kid), live);
@@ -727,6 +786,45 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
 }
 
+/* Where a jump to at really goes: through jumps, and to a RET or FAIL that a
+ * jump may stand in for. */
+static uint32_t final_target(const pego_grammar *g, uint32_t at)
+{
+    for (int i = 0; i < 16 && g->code[at].op == OP_JMP; i++) at = (uint32_t)g->code[at].a;
+    return at;
+}
+
+/* The fast program's jumps go straight to their final targets; a jump to a
+ * return or a failure becomes one. */
+static void thread_jumps(pego_grammar *g)
+{
+    for (uint32_t i = g->fast_start; i < g->ncode; i++) {
+        vm_ins *in = &g->code[i];
+        switch (in->op) {
+        case OP_JMP: {
+            uint32_t to = final_target(g, (uint32_t)in->a);
+            if (g->code[to].op == OP_RET || g->code[to].op == OP_FAIL) *in = (vm_ins){ .op = g->code[to].op };
+            else in->a = (int32_t)to;
+            break;
+        }
+        case OP_COMMIT: case OP_CHOICE:
+            in->a = (int32_t)final_target(g, (uint32_t)in->a);
+            break;
+        case OP_BTEST:
+            in->b = (int32_t)final_target(g, (uint32_t)in->b);
+            break;
+        case OP_DISPATCH: {
+            cc_dispatch *d = &g->dispatch[in->a];
+            for (int b = 0; b < 256; b++) d->to[b] = final_target(g, d->to[b]);
+            d->eoi = final_target(g, d->eoi);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}
+
 static int uses_recover(const ast_expr *e)
 {
     if (!e) return 0;
@@ -800,6 +898,8 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         m.rfirst = malloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
         if (!m.rfirst) return -1;
         cc_first_rules(ast, m.rfirst);
+        m.inl = calloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
+        if (!m.inl) { free(m.rfirst); return -1; }
         m.fast = 1;
         g->has_fast = 1;
         g->fast_start = here(&m);
@@ -817,7 +917,12 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
             }
         }
         free(m.rfirst);
+        free(m.inl);
         m.fast = 0;
+        /* a call compiled in stands for nest levels of nesting; a call skipped by a
+         * byte test for one (pego_parse keeps the difference in reserve) */
+        g->fast_reserve = (uint32_t)(m.inline_nest > 1 ? m.inline_nest : 1);
+        if (!m.oom) thread_jumps(g);
     }
     if (m.oom) return -1;
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */

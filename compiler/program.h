@@ -139,6 +139,7 @@ struct pego_grammar {
     uint32_t    ncode;
     int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
     uint32_t    fast_start;     /* address of its first instruction */
+    uint32_t    fast_reserve;   /* nesting levels the fast program keeps in reserve */
     int         ndeferrable;
 };
 

@@ -77,12 +77,13 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
     uint32_t variant = opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule;
-    /* An unobserved parse runs the fast program first. It keeps one level of
-     * nesting in reserve, for the calls it compiles into their callers, so that
-     * it never succeeds where the reference program would stop at the limit.
+    /* An unobserved parse runs the fast program first. It keeps levels of
+     * nesting in reserve, for the calls it compiles into their callers or skips,
+     * so that it never succeeds where the reference program would stop at the
+     * limit.
      * Whatever else it ends with (a syntax error, the limit, no memory) is
      * decided by the reference program, which also writes the error message. */
-    int fast = g->has_fast && !p->observing && !opt->reference && max_depth > 1;
+    int fast = g->has_fast && !p->observing && !opt->reference && max_depth > g->fast_reserve;
     int status = PEGO_SYNTAX_ERROR;
     for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
         if (pass) rt_result_clear(p);
@@ -90,7 +91,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->fast = pass == 0;
-        p->max_depth = p->fast ? max_depth - 1 : max_depth;
+        p->max_depth = p->fast ? max_depth - g->fast_reserve : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
             rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {

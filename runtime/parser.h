@@ -66,8 +66,26 @@ int      rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t cou
 void     rt_tree_reset(rt_tree *t);
 const char *rt_node_type_name(const pego_node *n);
 void     rt_tree_free(rt_tree *t);
-uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
-                      const uint32_t *kids, uint32_t nkids);  /* returns a value, 0 on OOM */
+int      rt_tree_reserve(rt_tree *t, uint32_t nkids);     /* room for a node and its kids; -1: OOM */
+
+/* Makes a node; returns its value, or 0 when out of memory. Inline: a tree
+ * parse makes about one node for every four bytes of input. */
+static inline uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
+                                    const uint32_t *kids, uint32_t nkids)
+{
+    if ((t->nnodes == t->capnodes || t->capkids - t->nkids < nkids) && rt_tree_reserve(t, nkids) < 0) return 0;
+    pego_node *n = &t->nodes[t->nnodes];
+    n->tag = (uint32_t)type;
+    n->start = start;
+    n->end = end;
+    n->kids = t->nkids;
+    if (nkids) {
+        uint32_t *to = t->kids + t->nkids;
+        for (uint32_t i = 0; i < nkids; i++) to[i] = VAL_NODE(kids[i]);
+        t->nkids += nkids;
+    }
+    return ++t->nnodes;
+}
 
 /* ---- expectations (runtime/expect.c) ---- */
 typedef struct {
@@ -210,7 +228,7 @@ struct pego_parser {
     rt_input    in;
     uint32_t    silent;
     uint32_t    hw;             /* end of the input examined so far (language of engine notes 4.6) */
-    uint32_t    depth, max_depth;
+    uint32_t    max_depth;
     int         noplain;
     int         fast;           /* this run executes the fast program */
     int         defer;          /* the default memo policy's first calls may take the plain path */

@@ -25,16 +25,11 @@ void rt_tree_free(rt_tree *t)
     memset(t, 0, sizeof *t);
 }
 
-uint32_t rt_tree_node(rt_tree *t, int type, uint32_t start, uint32_t end,
-                      const uint32_t *kids, uint32_t nkids)
+int rt_tree_reserve(rt_tree *t, uint32_t nkids)
 {
-    if (rt_grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return 0;
-    if (nkids && rt_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0)
-        return 0;
-    pego_node *n = &t->nodes[t->nnodes];
-    *n = (pego_node){ .tag = (uint32_t)type, .start = start, .end = end, .kids = t->nkids };
-    for (uint32_t i = 0; i < nkids; i++) t->kids[t->nkids++] = VAL_NODE(kids[i]);
-    return ++t->nnodes;
+    if (rt_grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return -1;
+    if (rt_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0) return -1;
+    return 0;
 }
 
 /* The field table: node values hashed into a power-of-two table, linear

@@ -8,7 +8,7 @@
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
- * b = min; "D" a = jump table; "H" a = byte. CALL and CALLG carry the call's level number in c. */
+ * b = min, c = max; "D" a = jump table; "H" a = byte. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -26,7 +26,7 @@
     X(TEST,     "T", "if the next character is not in class a, record it and jump to b") \
     X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
     X(BTEST,    "B", "fast program: if the next byte is not in byte set a, jump to b") \
-    X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are, at least b") \
+    X(BSPAN,    "Y", "fast program: match b to c bytes of byte set a (c < 0: no limit)") \
     X(DISPATCH, "D", "fast program: jump to the address jump table a gives for the next byte") \
     X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \

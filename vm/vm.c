@@ -220,6 +220,13 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     const uint32_t len = p->in.len;
     const uint32_t nrules = (uint32_t)g->nrules;
     pego_stats *st = &p->res.stats;
+    /* kept in registers: the nesting depth, and the plain calls (each is also
+     * one evaluation), added to the statistics when the run ends or before the
+     * general path reads them */
+    uint32_t depth = 0;
+    const uint32_t max_depth = p->max_depth;
+    uint64_t plain_calls = 0;
+#define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
     uint32_t pos = 0, esn = 0, vsn = 0, tn = 0, list_base = 0;
     uint32_t call_variant, call_entry, call_ret, ret_value, call_level = 0;
     vm_entry *e;
@@ -241,7 +248,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         p->pf[p->npf++] = (vm_pframe){ .pratt = f->pratt, .state = PS_HEAD, .valued = f->valued, \
                                        .min = (minimum) }; \
         f = &p->pf[p->npf - 1]; \
-        if (++p->depth > p->max_depth) goto too_deep; \
+        if (++depth > max_depth) goto too_deep; \
     } while (0)
 #define OPERATOR(var, start, kids, nkids, number) do { \
         NODE(var, NODE_OPERATOR, (start), (kids), (nkids)); \
@@ -256,7 +263,6 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     } while (0)
 
     p->silent = p->fast;     /* the fast program records no expectations */
-    p->depth = 0;
     p->ngf = 0;
     p->npf = 0;
     p->nrec = 0;
@@ -298,6 +304,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         switch ((vm_opcode)ip->op) {
         CASE(END):
             p->res.value = vsn ? p->vs[vsn - 1] & ~VAL_CALLED : VAL_NIL;
+            FLUSH_CALLS();
             return PEGO_OK;
 
         CASE(LIT): {
@@ -407,7 +414,12 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         CASE(BSPAN): {
             const uint8_t *set = g->bytesets[ip->a].in;
             uint32_t from = pos;
-            while (pos < len && set[s[pos]]) pos++;
+            if (ip->c < 0) {
+                while (pos < len && set[s[pos]]) pos++;
+            } else {
+                uint32_t end = len - pos < (uint32_t)ip->c ? len : pos + (uint32_t)ip->c;
+                while (pos < end && set[s[pos]]) pos++;
+            }
 #ifdef PEGO_FAULT_INJECTION
             if (rt_fault_fast_span && pos > from) pos--;
 #endif
@@ -517,9 +529,8 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             PUSH_ENTRY(E_CALL, call_ret);
             e->aux = call_variant;
             e->level = (uint16_t)call_level;
-            if (++p->depth > p->max_depth) goto too_deep;
-            st->calls++;
-            st->evals++;
+            if (++depth > max_depth) goto too_deep;
+            plain_calls++;
             ip = code + call_entry;
             NEXT;
         CASE(CALLG):
@@ -542,7 +553,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             e = &p->es[esn - 1];
             if (e->kind == E_GCALL) goto general_return;
             esn--;
-            p->depth--;
+            depth--;
             ip = code + e->ip;
             NEXT;
         CASE(RULEEND): {
@@ -662,7 +673,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 goto oom;
             p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)ip->a, .state = PS_HEAD, .outer = 1,
                                            .valued = e->aux < nrules, .min = e->level ? e->level - 1u : 0 };
-            if (++p->depth > p->max_depth) goto too_deep;
+            if (++depth > max_depth) goto too_deep;
             ip++;
             NEXT;
         }
@@ -850,7 +861,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 uint32_t lhs = f->lhs;
                 int outer = f->outer;
                 p->npf--;
-                p->depth--;
+                depth--;
                 if (outer) {
                     if (finished < 0) goto fail;
                     if (p->pf[p->npf].valued) PUSH_VALUE(lhs);
@@ -893,6 +904,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         case OP__COUNT:
             break;
         }
+        FLUSH_CALLS();
         return rt_result_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
 
     fail:
@@ -901,7 +913,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             e = &p->es[--esn];
             switch (e->kind) {
             case E_CALL:
-                p->depth--;
+                depth--;
                 continue;
             case E_GCALL:
                 goto general_fail;
@@ -967,6 +979,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
                 break;
             }
             case E_BOTTOM:
+                FLUSH_CALLS();
                 return rt_result_syntax_error(p);
             }
             break;
@@ -994,6 +1007,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         if (rt_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
 #endif
         if (!memoize && !OBSERVING(p)) goto plain_call;
+        FLUSH_CALLS();
         /* Here the call is memoized or traced: it gets a side record, its own
          * expectation window and examined range. A traced call is reported before
          * the memo table is consulted, so a memo hit is an ordinary call. */
@@ -1045,7 +1059,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         p->exp.base = p->exp.n;
         p->exp.far = pos;
         p->hw = pos;
-        if (++p->depth > p->max_depth) goto too_deep;
+        if (++depth > max_depth) goto too_deep;
         st->evals++;
         ip = code + call_entry;
         continue;
@@ -1088,7 +1102,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
             if (done == FINISH_OOM) goto oom;
             if (done == FINISH_ABORT) goto trace_abort;
             p->ngf--;
-            p->depth--;
+            depth--;
             goto fail;
         }
         esn++;
@@ -1106,7 +1120,7 @@ int vm_run(pego_parser *p, uint32_t start_variant)
         if (done == FINISH_OOM) goto oom;
         if (done == FINISH_ABORT) goto trace_abort;
         p->ngf--;
-        p->depth--;
+        depth--;
         esn--;
         vsn = e->vs;
         tn = e->trail;
@@ -1117,13 +1131,17 @@ int vm_run(pego_parser *p, uint32_t start_variant)
     }
 
 too_deep:
+    FLUSH_CALLS();
     return rt_result_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
 trace_abort:
+    FLUSH_CALLS();
     return rt_result_abort(p, "parse aborted by a trace callback");
 oom:
+    FLUSH_CALLS();
     p->res.status = PEGO_ENOMEM;
     return rt_result_abort(p, "out of memory");
 #undef CASE
+#undef FLUSH_CALLS
 #undef NEXT
 #undef PUSH_ENTRY
 #undef PUSH_VALUE
