@@ -74,7 +74,8 @@ typedef struct {
     pego_memo_policy memo;
     const char      *input_name;   /* names the parse in profile reports (a file name); NULL: "<input>" */
     int              reference;    /* non-zero: run the reference program even when nobody
-                                      observes the parse (see pego_stats) */
+                                      observes the parse (the fast program is an optimization
+                                      that never changes a result) */
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
@@ -87,11 +88,12 @@ typedef enum {
     PEGO_ENOMEM       = 4
 } pego_status;
 
-/* Counters of the work a parse did. A parse that no trace sink or profiler
- * observes runs the fast program, which skips calls that cannot match and
- * compiles small rules into their callers: its counts can be lower than those
- * of the same parse observed, or run with pego_options.reference, which makes
- * every call the grammar describes. */
+/* Counters of the work a parse does, as the grammar describes it (the reference
+ * program): the same with tracing or profiling on and off. A parse nobody
+ * observes may find its match with the fast program, which skips calls that
+ * cannot match and compiles small rules into their callers; the first call of
+ * pego_result_stats then parses the input once more with the reference program
+ * to count (the input must still be there, as for the node accessors). */
 typedef struct {
     uint64_t evals;          /* rule body evaluations */
     uint64_t calls;          /* rule calls, memo hits included */

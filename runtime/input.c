@@ -17,9 +17,16 @@ void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
     in->input = s;
     in->len = len;
     in->unit = unit;
-    in->ascii = 1;
-    for (uint32_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] >= 0x80) { in->ascii = 0; break; }
+    /* eight bytes a step: one pass of a few instructions per eight bytes */
+    uint64_t high = 0;
+    uint32_t i = 0;
+    for (; len - i >= 8 && !high; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        high = w & 0x8080808080808080ull;
+    }
+    for (; i < len && !high; i++) high = (unsigned char)s[i] & 0x80u;
+    in->ascii = !high;
 }
 
 void rt_input_free(rt_input *in)

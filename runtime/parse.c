@@ -72,7 +72,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
     p->policy = opt->memo;
-    p->prof_on = rt_prof_parse_begin(p);
+    p->prof_on = p->internal ? 0 : rt_prof_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
@@ -108,12 +108,40 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
         p->res.nrecovered = p->nrec;
+        if (p->res.stats.fast_program) {
+            p->res.stats_pending = 1;
+            p->res.stats_opt = *opt;
+            p->res.stats_opt.reference = 1;
+            p->res.stats_opt.input_name = NULL;
+        }
     }
     return p->res.status;
 }
 
 pego_status pego_result_status(const pego_result *r) { return r->status; }
-const pego_stats *pego_result_stats(const pego_result *r) { return &r->stats; }
+
+/* The statistics describe the reference program, the grammar's calls as written,
+ * whichever program found the match: the same counts with tracing or profiling
+ * on and off. A match found by the fast program is parsed again, once, by the
+ * reference program on a parser of its own (the result's tree stays intact). */
+const pego_stats *pego_result_stats(const pego_result *r)
+{
+    pego_result *m = (pego_result *)r;     /* a cache filled on first use; results are not shared */
+    if (m->stats_pending) {
+        m->stats_pending = 0;
+        pego_parser *q = pego_parser_new(m->parser->g);
+        if (q) {
+            const pego_result *qr;
+            q->internal = 1;
+            if (pego_parse(q, m->parser->in.input, m->parser->in.len, &m->stats_opt, &qr) == PEGO_OK) {
+                m->stats = qr->stats;
+                m->stats.fast_program = 1;
+            }
+            pego_parser_free(q);
+        }
+    }
+    return &r->stats;
+}
 const char *pego_result_error(const pego_result *r) { return r->error; }
 uint64_t pego_result_error_offset(const pego_result *r) { return rt_input_unit(&r->parser->in, r->error_pos); }
 int pego_result_error_line(const pego_result *r) { return r->error_line; }

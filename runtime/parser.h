@@ -211,6 +211,10 @@ struct pego_result {
     size_t      nexpected;
     uint32_t    nrecovered;        /* errors recovered by a successful parse */
     pego_parser *parser;
+    /* After a match found by the fast program, the statistics are those of the
+     * reference program, counted by a second parse when first asked for. */
+    int          stats_pending;
+    pego_options stats_opt;
 };
 
 typedef struct rt_profile_state rt_profile_state;
@@ -231,6 +235,7 @@ struct pego_parser {
     uint32_t    max_depth;
     int         noplain;
     int         fast;           /* this run executes the fast program */
+    int         internal;       /* counts statistics for another parser: never profiled */
     int         defer;          /* the default memo policy's first calls may take the plain path */
     pego_memo_policy policy;
     struct pego_result res;

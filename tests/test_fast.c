@@ -1,0 +1,850 @@
+/* Differential tests of the fast program against the reference program.
+ *
+ * A table of small grammars, each written to exercise one optimization of the
+ * fast program (jump tables, byte tests without choice entries, byte spans,
+ * one-byte optionals, guarded loops, class loops, inlined rules, ...), is
+ * compiled; the fast sections of each disassembly must contain the
+ * instructions the grammar is meant to exercise. Every grammar is then parsed on
+ * its listed inputs, on random strings over an alphabet taken from its literals
+ * and classes, and on one-byte mutations of the listed inputs, in tree and
+ * recognition mode, with each memo policy, once with the default options (the
+ * fast program) and once with pego_options.reference: status, printed trees
+ * (S-expression and JSON, which also shows the ranges) and error texts must be
+ * identical, and a parse that matched must have been answered by the fast
+ * program itself. A last test does the same near the nesting limit, where the
+ * fast program must not succeed when the reference program stops. */
+#include <CUnit/Basic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pego.h"
+
+typedef struct {
+    const char *what;            /* the optimization the grammar exercises */
+    const char *src;
+    /* '|'-separated texts that the fast sections of the disassembly must contain;
+     * a leading '!' means must not contain (e.g. a call that is inlined) */
+    const char *fast_code;
+    const char *const *inputs;   /* NULL-terminated; some match, some do not */
+} fast_case;
+
+#define INPUTS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static const fast_case cases[] = {
+    { "jump table: four alternatives with disjoint first bytes",
+      "def main = item*\n"
+      "def item = \"let\" -\" \" name / \"if\" -\" \" name / (?0-9)+ / \"(\" item* \")\"\n"
+      "def name = @(?a-z)+\n",
+      "DISPATCH",
+      INPUTS("", "let x", "if y", "12", "(12)", "(let ab(if c)7)", "let x12((3))", "let", "let 1",
+             "ift", "(", ")", "x", "if  y", "()()") },
+    { "jump table: alternatives that fail after consuming input",
+      "def main = (s -\";\")*\n"
+      "def s = \"x\" \"1\" \"2\" / \"y\" \"2\" / \"z\" / \"w\" s\n",
+      "DISPATCH",
+      INPUTS("", "x12;", "x1;", "y2;z;", "wwz;", "ww;", "w", "z;y2;x12;wz;", "x12", "y;", "q;") },
+    { "jump table with a bottom alternative",
+      "def main = (_|_ / \"a\" / \"b\" x:\"c\"? / (?d-f))*\n",
+      "DISPATCH",
+      INPUTS("", "a", "bc", "b", "abcdef", "g", "ab c", "cb") },
+    { "two alternatives with disjoint first bytes: byte tests, no choice entries",
+      "def main = (pair / word)* -\";\"?\n"
+      "def pair = \"<\" @(?a-z)* \">\"\n"
+      "def word = x:@(?a-z)+ -\" \"?\n",
+      "BTEST|!CHOICE",
+      INPUTS("", "<>", "<ab>", "ab cd", "ab<cd>ef;", "<ab", "ab;;", "a b <c> d", ";", "<a b>", ">") },
+    { "overlapping first bytes: choice entries kept",
+      "def main = (tok -\" \"?)*\n"
+      "def tok = \"ab\" / \"a\" \"c\" / \"abc\" / \"b\" / (?a-b) \"d\"\n",
+      "CHOICE",
+      INPUTS("", "ab", "ac", "abc", "b", "ad bd", "ab ac b", "a", "ae", "abd", "bbb") },
+    { "nullable alternatives",
+      "def main = x (-\",\" x)* z\n"
+      "def x = \"a\"+ \"b\"? / \"c\"? \"d\" / \"\" / \"e\"\n"
+      "def z = (\"q\"? / \"r\")*\n",
+      "BTEST",
+      INPUTS("", "a", "ab", "d", "cd", ",", "a,,cd,ab", "e", "q", "r", "aq", "c", "a,e") },
+    { "alternatives that fail after consuming input",
+      "def main = (kw / num)* \"!\"?\n"
+      "def kw = \"abc\" \"d\" / \"ab\" \"x\" / \"b\" \"cd\" / \"c\" \"de\"\n"
+      "def num = (?0-9) (?0-9) \".\"\n",
+      "CHOICE|BTEST",
+      INPUTS("", "abcd", "abx", "abce", "bcd", "bce", "cde", "12.", "1a", "abcdbcd!", "12.cde!", "ab", "!",
+             "cdx") },
+    { "optional of one byte, valued",
+      "def main = sign:\"-\"? n:@(?0-9)+ frac:(\".\" @(?0-9)+)? exp:((?eE) (?+\\-)? @(?0-9)+)?\n",
+      "BTEST [\\x2d]|CHAR \\x2d +value|BTEST [+\\x2d]",
+      INPUTS("1", "-1", "12.5", "-0.25e+10", "3E-2", "7e5", "-", "1.", "1e", "1e+", "--1", "+1", ".5") },
+    { "optional of one byte, discarded",
+      "def main = -\"-\"? -(?+\\-)? @(?0-9)+ (-\" \"? -\",\"? @(?a-z)+)*\n",
+      "BTEST|!CHOICE",
+      INPUTS("1", "-+1", "--2", "+3", "1 a", "1,b", "1 ,c d", "1  a", "a", "-", "12ab,cd ef") },
+    { "loops with guards: *, + and {2,3} of rule calls",
+      "def main = a* b+ c{2,3} -\";\" d{0,2}\n"
+      "def a = \"a\" n\n"
+      "def b = \"b\" n?\n"
+      "def c = \"c\" / \"C\" n\n"
+      "def d = \"d\"+\n"
+      "def n = @(?0-9)+\n",
+      "ITEREXIT",
+      INPUTS("bcc;", "a1bcc;", "a1a22b3bC4c;", "bccc;", "bcccc;", "bcc;dd", "bcc;d", "cc;", "b c;", "bc;",
+             "bC1C2;ddd", "a1", "") },
+    { "(A / C)* with a negated class: a string with escapes, as in json.pego",
+      "def main = string (-\",\" string)*\n"
+      "def string = @(\"\\\"\" (escape / (?^\"\\\\))* \"\\\"\")\n"
+      "def escape = \"\\\\\" ((?\"\\\\/bfnrt) / \"u\" (?0-9a-fA-F){4})\n",
+      "BSPAN|!escape (value-free)",
+      INPUTS("\"\"", "\"abc\"", "\"a\\nb\"", "\"\\u00e9\"", "\"\\u00g9\"", "\"\\q\"", "\"a\",\"b\"", "\"abc",
+             "\"\\\"\"", "\"\\\\\"", "\"caf\xc3\xa9\"", "\"\xff\"", "\"a\\", "\",\"") },
+    { "(A / B / C)* with a negated class and two other alternatives",
+      "def main = (-\"[\" @((\"<\" (?a-z)+ \">\" / \"&\" (?a-z)+ \";\" / (?^]<&))*) -\"]\")*\n",
+      "BSPAN|CHOICE",
+      INPUTS("", "[]", "[abc]", "[a<b>c]", "[&amp;]", "[&amp]", "[<b]", "[x][y&z;w]", "[\xc3\xa9<a>\xff]",
+             "[", "]", "[<>]", "[a&;]") },
+    { "(C / A)*: the class first",
+      "def main = @((?a-z) / \"\\\\\" . / \"%\" (?0-9) (?0-9))* (-\"|\" main)?\n",
+      "BSPAN",
+      INPUTS("", "abc", "a\\bc", "a\\", "%12", "%1", "ab%99cd|x", "|", "a|b|c", "\\\xc3\xa9", "\\\xff",
+             "%1a") },
+    { "class spans over UTF-8, invalid and truncated bytes",
+      "def main = @(?a-z)* -(?^ \\n)* (-\" \" @(?^ )+)* -\"\\n\"?\n",
+      "BSPAN",
+      INPUTS("", "abc", "caf\xc3\xa9", "ab\xff" "cd", "\x80", "a \xc3\xa9t\xc3\xa9", "a \xc3", "x\n",
+             "a  b", "\xe2\x82\xac \xe2\x82\xac\n", " ", "a\n\n") },
+    { "classes with non-ASCII ranges",
+      "def main = w:@(?a-z\\u{e9})+ c:(?a-z\\u{e9})? rest:(-\" \" @(?\\u{3b1}-\\u{3c9}\\u{e9})+ / -\",\" @(?^\\u{e9},)*)*\n",
+      "SPAN (?|\\x80-\\xff]",
+      INPUTS("caf\xc3\xa9", "\xc3\xa9" "a", "a \xce\xb1\xce\xb2", "a,xyz", "a,\xc3\xa9", "a,,b,", "a \xc3\xa9\xcf\x89",
+             "a \xcf\x8a", "a,\xff", "\xff", "a \xc3", "A", "a ") },
+    { "literals with U+FFFD",
+      "def main = (\"\\u{FFFD}\" / \"\\u{e9}\" / \"a\\u{FFFD}b\" / \"x\")* -\"\\u{FFFD}\\u{FFFD}\"?\n",
+      "CHOICE",
+      INPUTS("", "\xff", "\xef\xbf\xbd", "a\xff" "b", "a\x80" "b", "a\xef\xbf\xbd" "b", "\xc3", "\xc3\xa9",
+             "\xc3\xa9\xff", "x\xff\xff", "ab", "a", "\xc3\xa9x\xc3") },
+    { "small call-free rules inlined at value-free call sites",
+      "def main = -ws item (-ws -\",\" -ws item)* -ws -end\n"
+      "def ws = ((? \\t) / \"\\n\" / \"#\" (?^\\n)*)*\n"
+      "def item = @(?a-z)+ / -quoted\n"
+      "def quoted = \"'\" (?^')* \"'\"\n"
+      "def end = \".\"?\n",
+      "!ws (value-free)|!end (value-free)|!quoted (value-free)",
+      INPUTS("a", " a , b ", "a,b.", "a #c\n,b", "'x y'", "a,'b',c .", "", "a,", "a b", "#c\na", "'a", "a..") },
+    { "captures",
+      "def main = k:key -\"=\" v:(num / key / list) more:(-\";\" x:key y:(-\"=\" num)?)*\n"
+      "def list = -\"[\" first:num? rest:(-\",\" n:num)* -\"]\"\n"
+      "def key = @(?a-z)+\n"
+      "def num = @(?0-9)+\n",
+      "CAPTURE",
+      INPUTS("a=1", "a=b", "a=[]", "a=[1,2]", "a=[,2]", "a=1;b", "a=1;b=2;c", "a=", "=1", "a=[1,]", "a=1;",
+             "a=1;b=") },
+    { "atomic tokens",
+      "def main = tok (-\" \" tok)*\n"
+      "def tok = @(\"0x\" (?0-9a-f)+ / (?1-9) (?0-9)* / \"0\") / @((?a-z) (?a-z0-9)*) / @(\"\\\"\" (?^\")* \"\\\"\")\n",
+      "MATCH|BSPAN",
+      INPUTS("0", "0x1f", "12", "0x", "abc1", "\"a b\"", "1 a \"x\"", "01", "\"", "0 0x0 10", "x y", "") },
+    { "discards",
+      "def main = -\"(\" -ws x:@(?a-z)* -ws -\")\" -ws (-\"+\" -ws main)?\n"
+      "def ws = \" \"*\n",
+      "!ws (value-free)",
+      INPUTS("()", "( a )", "(a)+(b)", "(a) + ( b ) + ()", "(a", "a", "(a)+", "( a b )", "") },
+    { "lookaheads inside alternatives",
+      "def main = (!\"ab\" \"a\" / &\"b\" (?a-z) / \"ab\" \"c\"? / !(?a-z) . / &(\"c\" \"d\") \"c\")*\n",
+      "NLOOK|LOOK",
+      INPUTS("", "a", "ab", "abc", "b", "cd", "c", "1", "aab", "ba", "\xc3\xa9", "abcd", "dc") },
+    { "cut inside choices",
+      "def main = stmt*\n"
+      "def stmt = \"if\" -- \" \" cond / \"id\" \" \"? / \"i\" (?0-9) / \"x\" -- \"y\" / \"x\" \"z\"\n"
+      "def cond = (?a-z)+ \";\"\n",
+      "CUT",
+      INPUTS("", "if a;", "id", "id i1", "i1", "xy", "xz", "ifa;", "if ;", "i", "if a;xyid ", "x") },
+    { "cut inside loops and optionals",
+      "def main = (\"x\" -- \"y\" / \"z\")* (\"q\" -- \"r\")? (\"s\" -- \"t\")* \"w\"?\n",
+      "CUT",
+      INPUTS("", "xy", "xyz", "x", "xz", "qr", "q", "st", "stst", "sts", "w", "xyqrstw", "zw", "qw") },
+    { "left recursion, direct",
+      "def main = e\n"
+      "def e = e \"+\" n / e \"-\" n / n\n"
+      "def n = @(?0-9)+ / \"(\" e \")\"\n",
+      "CALLG",
+      INPUTS("1", "1+2", "1-2+3", "(1+2)-3", "1+", "+1", "((1))", "(1", "1+(2-(3))", "12-34", "") },
+    { "left recursion, indirect (fixtures/arith_indirect.pego)",
+      "def main   = expr\n"
+      "def expr   = add / term\n"
+      "def add    = expr @(?+\\-) term\n"
+      "def term   = mul / factor\n"
+      "def mul    = term @(?*/) factor\n"
+      "def factor = num / -\"(\" expr -\")\"\n"
+      "def num    = @(?0-9)+\n",
+      "CALLG",
+      INPUTS("1", "1-2+3", "1*2+3", "1+2*3", "(1+2)*3", "1/(2-3)", "1+", "*", "1**2", "(1", "") },
+    { "left recursion with its value discarded",
+      "def main = -l \"!\"?\n"
+      "def l = l \"x\" / l \"y\" z / \"a\"\n"
+      "def z = \"z\"?\n",
+      "CALLG",
+      INPUTS("a", "ax", "ayz", "axyxyz!", "a!", "x", "ay!", "az", "") },
+    { "any character",
+      "def main = (\"<\" (!\">\" .)* \">\" / \"\\\\\" . / !\"!\" .)* \"!\" .\n",
+      "ANY",
+      INPUTS("!a", "a!b", "<>!!", "<ab>!c", "<a!x", "\\!!", "\\<!\xff", "x<\xc3\xa9>\xff!\xc3\xa9", "<\xff!",
+             "!", "a", "", "\\!", "!ab", ">!\x80") },
+    { "anchors",
+      "def main = line* $$\n"
+      "def line = ^ \"#\" (?^\\n)* \"\\n\"? / (?a-z)+ $ \"\\n\"? / \" \" / \"\\r\" / ^^ \"!\"\n",
+      "BOL|EOL",
+      INPUTS("", "#x", "#x\nab\n", "ab", "ab cd", " #x", "!", "a!", "ab\r", "ab\r\n", "\n#", "a\n#b\n") },
+    { "bounds with rule calls",
+      "def main = d{2,3} (-\"-\" d{2})? (-\":\" h{1,4})*\n"
+      "def d = (?0-9) / \"x\" d\n"
+      "def h = (?0-9a-f)\n",
+      "REP",
+      INPUTS("12", "123", "1234", "1", "x12", "12-34", "12-3", "12:abcd", "12:abcde", "12:", "xx1x2", "") },
+    { "keywords with common prefixes",
+      "def main = kw (-\" \" kw)*\n"
+      "def kw = \"int\" / \"in\" / \"if\" / \"else\" / \"e\" / \"x\"+\n",
+      "CHOICE",
+      INPUTS("int", "in", "if", "else", "e", "xxx", "in int", "els", "i", "int x e", "", "if  in") },
+    { "memoized backtracking",
+      "def main = s* $$\n"
+      "def s = a \";\" / a \",\" / a \".\"\n"
+      "def a = b \"x\" / b \"y\" / b\n"
+      "def b = @(?a-z)+\n",
+      "CALL",
+      INPUTS("ab;cx,d.", "ab;c?", "", "a", "a;", "ax.", "ay,bx;", ";", "a;b") },
+    { "JSON (fixtures/json.pego)",
+      "def main    = -ws value -ws\n"
+      "def value   = object / array / string / number / literal\n"
+      "def object  = -\"{\" -ws -\"}\"\n"
+      "            / -\"{\" -ws member (-ws -\",\" -ws member)* -ws -\"}\"\n"
+      "def member  = string -ws -\":\" -ws value\n"
+      "def array   = -\"[\" -ws -\"]\"\n"
+      "            / -\"[\" -ws value (-ws -\",\" -ws value)* -ws -\"]\"\n"
+      "def string  = @(\"\\\"\" (escape / (?^\"\\\\\\u{0}-\\u{1f}))* \"\\\"\")\n"
+      "def escape  = \"\\\\\" ((?\"\\\\/bfnrt) / \"u\" (?0-9a-fA-F){4})\n"
+      "def number  = @(\"-\"? (\"0\" / (?1-9) (?0-9)*) (\".\" (?0-9)+)? ((?eE) (?+\\-)? (?0-9)+)?)\n"
+      "def literal = \"true\" / \"false\" / \"null\"\n"
+      "def ws      = (? \\t\\n\\r)*\n",
+      "DISPATCH|BSPAN",
+      INPUTS("1", "-0.5e+3", "\"a\\\"b\"", "[]", "[1, 2]", "{}", "{\"a\": [true, null]}", " {\"k\":{\"v\":false}} ",
+             "[1,]", "{\"a\"}", "01", "tru", "\"\\u12\"", "[\"\xc3\xa9\"]", "") },
+    { "#error labels",
+      "def main = \"a\" ((\"b\" / \"c\") #error(message=\"expected b or c\")) \"d\"?\n",
+      "LABEL",
+      INPUTS("ab", "ac", "acd", "a", "ad", "b", "abdd", "") },
+    { "CSV (fixtures/csv.pego)",
+      "def main   = record*\n"
+      "def record = !$$ field (-\",\" field)* -eol\n"
+      "def field  = quoted / bare\n"
+      "def quoted = @(\"\\\"\" ((?^\") / \"\\\"\\\"\")* \"\\\"\")\n"
+      "def bare   = @(?^,\"\\r\\n)*\n"
+      "def eol    = \"\\r\\n\" / \"\\n\" / $$\n",
+      "BSPAN",
+      INPUTS("", "a,b\n", "a,b", "\"x,y\",z\r\n", "\"a\"\"b\"", "\"a", "a\"b", "\n\n", ",", "a,\"\"\n1,2\r\n",
+             "\r") },
+    { "non-ASCII literals sharing their first byte",
+      "def main = (\"\\u{e9}\" / \"\\u{fc}\" / \"a\" / \"\\u{20ac}\" / \"ab\")*\n",
+      "CHOICE",
+      INPUTS("", "\xc3\xa9", "\xc3\xbc", "a\xe2\x82\xac", "ab", "\xc3", "\xc3\xa9\xc3\xbc" "ab", "\xe2\x82", "b") },
+    { "a call chain that a byte test skips",
+      "def main = a / \"x\"\n"
+      "def a = b\n"
+      "def b = \"(\" main \")\"\n",
+      "BTEST",
+      INPUTS("x", "(x)", "((x))", "(((x)))", "(x", "()", "") },
+    { "empty iterations and zero-width elements",
+      "def main = (\"a\"? \"b\"?)* \"c\" (_ / \"d\")* (\"\"*)* \"e\"{0,0}\n",
+      "LIST",
+      INPUTS("c", "abc", "ababbc", "cd", "c", "ac", "bbc", "d", "ce", "") },
+};
+
+#define NCASES (sizeof cases / sizeof cases[0])
+
+/* ---- deterministic pseudo-random numbers (splitmix64) ---- */
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t below(uint64_t *state, size_t n) { return (size_t)(next_random(state) % n); }
+
+/* ---- alphabets ---- */
+
+/* A symbol is a short byte string that random inputs are made of: a character
+ * of the grammar, a whole literal, or one of the extra bytes. */
+typedef struct { unsigned char b[12]; size_t n; } symbol;
+typedef struct { symbol s[160]; int n; } alphabet;
+
+static void add_symbol(alphabet *a, const unsigned char *b, size_t n)
+{
+    if (n == 0 || n > sizeof a->s[0].b || a->n == (int)(sizeof a->s / sizeof a->s[0])) return;
+    for (int i = 0; i < a->n; i++)
+        if (a->s[i].n == n && memcmp(a->s[i].b, b, n) == 0) return;
+    memcpy(a->s[a->n].b, b, n);
+    a->s[a->n++].n = n;
+}
+
+static size_t utf8_encode(uint32_t c, unsigned char *out)
+{
+    if (c < 0x80) { out[0] = (unsigned char)c; return 1; }
+    if (c < 0x800) { out[0] = (unsigned char)(0xc0 | c >> 6); out[1] = (unsigned char)(0x80 | (c & 0x3f)); return 2; }
+    if (c < 0x10000) {
+        out[0] = (unsigned char)(0xe0 | c >> 12);
+        out[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+        out[2] = (unsigned char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xf0 | c >> 18);
+    out[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+    out[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+    out[3] = (unsigned char)(0x80 | (c & 0x3f));
+    return 4;
+}
+
+/* Reads one character of a literal or class at s[*i] (an escape, or one UTF-8
+ * sequence as written) into out; returns its length in bytes and its code
+ * point in *cp (the lead byte for non-ASCII text written as is). */
+static size_t grammar_char(const char *s, size_t *i, unsigned char out[4], uint32_t *cp)
+{
+    unsigned char c = (unsigned char)s[*i];
+    if (c == '\\' && s[*i + 1]) {
+        char e = s[*i + 1];
+        *i += 2;
+        switch (e) {
+        case 'n': *cp = '\n'; break;
+        case 'r': *cp = '\r'; break;
+        case 't': *cp = '\t'; break;
+        case 'u':
+            if (s[*i] == '{') {
+                char *end;
+                *cp = (uint32_t)strtoul(s + *i + 1, &end, 16);
+                *i = (size_t)(end - s) + (*end == '}');
+                return utf8_encode(*cp, out);
+            }
+            *cp = 'u';
+            break;
+        default: *cp = (unsigned char)e; break;
+        }
+        out[0] = (unsigned char)*cp;
+        return 1;
+    }
+    size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    for (size_t k = 0; k < n; k++) out[k] = (unsigned char)s[*i + k];
+    *i += n;
+    *cp = c;
+    return n;
+}
+
+/* The characters of the grammar's literals and classes (for a range of ASCII
+ * characters, its ends and its middle), every literal of more than one
+ * character as a whole, and extras: space, LF, é, a lone lead byte, 0xFF,
+ * 0x80, U+FFFD and a letter no grammar names. */
+static void derive_alphabet(const char *src, alphabet *a)
+{
+    a->n = 0;
+    size_t i = 0;
+    while (src[i]) {
+        if (src[i] == '/' && src[i + 1] == '/') {
+            while (src[i] && src[i] != '\n') i++;
+        } else if (src[i] == '"') {
+            unsigned char lit[64], ch[4];
+            size_t litn = 0, nchars = 0;
+            uint32_t cp;
+            i++;
+            while (src[i] && src[i] != '"') {
+                size_t n = grammar_char(src, &i, ch, &cp);
+                add_symbol(a, ch, n);
+                if (litn + n <= sizeof lit) { memcpy(lit + litn, ch, n); litn += n; }
+                nchars++;
+            }
+            if (src[i]) i++;
+            if (nchars > 1) add_symbol(a, lit, litn);
+        } else if (src[i] == '(' && src[i + 1] == '?') {
+            unsigned char ch[4], hi[4];
+            uint32_t lo_cp, hi_cp;
+            i += 2;
+            if (src[i] == '^') i++;
+            while (src[i] && src[i] != ')') {
+                size_t n = grammar_char(src, &i, ch, &lo_cp);
+                add_symbol(a, ch, n);
+                if (src[i] == '-' && src[i + 1] && src[i + 1] != ')') {
+                    i++;
+                    size_t m = grammar_char(src, &i, hi, &hi_cp);
+                    add_symbol(a, hi, m);
+                    if (n == 1 && m == 1) {
+                        unsigned char mid = (unsigned char)((lo_cp + hi_cp) / 2);
+                        add_symbol(a, &mid, 1);
+                    }
+                }
+            }
+            if (src[i]) i++;
+        } else {
+            i++;
+        }
+    }
+    static const char *const extras[] = { " ", "\n", "\xc3\xa9", "\xc3", "\xff", "\x80", "\xef\xbf\xbd", "Q" };
+    for (size_t k = 0; k < sizeof extras / sizeof extras[0]; k++)
+        add_symbol(a, (const unsigned char *)extras[k], strlen(extras[k]));
+}
+
+/* ---- generated inputs ---- */
+
+typedef struct {
+    unsigned char *bytes;       /* all inputs, one after another */
+    size_t len, cap;
+    size_t *start;              /* input k is bytes[start[k] .. start[k + 1]) */
+    size_t n, ncap;
+} input_set;
+
+static void input_begin(input_set *s)
+{
+    if (s->n + 2 > s->ncap) {
+        s->ncap = s->ncap ? 2 * s->ncap : 256;
+        s->start = realloc(s->start, s->ncap * sizeof *s->start);
+    }
+    if (s->n == 0) s->start[0] = 0;
+}
+
+static void input_add(input_set *s, const unsigned char *b, size_t n)
+{
+    input_begin(s);
+    if (s->len + n > s->cap) {
+        s->cap = 2 * (s->len + n) + 256;
+        s->bytes = realloc(s->bytes, s->cap);
+    }
+    if (n) memcpy(s->bytes + s->len, b, n);
+    s->len += n;
+    s->start[++s->n] = s->len;
+}
+
+static const unsigned char *input_at(const input_set *s, size_t k, size_t *len)
+{
+    *len = s->start[k + 1] - s->start[k];
+    return s->bytes + s->start[k];
+}
+
+static void input_free(input_set *s)
+{
+    free(s->bytes);
+    free(s->start);
+}
+
+#define RANDOM_INPUTS   300
+#define MUTATIONS_EACH  12
+#define MAX_INPUT       256
+
+/* Random strings of 0 to 12 symbols; then, for each listed input, every
+ * one-byte deletion and random one-byte (or one-symbol) insertions and
+ * replacements; then splices of two listed inputs. */
+static void generate(const fast_case *c, size_t index, input_set *out)
+{
+    alphabet a;
+    derive_alphabet(c->src, &a);
+    /* a seed of its own for each grammar: adding a grammar changes no other's inputs */
+    uint64_t rng = 0x5eed0f0fa57ull + 7919 * (uint64_t)index;
+    unsigned char buf[MAX_INPUT * 2];
+    for (int k = 0; k < RANDOM_INPUTS; k++) {
+        size_t n = 0, count = below(&rng, 13);
+        for (size_t j = 0; j < count; j++) {
+            const symbol *sym = &a.s[below(&rng, (size_t)a.n)];
+            memcpy(buf + n, sym->b, sym->n);
+            n += sym->n;
+        }
+        input_add(out, buf, n);
+    }
+    size_t nlisted = 0;
+    while (c->inputs[nlisted]) nlisted++;
+    for (size_t k = 0; k < nlisted; k++) {
+        const unsigned char *in = (const unsigned char *)c->inputs[k];
+        size_t len = strlen(c->inputs[k]);
+        if (len >= MAX_INPUT) continue;
+        for (size_t at = 0; at < len; at++) {                /* deletions */
+            memcpy(buf, in, at);
+            memcpy(buf + at, in + at + 1, len - at - 1);
+            input_add(out, buf, len - 1);
+        }
+        for (int m = 0; m < MUTATIONS_EACH; m++) {
+            const symbol *sym = &a.s[below(&rng, (size_t)a.n)];
+            size_t at = below(&rng, len + 1), symlen = m % 2 ? sym->n : 1;
+            memcpy(buf, in, at);                             /* insertion */
+            memcpy(buf + at, sym->b, symlen);
+            memcpy(buf + at + symlen, in + at, len - at);
+            input_add(out, buf, len + symlen);
+            if (len == 0) continue;
+            at = below(&rng, len);                           /* replacement */
+            memcpy(buf, in, len);
+            buf[at] = sym->b[below(&rng, sym->n)];
+            input_add(out, buf, len);
+        }
+    }
+    for (size_t k = 0; nlisted && k < 2 * nlisted; k++) {      /* splices */
+        const char *x = c->inputs[below(&rng, nlisted)], *y = c->inputs[below(&rng, nlisted)];
+        size_t xn = strlen(x), yn = strlen(y);
+        if (xn >= MAX_INPUT || yn >= MAX_INPUT) continue;
+        size_t cut_x = below(&rng, xn + 1), cut_y = below(&rng, yn + 1);
+        memcpy(buf, x, cut_x);
+        memcpy(buf + cut_x, y + cut_y, yn - cut_y);
+        input_add(out, buf, cut_x + yn - cut_y);
+    }
+}
+
+/* ---- comparing the two programs ---- */
+
+typedef struct {
+    pego_status status;
+    uint32_t    fast;     /* stats: the fast program gave the result */
+    char       *text;     /* the S-expression and node count, or the error and its details */
+    char       *json;     /* the JSON form, which also shows every node's range; "" on failure */
+} outcome;
+
+static char *concat3(const char *a, const char *b, const char *c)
+{
+    size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+    char *s = malloc(na + nb + nc + 1);
+    memcpy(s, a, na);
+    memcpy(s + na, b, nb);
+    memcpy(s + na + nb, c, nc + 1);
+    return s;
+}
+
+static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pego_options *o)
+{
+    const pego_result *r;
+    outcome out;
+    out.status = pego_parse(p, (const char *)in, len, o, &r);
+    out.fast = pego_result_stats(r)->fast_program;
+    if (out.status == PEGO_OK) {
+        char *sexpr = pego_result_print(r, PEGO_PRINT_SEXPR), *json = pego_result_print(r, PEGO_PRINT_JSON);
+        char count[64];
+        snprintf(count, sizeof count, " (%zu nodes, value %d)", pego_result_node_count(r),
+                 pego_result_has_value(r));
+        out.text = concat3(sexpr ? sexpr : "(no text)", count, "");
+        out.json = concat3(json ? json : "(no text)", "", "");
+        free(sexpr);
+        free(json);
+    } else {
+        const char *e = pego_result_error(r);
+        char detail[96];
+        snprintf(detail, sizeof detail, " (offset %llu, %zu expected)",
+                 (unsigned long long)pego_result_error_offset(r), pego_result_expected_count(r));
+        out.text = concat3(e ? e : "(no error text)", detail, "");
+        out.json = concat3("", "", "");
+    }
+    return out;
+}
+
+/* Writes bytes as a C string literal: non-printable bytes as \xHH. */
+static void print_escaped(FILE *f, const unsigned char *b, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = b[i];
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c == '\n') fputs("\\n", f);
+        else if (c >= 0x20 && c < 0x7f) fputc(c, f);
+        else fprintf(f, "\\x%02x", c);
+    }
+    fputc('"', f);
+}
+
+typedef struct {
+    unsigned long comparisons;
+    unsigned long differences;
+    unsigned long matched;          /* comparisons where the input matched */
+    int           shown;            /* differences printed in full, in this test */
+    int           shown_case;       /* ... for the current grammar */
+} tally;
+
+/* Enough to see what goes wrong in a few grammars without drowning it. */
+#define MAX_SHOWN       12
+#define MAX_SHOWN_CASE  2
+
+static void report(const fast_case *c, const unsigned char *in, size_t len, const pego_options *o,
+                   const char *why, const outcome *fast, const outcome *ref, tally *t)
+{
+    if (t->shown >= MAX_SHOWN || t->shown_case >= MAX_SHOWN_CASE) return;
+    t->shown++;
+    t->shown_case++;
+    static const char *const memo[] = { "default", "all", "none" };
+    fprintf(stderr, "\n  DIFFERENCE (%s): %s\n  grammar:\n%s  input: ", why, c->what, c->src);
+    print_escaped(stderr, in, len);
+    fprintf(stderr, "\n  options: %s, memo %s, unit %s, max_depth %u\n", o->recognize ? "recognition" : "tree",
+            memo[o->memo], o->unit == PEGO_UNIT_BYTES ? "bytes" : "code points", (unsigned)o->max_depth);
+    fprintf(stderr, "  default:   status %d, fast_program %u: %s\n", fast->status, (unsigned)fast->fast, fast->text);
+    fprintf(stderr, "  reference: status %d, fast_program %u: %s\n", ref->status, (unsigned)ref->fast, ref->text);
+    if (strcmp(fast->text, ref->text) == 0 && strcmp(fast->json, ref->json) != 0)
+        fprintf(stderr, "  default JSON:\n%s\n  reference JSON:\n%s\n", fast->json, ref->json);
+}
+
+/* Parses with the default options and with .reference; returns 1 on a
+ * difference. Unless at_limit, a match must come from the fast program (at the
+ * nesting limit the fast program's reserved level can send a match to the
+ * reference program). */
+static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, size_t len,
+                   const pego_options *o, int at_limit, tally *t)
+{
+    pego_options ref_opt = *o;
+    ref_opt.reference = 1;
+    outcome fast = run(p, in, len, o), ref = run(p, in, len, &ref_opt);
+    const char *why = NULL;
+    if (fast.status != ref.status) why = "status";
+    else if (strcmp(fast.text, ref.text) != 0 || strcmp(fast.json, ref.json) != 0) why = "result";
+    else if (ref.fast) why = "the reference parse reports the fast program";
+    /* a match must come from the fast program itself: falling back to the
+     * reference program would hide the fast program's mistakes */
+    else if (fast.status == PEGO_OK && !fast.fast && !at_limit) why = "a match not answered by the fast program";
+    /* anything else is decided by the reference program */
+    else if (fast.status != PEGO_OK && fast.fast) why = "a failure answered by the fast program";
+    t->comparisons++;
+    if (fast.status == PEGO_OK) t->matched++;
+    if (why) {
+        t->differences++;
+        report(c, in, len, o, why, &fast, &ref, t);
+    }
+    free(fast.text);
+    free(fast.json);
+    free(ref.text);
+    free(ref.json);
+    return why != NULL;
+}
+
+/* Every mode and memo policy; the unit alternates with the input, so that both
+ * units are covered without doubling the work. */
+static void compare_all_modes(pego_parser *p, const fast_case *c, const unsigned char *in, size_t len,
+                              size_t k, tally *t)
+{
+    static const pego_memo_policy policies[] = { PEGO_MEMO_DEFAULT, PEGO_MEMO_NONE, PEGO_MEMO_ALL };
+    for (int rec = 0; rec < 2; rec++)
+        for (int m = 0; m < 3; m++) {
+            pego_options o = { .recognize = rec, .memo = policies[m],
+                               .unit = k % 2 ? PEGO_UNIT_BYTES : PEGO_UNIT_CODEPOINTS };
+            compare(p, c, in, len, &o, 0, t);
+        }
+}
+
+static pego_grammar *compile_case(const fast_case *c)
+{
+    pego_diag *diag = NULL;
+    pego_grammar *g = pego_compile(c->src, strlen(c->src), "t.pego", &diag);
+    if (!g) {
+        fprintf(stderr, "\n  %s: does not compile:\n%s\n", c->what, pego_diag_text(diag));
+        pego_diag_free(diag);
+    }
+    return g;
+}
+
+static tally totals;
+
+/* ---- the tests ---- */
+
+/* The fast sections of the disassembly ("rule r, fast:" and "rule r, fast,
+ * value-free:"), so that a grammar is checked to exercise what it is meant to. */
+static char *fast_sections(const pego_grammar *g)
+{
+    char *all = pego_grammar_disassemble(g);
+    if (!all) return NULL;
+    size_t n = strlen(all), out = 0;
+    char *sel = malloc(n + 1);
+    int on = 0;
+    for (char *line = all; *line;) {
+        char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) + 1 : strlen(line);
+        if (strncmp(line, "rule ", 5) == 0) {
+            const char *mark = strstr(line, ", fast");
+            on = mark && mark < line + len;
+        } else if (len <= 1) {
+            on = 0;
+        }
+        if (on) { memcpy(sel + out, line, len); out += len; }
+        line += len;
+    }
+    sel[out] = 0;
+    free(all);
+    return sel;
+}
+
+static void test_compile(void)
+{
+    CU_ASSERT(NCASES >= 25);
+    for (size_t i = 0; i < NCASES; i++) {
+        const fast_case *c = &cases[i];
+        pego_grammar *g = compile_case(c);
+        CU_ASSERT_PTR_NOT_NULL(g);
+        if (!g) continue;
+        char *code = fast_sections(g);
+        CU_ASSERT_PTR_NOT_NULL(code);
+        if (!code) { pego_grammar_free(g); continue; }
+        /* without Pratt expressions and #recover, every grammar has a fast program */
+        CU_ASSERT(strstr(code, "RET") != NULL);
+        char want[128];
+        for (const char *w = c->fast_code; *w;) {
+            size_t n = strcspn(w, "|");
+            snprintf(want, sizeof want, "%.*s", (int)n, w);
+            int negated = want[0] == '!';
+            int found = strstr(code, want + negated) != NULL;
+            CU_ASSERT(found != negated);
+            if (found == negated)
+                fprintf(stderr, "\n  %s: the fast program %s %s", c->what, negated ? "still has" : "lacks",
+                        want + negated);
+            w += n + (w[n] == '|');
+        }
+        free(code);
+        pego_grammar_free(g);
+    }
+}
+
+/* One known case by hand: the fast program answers a match, the reference
+ * option and a failure go to the reference program, with the same results. */
+static void test_known_case(void)
+{
+    const char *src = cases[0].src;
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    const char *expected = "[(Seq \"let\" \"x\"@name)@item [\"1\" \"2\"]@item]@main";
+    CU_ASSERT_EQUAL(pego_parse(p, "let x12", 7, NULL, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_stats(r)->fast_program, 1);
+    char *s = pego_result_print(r, PEGO_PRINT_SEXPR);
+    CU_ASSERT_STRING_EQUAL(s, expected);
+    free(s);
+    pego_options ref = { .reference = 1 };
+    CU_ASSERT_EQUAL(pego_parse(p, "let x12", 7, &ref, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_stats(r)->fast_program, 0);
+    s = pego_result_print(r, PEGO_PRINT_SEXPR);
+    CU_ASSERT_STRING_EQUAL(s, expected);
+    free(s);
+    CU_ASSERT_EQUAL(pego_parse(p, "let 1", 5, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_EQUAL(pego_result_stats(r)->fast_program, 0);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "1:5: syntax error: expected (?a-z)");
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+typedef void (*case_fn)(pego_parser *p, const fast_case *c, size_t index, tally *t);
+
+/* Runs fn on a parser of every grammar, prints which grammars differ and the
+ * totals under label, and adds them to the program's totals. */
+static tally each_case(const char *label, case_fn fn)
+{
+    tally t = { 0 };
+    for (size_t i = 0; i < NCASES; i++) {
+        const fast_case *c = &cases[i];
+        pego_grammar *g = compile_case(c);
+        CU_ASSERT_PTR_NOT_NULL(g);
+        if (!g) continue;
+        pego_parser *p = pego_parser_new(g);
+        unsigned long before = t.differences;
+        t.shown_case = 0;
+        fn(p, c, i, &t);
+        if (t.differences > before)
+            fprintf(stderr, "\n  %s: %lu differences", c->what, t.differences - before);
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    fprintf(stderr, "\n  %s: %lu comparisons (%lu matched), %lu differences ", label, t.comparisons, t.matched,
+            t.differences);
+    totals.comparisons += t.comparisons;
+    totals.differences += t.differences;
+    totals.matched += t.matched;
+    return t;
+}
+
+static void listed_inputs(pego_parser *p, const fast_case *c, size_t index, tally *t)
+{
+    (void)index;
+    int matched = 0, failed = 0;
+    for (size_t k = 0; c->inputs[k]; k++) {
+        unsigned long before = t->matched;
+        compare_all_modes(p, c, (const unsigned char *)c->inputs[k], strlen(c->inputs[k]), k, t);
+        if (t->matched > before) matched++; else failed++;
+    }
+    /* the listed inputs must reach both outcomes */
+    CU_ASSERT(matched > 0 && failed > 0);
+    if (!matched || !failed) fprintf(stderr, "\n  %s: the listed inputs all %s", c->what, matched ? "match" : "fail");
+}
+
+static void test_listed_inputs(void)
+{
+    tally t = each_case("listed inputs", listed_inputs);
+    CU_ASSERT_EQUAL(t.differences, 0);
+}
+
+static void generated_inputs(pego_parser *p, const fast_case *c, size_t index, tally *t)
+{
+    input_set set = { 0 };
+    generate(c, index, &set);
+    for (size_t k = 0; k < set.n; k++) {
+        size_t len;
+        const unsigned char *in = input_at(&set, k, &len);
+        compare_all_modes(p, c, in, len, k, t);
+    }
+    input_free(&set);
+}
+
+static void test_generated_inputs(void)
+{
+    tally t = each_case("generated inputs", generated_inputs);
+    /* generated inputs that never match would test little but the fallback */
+    CU_ASSERT(t.matched > t.comparisons / 20);
+    CU_ASSERT_EQUAL(t.differences, 0);
+}
+
+/* Near the nesting limit: for each input that matches, every limit from 1 up
+ * to the first at which the reference program matches. The fast program keeps
+ * a level in reserve for the calls it compiles into their callers; it must
+ * never match where the reference program stops at the limit. */
+static void nesting_limits(pego_parser *p, const fast_case *c, size_t index, tally *t)
+{
+    input_set set = { 0 };
+    for (size_t k = 0; c->inputs[k]; k++)
+        input_add(&set, (const unsigned char *)c->inputs[k], strlen(c->inputs[k]));
+    generate(c, index, &set);
+    for (size_t k = 0; k < set.n; k++) {
+        size_t len;
+        const unsigned char *in = input_at(&set, k, &len);
+        const pego_result *r;
+        pego_options ref = { .reference = 1, .recognize = 1 };
+        if (pego_parse(p, (const char *)in, len, &ref, &r) != PEGO_OK) continue;
+        for (int rec = 0; rec < 2; rec++)
+            for (int m = 0; m < 2; m++) {
+                pego_options o = { .recognize = rec, .memo = m ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT };
+                for (uint32_t depth = 1; depth <= 64; depth++) {
+                    o.max_depth = depth;
+                    compare(p, c, in, len, &o, 1, t);
+                    ref = o;
+                    ref.reference = 1;
+                    if (pego_parse(p, (const char *)in, len, &ref, &r) == PEGO_OK) break;
+                }
+            }
+    }
+    input_free(&set);
+}
+
+static void test_nesting_limit(void)
+{
+    tally t = each_case("nesting limits", nesting_limits);
+    CU_ASSERT_EQUAL(t.differences, 0);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("fast program", NULL, NULL);
+    CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
+    CU_add_test(s, "a known case", test_known_case);
+    CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
+    CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
+    CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    printf("fast program: %lu comparisons, %lu differences\n", totals.comparisons, totals.differences);
+    return failed ? 1 : 0;
+}
