@@ -117,8 +117,12 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'Y':
         rt_buf_addc(b, ' ');
         byteset(b, &g->bytesets[in->a]);
-        rt_buf_printf(b, " {%d,", in->b);
-        if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
+        break;
+    case 'U':
+        if (in->a >= 0) { rt_buf_addc(b, ' '); byteset(b, &g->bytesets[in->a]); }
+        rt_buf_addc(b, ' ');
+        byte_char(b, (unsigned)in->b);
+        if (in->c >= 0) { rt_buf_addc(b, ' '); byteset(b, &g->bytesets[in->c]); }
         break;
     case 'M': rt_buf_printf(b, " \"%s\"", g->expects[in->a]); break;
     case 'X': rt_buf_printf(b, " %s", g->rules[g->pratts[in->a].rule].name); break;

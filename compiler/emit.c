@@ -408,7 +408,7 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
-    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, -1);
+    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, 0);
     uint32_t test = emit_btest(m, kid, &others);
     uint32_t choice = ins(m, kid, OP_CHOICE, 0, 0, 0);
     if (n == 1) emit_expr(m, rest[0], 0, 0);
@@ -505,7 +505,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         if (m->fast && class_bytewise(kid) && max < 0 && min <= 1) {
             cc_first f;
             first_of(m, kid, &f);
-            ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), min, -1);
+            ins(m, e, min ? OP_BSPAN1 : OP_BSPAN, intern_byteset(m, f.bits), 0, 0);
         } else {
             ins(m, e, OP_SPAN, intern_class(m, kid), min, max);
         }
@@ -585,8 +585,7 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
     case AST_LITERAL: {
         if (m->fast && single_byte(e)) {
             intern_literal(m, e);      /* the reference program has it already: same tables */
-            uint32_t at = ins(m, e, OP_CHAR, (unsigned char)e->text[0], 0, 0);
-            if (v) m->g->code[at].flags |= INS_VALUE;
+            ins(m, e, v ? OP_CHARV : OP_CHAR, (unsigned char)e->text[0], 0, 0);
             return;
         }
         uint32_t at = ins(m, e, OP_LIT, intern_literal(m, e), 0, 0);
@@ -640,7 +639,7 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
             cc_first f;
             first_of(m, kid, &f);
             if (!v && guardable(&f) && single_byte(kid)) {   /* a span of at most one byte */
-                ins(m, e, OP_BSPAN, intern_byteset(m, f.bits), 0, 1);
+                ins(m, e, OP_BOPT, intern_byteset(m, f.bits), 0, 0);
                 return;
             }
             if (guardable(&f) && single_byte(kid)) {     /* no choice entry: the byte decides */
@@ -829,6 +828,71 @@ static void thread_jumps(pego_grammar *g)
     }
 }
 
+/* Marks the fast program's addresses that something jumps, returns or fails to. */
+static void mark_targets(const pego_grammar *g, uint8_t *target)
+{
+    for (int r = 0; r < g->nrules; r++) target[g->rules[r].fast_entry] = target[g->rules[r].fast_vf_entry] = 1;
+    for (uint32_t i = g->fast_start; i < g->ncode; i++) {
+        const vm_ins *in = &g->code[i];
+        switch (in->op) {
+        case OP_CHOICE: case OP_COMMIT: case OP_JMP: case OP_LOOK: case OP_NLOOK: case OP_REP:
+            target[in->a] = 1;
+            break;
+        case OP_REPNEXT: case OP_ITEREXIT:
+            target[in->a + 1] = 1;
+            break;
+        case OP_TEST: case OP_TESTCHAR: case OP_BTEST:
+            target[in->b] = 1;
+            break;
+        case OP_CALL: case OP_CALLG:
+            target[i + 1] = 1;
+            break;
+        case OP_DISPATCH:
+            for (int b = 0; b < 256; b++) target[g->dispatch[in->a].to[b]] = 1;
+            target[g->dispatch[in->a].eoi] = 1;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* Punctuation between spans (JSON's  ws "," ws ) is one instruction in the fast
+ * program: PUNCT does what a span, a one-byte literal and a span do, and skips
+ * them; they stay in place for nothing jumps into them. */
+static int fuse_punctuation(pego_grammar *g)
+{
+    uint8_t *target = calloc(g->ncode + 1, 1);
+    if (!target) return -1;
+    mark_targets(g, target);
+    for (uint32_t i = g->fast_start; i < g->ncode; i++) {
+        vm_ins *in = &g->code[i];
+        uint32_t at = i, n = 0;
+        int32_t before = -1, after = -1;
+        if (in->op == OP_BSPAN && at + 1 < g->ncode && g->code[at + 1].op == OP_CHAR && !target[at + 1]) {
+            before = in->a;
+            at++;
+            n++;
+        }
+        if (g->code[at].op != OP_CHAR) continue;
+        int32_t byte = g->code[at].a;
+        n++;
+        if (at + 1 < g->ncode && g->code[at + 1].op == OP_BSPAN && !target[at + 1]) {
+            after = g->code[at + 1].a;
+            n++;
+        }
+        if (n < 2) continue;
+        in->op = OP_PUNCT;
+        in->a = before;
+        in->b = byte;
+        in->c = after;
+        in->d = (uint16_t)n;
+        i += n - 1;
+    }
+    free(target);
+    return 0;
+}
+
 static int uses_recover(const ast_expr *e)
 {
     if (!e) return 0;
@@ -927,6 +991,7 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
          * byte test for one (pego_parse keeps the difference in reserve) */
         g->fast_reserve = (uint32_t)(m.inline_nest > 1 ? m.inline_nest : 1);
         if (!m.oom) thread_jumps(g);
+        if (!m.oom && fuse_punctuation(g) < 0) m.oom = 1;
     }
     if (m.oom) return -1;
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */

@@ -232,20 +232,41 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(BSPAN): {
             const uint8_t *set = g->bytesets[ip->a].in;
-            uint32_t from = pos;
-            if (ip->c < 0) {
-                while (pos < len && set[s[pos]]) pos++;
-            } else {
-                uint32_t end = len - pos < (uint32_t)ip->c ? len : pos + (uint32_t)ip->c;
-                while (pos < end && set[s[pos]]) pos++;
-            }
 #ifdef PEGO_FAULT_INJECTION
+            uint32_t from = pos;
+            while (pos < len && set[s[pos]]) pos++;
             if (rt_fault_fast_span && pos > from) pos--;
+#else
+            while (pos < len && set[s[pos]]) pos++;
 #endif
-            if (pos - from < (uint32_t)ip->b) goto fail;
             ip++;
             NEXT;
         }
+        CASE(BSPAN1): {
+            const uint8_t *set = g->bytesets[ip->a].in;
+            if (pos >= len || !set[s[pos]]) goto fail;
+            pos++;
+            while (pos < len && set[s[pos]]) pos++;
+            ip++;
+            NEXT;
+        }
+        CASE(BOPT):
+            if (pos < len && g->bytesets[ip->a].in[s[pos]]) pos++;
+            ip++;
+            NEXT;
+        CASE(PUNCT):
+            if (ip->a >= 0) {
+                const uint8_t *set = g->bytesets[ip->a].in;
+                while (pos < len && set[s[pos]]) pos++;
+            }
+            if (pos >= len || s[pos] != (unsigned char)ip->b) goto fail;
+            pos++;
+            if (ip->c >= 0) {
+                const uint8_t *set = g->bytesets[ip->c].in;
+                while (pos < len && set[s[pos]]) pos++;
+            }
+            ip += ip->d;
+            NEXT;
         CASE(DISPATCH): {
             const cc_dispatch *d = &g->dispatch[ip->a];
             ip = code + (pos < len ? d->to[s[pos]] : d->eoi);
@@ -254,9 +275,17 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(CHAR):
             if (pos >= len || s[pos] != (unsigned char)ip->a) goto fail;
             pos++;
-            if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, pos - 1, NULL, 0); PUSH_VALUE(v); }
             ip++;
             NEXT;
+        CASE(CHARV): {
+            if (pos >= len || s[pos] != (unsigned char)ip->a) goto fail;
+            uint32_t v;
+            pos++;
+            NODE(v, NODE_MATCH, pos - 1, NULL, 0);
+            PUSH_VALUE(v);
+            ip++;
+            NEXT;
+        }
         CASE(CHOICE):
             PUSH_ENTRY(E_CHOICE, (uint32_t)ip->a);
             ip++;

@@ -8,7 +8,7 @@
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
- * b = min, c = max; "D" a = jump table; "H" a = byte. CALL and CALLG carry the call's level number in c. */
+ * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -26,9 +26,13 @@
     X(TEST,     "T", "if the next character is not in class a, record it and jump to b") \
     X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
     X(BTEST,    "B", "fast program: if the next byte is not in byte set a, jump to b") \
-    X(BSPAN,    "Y", "fast program: match b to c bytes of byte set a (c < 0: no limit)") \
+    X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are") \
+    X(BSPAN1,   "Y", "fast program: match bytes of byte set a, as many as there are, at least one") \
+    X(BOPT,     "Y", "fast program: match a byte of byte set a if there is one") \
     X(DISPATCH, "D", "fast program: jump to the address jump table a gives for the next byte") \
     X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
+    X(CHARV,    "H", "fast program: match byte a and push a Match of it") \
+    X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \
     X(COMMIT,   "J", "pop the choice entry and jump to a") \
     X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \
