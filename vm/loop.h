@@ -5,7 +5,8 @@
  * tracing and profiling (an observed parse runs the reference program), Pratt
  * expressions and #recover (grammars with them have no fast program). With
  * less code and fewer variables live, its hot paths keep their state in
- * registers. */
+ * registers. VM_RECOG (with VM_FAST) makes a third copy for recognition, which
+ * runs value-free bodies only: no value stack, no capture trail. */
 
 static int VM_RUN(pego_parser *p, uint32_t start_variant)
 {
@@ -25,7 +26,32 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     uint32_t capes = p->capes;
     const int noplain = p->noplain, defer = p->defer;
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
-    uint32_t pos = 0, esn = 0, vsn = 0, tn = 0, list_base = 0;
+    uint32_t pos = 0, esn = 0;
+#if VM_RECOG
+#define VALUED 0
+#define CUR_VS 0u
+#define CUR_TN 0u
+#define SET_VS(x) ((void)0)
+#define SET_TN(x) ((void)0)
+#define SET_LB(x) ((void)0)
+#else
+    uint32_t vsn = 0, tn = 0, list_base = 0;
+#define VALUED 1
+#define CUR_VS vsn
+#define CUR_TN tn
+#define SET_VS(x) (vsn = (x))
+#define SET_TN(x) (tn = (x))
+#define SET_LB(x) (list_base = (x))
+#endif
+#if VM_FAST
+#define CUR_REC 0u              /* no #recover in the fast program */
+#define SET_REC(x) ((void)0)
+#else
+#define CUR_REC p->nrec
+#define SET_REC(x) (p->nrec = (x))
+#endif
+/* Back to the state an entry saved. */
+#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec))
     uint32_t call_variant, call_entry, call_ret, ret_value, call_level = 0;
     vm_entry *e;
 
@@ -36,7 +62,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             capes = p->capes; \
         } \
         e = &es[esn++]; \
-        *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = vsn, .trail = tn, .rec = p->nrec }; \
+        *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = CUR_VS, .trail = CUR_TN, .rec = CUR_REC }; \
     } while (0)
 /* The plain path of the call instruction at ip (engine notes: a frame and a jump). */
 #define PLAIN_CALL() do { \
@@ -51,6 +77,13 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         if (vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
     } while (0)
+#if VM_RECOG
+#define PUSH_MATCH(start) ((void)(start))
+#else
+#define PUSH_MATCH(start) do { \
+        if (ip->flags & INS_VALUE) { uint32_t v_; NODE(v_, NODE_MATCH, (start), NULL, 0); PUSH_VALUE(v_); } \
+    } while (0)
+#endif
 #define MARK(mk) ((mk) = (vm_mark){ pos, vsn, tn, p->nrec })
 #define RESTORE(mk) (pos = (mk).pos, vsn = (mk).vs, tn = (mk).trail, p->nrec = (mk).rec)
 #define PUSH_PARSE(minimum) do { \
@@ -122,7 +155,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     for (;;) {
         switch ((vm_opcode)ip->op) {
         CASE(END):
-            p->res.value = vsn ? p->vs[vsn - 1] & ~VAL_CALLED : VAL_NIL;
+            p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             FLUSH_CALLS();
             return PEGO_OK;
 
@@ -143,7 +176,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 goto fail;
             }
             pos = end;
-            if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, start, NULL, 0); PUSH_VALUE(v); }
+            PUSH_MATCH(start);
             ip++;
             NEXT;
         }
@@ -156,7 +189,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 goto fail;
             }
             pos += w;
-            if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, pos - w, NULL, 0); PUSH_VALUE(v); }
+            PUSH_MATCH(pos - w);
             ip++;
             NEXT;
         }
@@ -164,7 +197,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (pos >= len) { EXPECT(pos, EXP_ANY); goto fail; }
             uint32_t start = pos, ch;
             pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_utf8_decode(s + pos, len - pos, &ch);
-            if (ip->flags & INS_VALUE) { uint32_t v; NODE(v, NODE_MATCH, start, NULL, 0); PUSH_VALUE(v); }
+            PUSH_MATCH(start);
             ip++;
             NEXT;
         }
@@ -277,6 +310,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             pos++;
             ip++;
             NEXT;
+#if VM_RECOG
+        CASE(CHARV):
+            break;
+#else
         CASE(CHARV): {
             if (pos >= len || s[pos] != (unsigned char)ip->a) goto fail;
             uint32_t v;
@@ -286,6 +323,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         }
+#endif
         CASE(CHOICE):
             PUSH_ENTRY(E_CHOICE, (uint32_t)ip->a);
             ip++;
@@ -296,30 +334,32 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(REP):
             PUSH_ENTRY(E_ITER, (uint32_t)(ip - code));
-            e->aux2 = vsn;
+            e->aux2 = CUR_VS;
             ip++;
             NEXT;
         CASE(REPNEXT): {
             const vm_ins *rep = code + ip->a;
             e = &es[esn - 1];
             uint32_t count = e->aux + 1;
+#if !VM_RECOG
             if (ip->flags & INS_SCOPE) {
                 uint32_t v = apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
                 if (!v && p->vs[vsn - 1]) goto oom;
                 p->vs[vsn - 1] = v;
                 tn = e->trail;
             }
+#endif
             if (pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
                 esn--;
                 if (count < (uint32_t)rep->b) goto fail;
-                list_base = e->aux2;
+                SET_LB(e->aux2);
                 ip = code + rep->a;
                 NEXT;
             }
             e->pos = pos;
-            e->vs = vsn;
-            e->trail = tn;
-            e->rec = p->nrec;
+            e->vs = CUR_VS;
+            e->trail = CUR_TN;
+            e->rec = CUR_REC;
             e->aux = count;
             e->cut = 0;
             ip = rep + 1;
@@ -330,7 +370,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             const vm_ins *rep = code + ip->a;
             e = &es[--esn];
             if (e->aux < (uint32_t)rep->b) goto fail;
-            list_base = e->aux2;
+            SET_LB(e->aux2);
             ip = code + rep->a;
             NEXT;
         }
@@ -354,7 +394,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(LOOKFAIL):
             e = &es[--esn];
             p->silent--;
-            pos = e->pos; vsn = e->vs; tn = e->trail;
+            pos = e->pos; SET_VS(e->vs); SET_TN(e->trail);
             goto fail;
         CASE(CUT):
             /* the innermost construct is the top entry; a lookahead or a call
@@ -409,6 +449,11 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             depth--;
             ip = code + e->ip;
             NEXT;
+#if VM_RECOG
+        CASE(RULEEND): CASE(PUSHPOS): CASE(LISTOPEN): CASE(SEQ): CASE(MATCH): CASE(TOP): CASE(NIL):
+        CASE(LIST): CASE(CAPTURE): CASE(POP):
+            break;
+#else
         CASE(RULEEND): {
             e = &es[esn - 1];
             uint32_t v = p->vs[vsn - 1];
@@ -474,6 +519,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             vsn--;
             ip++;
             NEXT;
+#endif
         CASE(JMP):
             ip = code + ip->a;
             NEXT;
@@ -779,15 +825,15 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 goto general_fail;
             case E_CHOICE:
                 if (e->cut) continue;
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 ip = code + e->ip;
                 break;
             case E_ITER: {
                 if (e->cut) continue;
                 const vm_ins *rep = code + e->ip;
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 if (e->aux < (uint32_t)rep->b) continue;
-                list_base = e->aux2;
+                SET_LB(e->aux2);
                 ip = code + rep->a;
                 break;
             }
@@ -796,7 +842,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 continue;
             case E_NLOOK:
                 p->silent--;
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 ip = code + e->ip;
                 break;
 #if !VM_FAST
@@ -816,7 +862,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
                 close_window(p, e->aux, e->aux2, 0);
                 uint32_t skip = e->ip;
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 PUSH_ENTRY(E_SKIP, far);
                 e->aux = p->nheld;
                 e->aux2 = n;
@@ -826,14 +872,14 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             case E_SKIP:
                 /* the skip failed: no recovery; the held failure is recorded */
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 for (uint32_t i = 0; i < e->aux2; i++) EXPECT(e->ip, p->held[e->aux + i]);
                 p->nheld = e->aux;
                 continue;
             case E_SUB: {
                 /* a Pratt line failed: the machine resumes with the outcome */
                 vm_pframe *f = &p->pf[p->npf - 1];
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 f->out_ok = 0;
                 f->out_cut = e->cut;
                 ip = code + e->ip;
@@ -893,7 +939,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (WATCHED && rt_observe_hit(p, call_variant, pos, p->ngf + 1, call_level, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
+#if !VM_RECOG
             if (call_variant < nrules) PUSH_VALUE(m->value);
+#endif
             ip = code + call_ret;
             continue;
         }
@@ -931,7 +979,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         /* The body matched. A leader grows its seed while the body ends farther
          * than the best so far (language.md 2.2), then returns the best. */
         vm_gframe *gf = &p->gf[e->aux2];
-        ret_value = gf->variant < nrules ? p->vs[vsn - 1] : VAL_NIL;
+        ret_value = VALUED && gf->variant < nrules ? p->vs[CUR_VS - 1] : VAL_NIL;
         if (gf->leader) {
             if (!gf->has_best || pos > gf->best_end) {
                 rt_memo_entry *m = &p->memo.entries[gf->memo];
@@ -943,7 +991,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 gf->has_best = 1;
                 gf->best_end = pos;
                 gf->best_value = ret_value;
-                pos = e->pos; vsn = e->vs; tn = e->trail; p->nrec = e->rec;
+                RESTORE_ENTRY(e);
                 st->evals++;
                 ip = code + gf->body;
                 continue;
@@ -984,9 +1032,11 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         p->ngf--;
         depth--;
         esn--;
-        vsn = e->vs;
-        tn = e->trail;
+        SET_VS(e->vs);
+        SET_TN(e->trail);
+#if !VM_RECOG
         if (gf->variant < nrules) PUSH_VALUE(ret_value);
+#endif
         ip = code + e->ip;
         continue;
     }
@@ -1008,6 +1058,16 @@ oom:
 #undef PUSH_ENTRY
 #undef PLAIN_CALL
 #undef PUSH_VALUE
+#undef PUSH_MATCH
+#undef VALUED
+#undef CUR_VS
+#undef CUR_TN
+#undef SET_VS
+#undef SET_TN
+#undef SET_LB
+#undef CUR_REC
+#undef SET_REC
+#undef RESTORE_ENTRY
 #undef NODE
 #undef LOOKED
 #undef EXPECT

@@ -213,18 +213,30 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
 }
 
 #define VM_FAST 0
+#define VM_RECOG 0
 #define VM_RUN vm_run_reference
 #include "loop.h"
 #undef VM_RUN
+#undef VM_RECOG
 #undef VM_FAST
 
 #define VM_FAST 1
+#define VM_RECOG 0
 #define VM_RUN vm_run_fast
 #include "loop.h"
 #undef VM_RUN
+#undef VM_RECOG
+
+#define VM_RECOG 1
+#define VM_RUN vm_run_fast_recognize
+#include "loop.h"
+#undef VM_RUN
+#undef VM_RECOG
 #undef VM_FAST
 
 int vm_run(pego_parser *p, uint32_t start_variant)
 {
-    return p->fast ? vm_run_fast(p, start_variant) : vm_run_reference(p, start_variant);
+    if (!p->fast) return vm_run_reference(p, start_variant);
+    return start_variant >= (uint32_t)p->g->nrules ? vm_run_fast_recognize(p, start_variant)
+                                                   : vm_run_fast(p, start_variant);
 }
