@@ -118,6 +118,13 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         rt_buf_addc(b, ' ');
         byteset(b, &g->bytesets[in->a]);
         break;
+    case 'V':
+        rt_buf_addc(b, ' ');
+        byteset(b, &g->bytesets[in->a]);
+        rt_buf_adds(b, " then ");
+        byteset(b, &g->bytesets[in->c]);
+        rt_buf_printf(b, " else -> %u", (unsigned)in->b);
+        break;
     case 'U':
         if (in->a >= 0) { rt_buf_addc(b, ' '); byteset(b, &g->bytesets[in->a]); }
         rt_buf_addc(b, ' ');

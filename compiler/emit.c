@@ -255,10 +255,11 @@ static int starts_with_terminal(const ast_expr *e)
     }
 }
 
-/* e matches whenever the next byte is in its first-byte set, and then one byte. */
+/* e matches whenever the next byte is in its first-byte set, and then one byte
+ * (a negated class would match a whole multi-byte character). */
 static int single_byte(const ast_expr *e)
 {
-    if (e->kind == AST_CLASS) return class_bytewise(e);
+    if (e->kind == AST_CLASS) return !e->negated && class_bytewise(e);
     return e->kind == AST_LITERAL && e->len == 1 && (unsigned char)e->text[0] < 0x80;
 }
 
@@ -385,8 +386,9 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
 /* (A / C)* in the fast program, value-free, where C is a class decided by the
  * byte and no other alternative can match empty or begin with a byte of C: a
  * run of C is one byte span, and the other alternatives are tried between runs
- * (a loop of choice entries: the first failure ends it). Returns 0 when the
- * loop does not have that shape. */
+ * (a loop of choice entries: the first failure ends it). SPANTEST spans and
+ * leaves the loop when no other alternative can begin at the next byte.
+ * Returns 0 when the loop does not have that shape. */
 static int emit_class_loop(emitter *m, const ast_expr *e)
 {
     const ast_expr *kid = e->kids[0];
@@ -408,14 +410,13 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
-    uint32_t top = ins(m, e, OP_BSPAN, intern_byteset(m, cls.bits), 0, 0);
-    uint32_t test = emit_btest(m, kid, &others);
+    uint32_t top = ins(m, e, OP_SPANTEST, intern_byteset(m, cls.bits), 0, intern_byteset(m, others.bits));
     uint32_t choice = ins(m, kid, OP_CHOICE, 0, 0, 0);
     if (n == 1) emit_expr(m, rest[0], 0, 0);
     else emit_alts_fast(m, rest, n, 0, 0);
     ins(m, kid, OP_COMMIT, (int32_t)top, 0, 0);
     patch(m, choice, here(m));
-    patch_test(m, test, here(m));
+    m->g->code[top].b = (int32_t)here(m);
     free(rest);
     return 1;
 }
@@ -593,6 +594,14 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         return;
     }
     case AST_CLASS: {
+        if (m->fast && single_byte(e)) {
+            cc_first f;
+            first_of(m, e, &f);
+            intern_class(m, e);
+            uint32_t at = ins(m, e, OP_BYTE, intern_byteset(m, f.bits), 0, 0);
+            if (v) m->g->code[at].flags |= INS_VALUE;
+            return;
+        }
         uint32_t at = ins(m, e, OP_CLASS, intern_class(m, e), 0, 0);
         if (v) m->g->code[at].flags |= INS_VALUE;
         return;
@@ -813,7 +822,7 @@ static void thread_jumps(pego_grammar *g)
         case OP_COMMIT: case OP_CHOICE:
             in->a = (int32_t)final_target(g, (uint32_t)in->a);
             break;
-        case OP_BTEST:
+        case OP_BTEST: case OP_SPANTEST:
             in->b = (int32_t)final_target(g, (uint32_t)in->b);
             break;
         case OP_DISPATCH: {
@@ -841,7 +850,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
         case OP_REPNEXT: case OP_ITEREXIT:
             target[in->a + 1] = 1;
             break;
-        case OP_TEST: case OP_TESTCHAR: case OP_BTEST:
+        case OP_TEST: case OP_TESTCHAR: case OP_BTEST: case OP_SPANTEST:
             target[in->b] = 1;
             break;
         case OP_CALL: case OP_CALLG:

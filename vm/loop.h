@@ -50,6 +50,11 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #define CUR_REC p->nrec
 #define SET_REC(x) (p->nrec = (x))
 #endif
+#if VM_RECOG
+#define SAVE_VALUES(e) ((void)0)
+#else
+#define SAVE_VALUES(e) ((e)->vs = vsn, (e)->trail = tn)
+#endif
 /* Back to the state an entry saved. */
 #define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec))
     uint32_t call_variant, call_entry, call_ret, ret_value, call_level = 0;
@@ -62,13 +67,28 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             capes = p->capes; \
         } \
         e = &es[esn++]; \
-        *e = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = CUR_VS, .trail = CUR_TN, .rec = CUR_REC }; \
+        FILL_ENTRY(e, (k), (target)); \
     } while (0)
-/* The plain path of the call instruction at ip (engine notes: a frame and a jump). */
+#if VM_FAST
+/* The fast copies write only what they read back: level and aux2 are set by the
+ * entries that use them (GCALL, ITER), and the saved heights only where
+ * there are values. */
+#define FILL_ENTRY(e, k, target) ((e)->kind = (uint8_t)(k), (e)->cut = 0, (e)->ip = (target), (e)->pos = pos, \
+                                  (e)->aux = 0, SAVE_VALUES(e))
+#else
+#define FILL_ENTRY(e, k, target) \
+    (*(e) = (vm_entry){ .kind = (k), .ip = (target), .pos = pos, .vs = CUR_VS, .trail = CUR_TN, .rec = CUR_REC })
+#endif
+/* The plain path of the call instruction at ip (engine notes: a frame and a jump).
+ * The reference copy records the variant and level, which Pratt rules read. */
+#if VM_FAST
+#define CALL_FRAME(e) ((void)0)
+#else
+#define CALL_FRAME(e) ((e)->aux = (uint32_t)ip->a, (e)->level = (uint16_t)ip->c)
+#endif
 #define PLAIN_CALL() do { \
         PUSH_ENTRY(E_CALL, (uint32_t)(ip - code) + 1); \
-        e->aux = (uint32_t)ip->a; \
-        e->level = (uint16_t)ip->c; \
+        CALL_FRAME(e); \
         if (++depth > max_depth) goto too_deep; \
         plain_calls++; \
         ip = code + ip->b; \
@@ -283,6 +303,22 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         }
+        CASE(SPANTEST): {
+            const uint8_t *set = g->bytesets[ip->a].in;
+            while (pos < len && set[s[pos]]) pos++;
+            if (pos >= len || !g->bytesets[ip->c].in[s[pos]]) {
+                ip = code + ip->b;
+                NEXT;
+            }
+            ip++;
+            NEXT;
+        }
+        CASE(BYTE):
+            if (pos >= len || !g->bytesets[ip->a].in[s[pos]]) goto fail;
+            pos++;
+            PUSH_MATCH(pos - 1);
+            ip++;
+            NEXT;
         CASE(BOPT):
             if (pos < len && g->bytesets[ip->a].in[s[pos]]) pos++;
             ip++;
@@ -1068,6 +1104,9 @@ oom:
 #undef CUR_REC
 #undef SET_REC
 #undef RESTORE_ENTRY
+#undef SAVE_VALUES
+#undef FILL_ENTRY
+#undef CALL_FRAME
 #undef NODE
 #undef LOOKED
 #undef EXPECT

@@ -8,7 +8,8 @@
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
- * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte. CALL and CALLG carry the call's level number in c. */
+ * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
+ * "V" a, c = byte sets, b = jump target. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -29,6 +30,8 @@
     X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are") \
     X(BSPAN1,   "Y", "fast program: match bytes of byte set a, as many as there are, at least one") \
     X(BOPT,     "Y", "fast program: match a byte of byte set a if there is one") \
+    X(BYTE,     "Y", "fast program: match one byte of byte set a (+value: push a Match of it)") \
+    X(SPANTEST, "V", "fast program: match bytes of byte set a; then if the next byte is not in set c, jump to b") \
     X(DISPATCH, "D", "fast program: jump to the address jump table a gives for the next byte") \
     X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
     X(CHARV,    "H", "fast program: match byte a and push a Match of it") \
