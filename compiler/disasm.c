@@ -137,6 +137,7 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     }
     if (in->flags & INS_VALUE) rt_buf_adds(b, " +value");
     if (in->flags & INS_SCOPE) rt_buf_adds(b, " +scope");
+    if (in->flags & INS_TAIL) rt_buf_adds(b, " +tail");
 }
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)

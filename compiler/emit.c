@@ -1000,6 +1000,9 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
          * byte test for one (pego_parse keeps the difference in reserve) */
         g->fast_reserve = (uint32_t)(m.inline_nest > 1 ? m.inline_nest : 1);
         if (!m.oom) thread_jumps(g);
+        for (uint32_t i = g->fast_start; !m.oom && i + 1 < g->ncode; i++)
+            if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET)
+                g->code[i].flags |= INS_TAIL;
         if (!m.oom && fuse_punctuation(g) < 0) m.oom = 1;
     }
     if (m.oom) return -1;

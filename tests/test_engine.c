@@ -193,6 +193,57 @@ static void test_nesting_limit(void)
 /* Inside a Pratt expression: a million nested prefix operators or parentheses
  * stop with the nesting-limit message; a million chained left-associative
  * operators do not nest and parse. */
+/* The nesting limit is the reference program's also where the fast program
+ * compiles calls into their callers (string with its escape), skips them by a
+ * byte test, or reuses the frame of a call in tail position (a): at every limit
+ * around the depth an input needs, the default parse and one with
+ * pego_options.reference give the same status and the same message, and with
+ * room to spare the fast program finds the match itself. */
+static void test_nesting_limit_fast(void)
+{
+    static const char *grammars[] = {
+        "def main = a\ndef a = \"x\" a / \"y\"",
+        "def main = v\ndef v = \"[\" ws v ws \"]\" / s\n"
+        "def s = \"\\\"\" (e / (?^\"\\\\))* \"\\\"\"\ndef e = \"\\\\\" (?nt)\ndef ws = (? )*",
+    };
+    static const char *inputs[][3] = {
+        { "xxxxxy", "y", "xxxxxxxxxxy" },
+        { "[[[ \"a\\nb\" ]]]", "\"\\t\"", "[[[[[[\"\"]]]]]]" },
+    };
+    int compared = 0, fast_matches = 0;
+    for (int gi = 0; gi < 2; gi++) {
+        pego_diag *diag = NULL;
+        pego_grammar *g = pego_compile(grammars[gi], strlen(grammars[gi]), "t.pego", &diag);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g), *q = pego_parser_new(g);
+        for (int ii = 0; ii < 3; ii++) {
+            const char *in = inputs[gi][ii];
+            for (uint32_t limit = 1; limit <= 14; limit++) {
+                for (int rec = 0; rec < 2; rec++) {
+                    pego_options o = { .max_depth = limit, .recognize = rec }, r = o;
+                    r.reference = 1;
+                    const pego_result *a, *b;
+                    pego_status sa = pego_parse(p, in, strlen(in), &o, &a);
+                    pego_status sb = pego_parse(q, in, strlen(in), &r, &b);
+                    CU_ASSERT_EQUAL(sa, sb);
+                    if (sa != PEGO_OK && sb != PEGO_OK) CU_ASSERT_STRING_EQUAL(pego_result_error(a), pego_result_error(b));
+                    if (sa == PEGO_OK) {
+                        if (limit == 14) CU_ASSERT_EQUAL(pego_result_stats(a)->fast_program, 1);
+                        fast_matches += pego_result_stats(a)->fast_program;
+                    }
+                    if (sa != sb) fprintf(stderr, "\n  grammar %d input %s limit %u: %d vs %d", gi, in, limit, sa, sb);
+                    compared++;
+                }
+            }
+        }
+        pego_parser_free(p);
+        pego_parser_free(q);
+        pego_grammar_free(g);
+    }
+    CU_ASSERT_EQUAL(compared, 2 * 3 * 14 * 2);
+    CU_ASSERT(fast_matches > 0);
+}
+
 static void test_pratt_depth(void)
 {
     const char *src = "def main = e $$\n"
@@ -270,6 +321,7 @@ int main(void)
     CU_add_test(s, "memo policies", test_memo_policies);
     CU_add_test(s, "memo linear", test_memo_linear);
     CU_add_test(s, "nesting limit", test_nesting_limit);
+    CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -86,6 +86,21 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #else
 #define CALL_FRAME(e) ((e)->aux = (uint32_t)ip->a, (e)->level = (uint16_t)ip->c)
 #endif
+#if VM_FAST
+/* A call in tail position (INS_TAIL: a RET follows) reuses the caller's plain
+ * frame, which then stands for one more level of nesting (aux counts them). */
+#define PLAIN_CALL() do { \
+        if ((ip->flags & INS_TAIL) && es[esn - 1].kind == E_CALL) { \
+            es[esn - 1].aux++; \
+        } else { \
+            PUSH_ENTRY(E_CALL, (uint32_t)(ip - code) + 1); \
+        } \
+        if (++depth > max_depth) goto too_deep; \
+        plain_calls++; \
+        ip = code + ip->b; \
+    } while (0)
+#define FRAME_DEPTH(e) (1 + (e)->aux)
+#else
 #define PLAIN_CALL() do { \
         PUSH_ENTRY(E_CALL, (uint32_t)(ip - code) + 1); \
         CALL_FRAME(e); \
@@ -93,6 +108,8 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         plain_calls++; \
         ip = code + ip->b; \
     } while (0)
+#define FRAME_DEPTH(e) 1
+#endif
 #define PUSH_VALUE(v) do { \
         if (vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
@@ -455,8 +472,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             goto general_call;
         plain_call:
             PUSH_ENTRY(E_CALL, call_ret);
+#if !VM_FAST
             e->aux = call_variant;
             e->level = (uint16_t)call_level;
+#endif
             if (++depth > max_depth) goto too_deep;
             plain_calls++;
             ip = code + call_entry;
@@ -482,7 +501,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[esn - 1];
             if (e->kind == E_GCALL) goto general_return;
             esn--;
-            depth--;
+            depth -= FRAME_DEPTH(e);
             ip = code + e->ip;
             NEXT;
 #if VM_RECOG
@@ -855,7 +874,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[--esn];
             switch (e->kind) {
             case E_CALL:
-                depth--;
+                depth -= FRAME_DEPTH(e);
                 continue;
             case E_GCALL:
                 goto general_fail;
@@ -1107,6 +1126,7 @@ oom:
 #undef SAVE_VALUES
 #undef FILL_ENTRY
 #undef CALL_FRAME
+#undef FRAME_DEPTH
 #undef NODE
 #undef LOOKED
 #undef EXPECT

@@ -80,5 +80,6 @@ typedef enum {
 #define INS_VALUE 1u   /* LIT, CLASS, ANY: push a Match of what matched */
 #define INS_SCOPE 2u   /* REPNEXT: the iteration is a capture scope */
 #define INS_DEFER 4u   /* CALLG: a deferrable rule (memoized from its second call at a position) */
+#define INS_TAIL  8u   /* CALL, CALLG of the fast program: a RET follows (tail position) */
 
 #endif
