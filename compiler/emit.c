@@ -149,6 +149,30 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
 static void first_of(emitter *m, const ast_expr *e, cc_first *f);
 static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f);
 
+/* What e must begin with: through the first element of sequences, captures, @,
+ * - and repetitions of at least one; NULL for an empty sequence or an optional
+ * beginning. */
+static const ast_expr *first_element(const ast_expr *e)
+{
+    for (;;) {
+        switch (e->kind) {
+        case AST_SEQ:
+            if (e->nkids == 0) return NULL;
+            e = e->kids[0];
+            continue;
+        case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
+            e = e->kids[0];
+            continue;
+        case AST_REPEAT:
+            if (e->min < 1) return NULL;
+            e = e->kids[0];
+            continue;
+        default:
+            return e;
+        }
+    }
+}
+
 static uint32_t emit_first_test(emitter *m, const ast_expr *e)
 {
     if (m->fast) {
@@ -156,30 +180,13 @@ static uint32_t emit_first_test(emitter *m, const ast_expr *e)
         first_of(m, e, &f);
         return f.nullable || cc_first_full(&f) ? 0 : emit_btest(m, e, &f);
     }
-    for (;;) {
-        switch (e->kind) {
-        case AST_SEQ:
-            if (e->nkids == 0) return 0;
-            e = e->kids[0];
-            continue;
-        case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
-            e = e->kids[0];
-            continue;
-        case AST_REPEAT:
-            if (e->min < 1) return 0;
-            e = e->kids[0];
-            continue;
-        case AST_LITERAL: {
-            if (e->len == 0 || (unsigned char)e->text[0] >= 0x80) return 0;
-            int lit = intern_literal(m, e);
-            return ins(m, e, OP_TESTCHAR, (unsigned char)e->text[0], 0, (int32_t)m->g->literals[lit].expect);
-        }
-        case AST_CLASS:
-            return ins(m, e, OP_TEST, intern_class(m, e), 0, 0);
-        default:
-            return 0;
-        }
+    e = first_element(e);
+    if (e && e->kind == AST_LITERAL && e->len > 0 && (unsigned char)e->text[0] < 0x80) {
+        int lit = intern_literal(m, e);
+        return ins(m, e, OP_TESTCHAR, (unsigned char)e->text[0], 0, (int32_t)m->g->literals[lit].expect);
     }
+    if (e && e->kind == AST_CLASS) return ins(m, e, OP_TEST, intern_class(m, e), 0, 0);
+    return 0;
 }
 
 static void patch_test(emitter *m, uint32_t at, uint32_t target)
@@ -239,20 +246,8 @@ static int class_bytewise(const ast_expr *e)
  * first character does not match. */
 static int starts_with_terminal(const ast_expr *e)
 {
-    for (;;) {
-        switch (e->kind) {
-        case AST_LITERAL: return e->len > 0;
-        case AST_CLASS: case AST_ANY: return 1;
-        case AST_SEQ:
-            if (e->nkids == 0) return 0;
-            e = e->kids[0];
-            continue;
-        case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
-            e = e->kids[0];
-            continue;
-        default: return 0;
-        }
-    }
+    e = first_element(e);
+    return e && ((e->kind == AST_LITERAL && e->len > 0) || e->kind == AST_CLASS || e->kind == AST_ANY);
 }
 
 /* e matches whenever the next byte is in its first-byte set, and then one byte
