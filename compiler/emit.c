@@ -148,6 +148,7 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
  * and errors do not change. Emits the test and returns its address, or 0. */
 static void first_of(emitter *m, const ast_expr *e, cc_first *f);
 static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f);
+static int guard_ok(emitter *m, const ast_expr *e, const cc_first *f);
 
 /* What e must begin with: through the first element of sequences, captures, @,
  * - and repetitions of at least one; NULL for an empty sequence or an optional
@@ -178,7 +179,7 @@ static uint32_t emit_first_test(emitter *m, const ast_expr *e)
     if (m->fast) {
         cc_first f;
         first_of(m, e, &f);
-        return f.nullable || cc_first_full(&f) ? 0 : emit_btest(m, e, &f);
+        return guard_ok(m, e, &f) ? emit_btest(m, e, &f) : 0;
     }
     e = first_element(e);
     if (e && e->kind == AST_LITERAL && e->len > 0 && (unsigned char)e->text[0] < 0x80) {
@@ -226,6 +227,35 @@ static int intern_byteset(emitter *m, const uint32_t bits[8])
 
 /* A useful guard: e cannot match empty and some byte cannot begin it. */
 static int guardable(const cc_first *f) { return !f->nullable && !cc_first_full(f); }
+
+/* A cut of e's own construct may run before e reads its first byte: a byte test
+ * must not jump over e then, since the cut commits its choice even when e fails
+ * at that byte (-- "a" / "b" fails on "b"). */
+static int cut_first(emitter *m, const ast_expr *e)
+{
+    switch (e->kind) {
+    case AST_CUT:
+        return 1;
+    case AST_SEQ:
+        for (int i = 0; i < e->nkids; i++) {
+            cc_first f;
+            if (cut_first(m, e->kids[i])) return 1;
+            first_of(m, e->kids[i], &f);
+            if (!f.nullable) return 0;
+        }
+        return 0;
+    case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD: case AST_ATTRIBUTE:
+        return cut_first(m, e->kids[0]);
+    default:
+        return 0;   /* a cut inside a choice, repetition, optional, lookahead or call is their own */
+    }
+}
+
+/* A byte test may stand before e. */
+static int guard_ok(emitter *m, const ast_expr *e, const cc_first *f)
+{
+    return guardable(f) && !cut_first(m, e);
+}
 
 static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f)
 {
@@ -321,7 +351,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
      * alternative that can match, with no choice entry. */
     int table = n >= 3;
     for (int i = 0; i < n && table; i++) {
-        table = guardable(&first[i]) && !cc_loose_cut(kids[i]);
+        table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]);
         for (int j = 0; j < i && table; j++) table = cc_first_disjoint(&first[i], &first[j]);
     }
     if (table) {
@@ -362,7 +392,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
             later.nullable |= first[j].nullable;
         }
         /* the last alternative needs no guard when it begins by testing a character */
-        int guard = guardable(&first[i]) && !(last && starts_with_terminal(alt));
+        int guard = guard_ok(m, alt, &first[i]) && !(last && starts_with_terminal(alt));
         int entry = last ? loose : (loose || !guard || later.nullable || !cc_first_disjoint(&first[i], &later));
         uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
         uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
@@ -387,7 +417,11 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
 static int emit_class_loop(emitter *m, const ast_expr *e)
 {
     const ast_expr *kid = e->kids[0];
-    if (e->min != 0 || e->max >= 0 || kid->kind != AST_CHOICE || cc_loose_cut(kid)) return 0;
+    if (e->min != 0 || e->max >= 0 || kid->kind != AST_CHOICE) return 0;
+    /* a cut in an alternative commits the alternatives' choice, which this loop
+     * has not (its one choice entry is the iteration's) */
+    for (int i = 0; i < kid->nkids; i++)
+        if (cc_loose_cut(kid->kids[i])) return 0;
     int k = -1;
     for (int i = 0; i < kid->nkids && k < 0; i++)
         if (kid->kids[i]->kind == AST_CLASS && class_bytewise(kid->kids[i])) k = i;
@@ -513,7 +547,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     int guard = 0;
     if (m->fast && !cc_loose_cut(kid)) {
         first_of(m, kid, &f);
-        guard = guardable(&f);
+        guard = guard_ok(m, kid, &f);
     }
     int scope = v && cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
@@ -793,6 +827,78 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
 }
 
+/* Adds to list the rules e may call before it reads a byte (through nullable
+ * prefixes, into every alternative, repetition and lookahead). */
+static void lead_calls(const ast_grammar *ast, const cc_first *rfirst, const ast_expr *e, rt_buf *list)
+{
+    switch (e->kind) {
+    case AST_CALL:
+        rt_buf_add(list, (const char *)&e->rule, sizeof e->rule);
+        return;
+    case AST_SEQ:
+        for (int i = 0; i < e->nkids; i++) {
+            cc_first f;
+            lead_calls(ast, rfirst, e->kids[i], list);
+            cc_first_expr(ast, rfirst, e->kids[i], &f);
+            if (!f.nullable) return;
+        }
+        return;
+    default:
+        for (int i = 0; i < e->nkids; i++) lead_calls(ast, rfirst, e->kids[i], list);
+        return;
+    }
+}
+
+typedef struct {
+    const ast_grammar *ast;
+    const cc_first    *rfirst;
+    int               *depth;   /* 0: not yet, -1: on the path, else the depth */
+    int                cap;
+} lead_walk;
+
+/* Depth of rule r's chain of calls before its first byte; a chain that comes
+ * back to a rule on the path is a left-recursive cycle, counted as cap (every
+ * rule once: a left-recursive call at the same position is answered by the memo
+ * without going deeper). Recursion is as deep as the chain, at most the rules. */
+static int lead_rule(lead_walk *w, int r)
+{
+    if (w->depth[r] == -1) return w->cap;
+    if (w->depth[r] > 0) return w->depth[r];
+    w->depth[r] = -1;
+    rt_buf list;
+    rt_buf_init(&list);
+    lead_calls(w->ast, w->rfirst, w->ast->rules[r].body, &list);
+    int d = 1;
+    for (size_t i = 0; i + sizeof(int) <= list.len; i += sizeof(int)) {
+        int c;
+        memcpy(&c, list.data + i, sizeof c);
+        int k = lead_rule(w, c) + 1;
+        if (k > d) d = k;
+    }
+    rt_buf_free(&list);
+    w->depth[r] = d > w->cap ? w->cap : d;
+    return w->depth[r];
+}
+
+/* The deepest nest of calls the reference program may enter before a rule reads
+ * its first byte, over all rules; -1: no memory. */
+static int lead_depth(const ast_grammar *ast)
+{
+    int n = ast->nrules, best = 0;
+    cc_first *rfirst = malloc((size_t)(n ? n : 1) * sizeof *rfirst);
+    int *depth = calloc((size_t)(n ? n : 1), sizeof *depth);
+    if (!rfirst || !depth) { free(rfirst); free(depth); return -1; }
+    cc_first_rules(ast, rfirst);
+    lead_walk w = { ast, rfirst, depth, n + 1 };
+    for (int r = 0; r < n; r++) {
+        int d = lead_rule(&w, r);
+        if (d > best) best = d;
+    }
+    free(rfirst);
+    free(depth);
+    return best;
+}
+
 /* Where a jump to at really goes: through jumps, and to a RET or FAIL that a
  * jump may stand in for. */
 static uint32_t final_target(const pego_grammar *g, uint32_t at)
@@ -991,9 +1097,13 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         free(m.rfirst);
         free(m.inl);
         m.fast = 0;
-        /* a call compiled in stands for nest levels of nesting; a call skipped by a
-         * byte test for one (pego_parse keeps the difference in reserve) */
-        g->fast_reserve = (uint32_t)(m.inline_nest > 1 ? m.inline_nest : 1);
+        /* A call compiled in stands for nest levels of nesting; a call skipped by
+         * a byte test for as many as the reference program would have entered
+         * before failing at that byte. pego_parse keeps the larger in reserve. */
+        int lead = lead_depth(ast);
+        if (lead < 0) return -1;
+        g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
+        if (g->fast_reserve < 1) g->fast_reserve = 1;
         if (!m.oom) thread_jumps(g);
         for (uint32_t i = g->fast_start; !m.oom && i + 1 < g->ncode; i++)
             if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET)

@@ -151,7 +151,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         if (!var) goto oom; \
     } while (0)
 
-    p->silent = p->fast;     /* the fast program records no expectations */
+    /* Lookahead nesting, also in the fast program (which records no expectations):
+     * a memo entry made inside a lookahead is not used outside one. */
+    p->silent = 0;
     p->ngf = 0;
     p->npf = 0;
     p->nrec = 0;
