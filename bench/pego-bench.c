@@ -24,6 +24,8 @@
  *   --no-parse             compile and read only: the baseline for memory measurements
  *   --memo default|all|none  memo policy of the parse
  *   --start RULE           start rule (default main)
+ *   --reference            run the reference program (pego_options.reference), not the
+ *                          fast program an unobserved parse runs
  *   --trace-noop           attach a trace sink that does nothing (only in a driver built
  *                          with -DPEGO_BENCH_TRACE, against a library with tracing) */
 #define _POSIX_C_SOURCE 200809L
@@ -43,7 +45,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
-            "       [--memo default|all|none] [--start RULE] [--trace-noop] GRAMMAR INPUT\n",
+            "       [--memo default|all|none] [--start RULE] [--reference] [--trace-noop] GRAMMAR INPUT\n",
             progname);
     exit(2);
 }
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
 {
     const char *mode = "tree", *memo = "default", *start = NULL;
     long reps = 5, warmup = 1;
-    int once = 0, no_parse = 0, trace = 0;
+    int once = 0, no_parse = 0, trace = 0, reference = 0;
     int i;
     for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
         const char *a = argv[i];
@@ -171,6 +173,8 @@ int main(int argc, char **argv)
             no_parse = 1;
         else if (strcmp(a, "--trace-noop") == 0)
             trace = 1;
+        else if (strcmp(a, "--reference") == 0)
+            reference = 1;
         else
             usage();
     }
@@ -181,6 +185,7 @@ int main(int argc, char **argv)
     pego_options opt = { 0 };
     opt.start_rule = start;
     opt.unit = PEGO_UNIT_CODEPOINTS;
+    opt.reference = reference;
     if (strcmp(mode, "recognize") == 0)
         opt.recognize = 1;
     else if (strcmp(mode, "tree") != 0)
