@@ -48,6 +48,21 @@ typedef struct cli_input {
 int  cli_input_flag(cli_input *in, int ch, const char *arg);
 /* Prints the message for the flag getopt_long_only rejected ('?'). */
 void cli_flag_error(const char *command, const struct option *opts, char **argv);
+
+/* What a command's own flag handler says: the flag was taken, -help was printed
+ * (the command ends with 0), the value was wrong (a message was printed), or
+ * the flag is not the command's. */
+enum { CLI_FLAG_OK, CLI_FLAG_HELP, CLI_FLAG_BAD, CLI_FLAG_UNKNOWN };
+typedef int (*cli_flag_fn)(int ch, const char *arg, void *ctx);
+/* The flag loop of the commands that parse: input flags go to cli_input_flag,
+ * the others to own; then cli_input_finish. Returns -1 to go on, else the
+ * command's exit status (0 after -help, EXIT_ERRORS after a message). */
+int  cli_input_flags(cli_input *in, const char *command, int argc, char **argv, const struct option *longopts,
+                     cli_flag_fn own, void *ctx);
+/* Reads the value of -n: a whole number, 0 for no limit; what says what 0 does. */
+int  cli_count_flag(const char *arg, long *out, const char *what);
+/* Reads the value of -f where it is text or json: *json says which. */
+int  cli_text_or_json(const char *arg, int *json);
 /* Takes the operands after optind; 0, or EXIT_ERRORS after printing (no -g, -i with files). */
 int  cli_input_finish(cli_input *in, const char *command, int argc, char **argv);
 /* Compiles the grammar and makes a parser; 0, or EXIT_ERRORS after printing. */

@@ -420,6 +420,17 @@ done:
     return status;
 }
 
+/* The flags of pego explain besides the input flags. */
+static int explain_flag(int ch, const char *arg, void *ctx)
+{
+    explainer *x = ctx;
+    switch (ch) {
+    case OPT_COUNT: return cli_count_flag(arg, &x->limit, "lists all");
+    case OPT_HELP: fputs(explain_usage, stdout); return CLI_FLAG_HELP;
+    default: return CLI_FLAG_UNKNOWN;
+    }
+}
+
 int cmd_explain(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -429,30 +440,8 @@ int cmd_explain(int argc, char **argv)
     };
     cli_input in = { 0 };
     explainer x = { .limit = 10 };
-    opterr = 0;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
-        int done = cli_input_flag(&in, ch, optarg);
-        if (done < 0) return EXIT_ERRORS;
-        if (done) continue;
-        switch (ch) {
-        case OPT_COUNT: {
-            char *end;
-            x.limit = strtol(optarg, &end, 10);
-            if (*end || !*optarg || x.limit < 0) {
-                cli_error("-n needs a whole number (0 lists all), not %s", optarg);
-                return EXIT_ERRORS;
-            }
-            break;
-        }
-        case OPT_HELP: fputs(explain_usage, stdout); return 0;
-        default:
-            cli_flag_error("explain", longopts, argv);
-            return EXIT_ERRORS;
-        }
-    }
-    if (cli_input_finish(&in, "explain", argc, argv)) return EXIT_ERRORS;
+    int done = cli_input_flags(&in, "explain", argc, argv, longopts, explain_flag, &x);
+    if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) {
         x.g = in.g;

@@ -56,6 +56,50 @@ void cli_flag_error(const char *command, const struct option *opts, char **argv)
     }
 }
 
+int cli_input_flags(cli_input *in, const char *command, int argc, char **argv, const struct option *longopts,
+                    cli_flag_fn own, void *ctx)
+{
+    opterr = 0;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
+        int done = cli_input_flag(in, ch, optarg);
+        if (done < 0) return EXIT_ERRORS;
+        if (done) continue;
+        switch (ch == '?' ? CLI_FLAG_UNKNOWN : own(ch, optarg, ctx)) {
+        case CLI_FLAG_OK: break;
+        case CLI_FLAG_HELP: return 0;
+        case CLI_FLAG_BAD: return EXIT_ERRORS;
+        default:
+            cli_flag_error(command, longopts, argv);
+            return EXIT_ERRORS;
+        }
+    }
+    return cli_input_finish(in, command, argc, argv) ? EXIT_ERRORS : -1;
+}
+
+int cli_count_flag(const char *arg, long *out, const char *what)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || !*arg || v < 0) {
+        cli_error("-n needs a whole number (0 %s), not %s", what, arg);
+        return CLI_FLAG_BAD;
+    }
+    *out = v;
+    return CLI_FLAG_OK;
+}
+
+int cli_text_or_json(const char *arg, int *json)
+{
+    if (strcmp(arg, "text") && strcmp(arg, "json")) {
+        cli_error("unknown output format %s (text or json)", arg);
+        return CLI_FLAG_BAD;
+    }
+    *json = strcmp(arg, "json") == 0;
+    return CLI_FLAG_OK;
+}
+
 int cli_input_finish(cli_input *in, const char *command, int argc, char **argv)
 {
     if (!in->grammar) {

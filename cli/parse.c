@@ -33,6 +33,7 @@ enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_BACKEND, OPT_H
 typedef struct {
     const char *format;
     int         stats;
+    cli_input  *in;       /* -check sets its options */
 } parse_config;
 
 static double now_ms(void)
@@ -86,6 +87,27 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
     return EXIT_ERRORS;
 }
 
+/* The flags of pego parse besides the input flags. */
+static int parse_flag(int ch, const char *arg, void *ctx)
+{
+    parse_config *c = ctx;
+    switch (ch) {
+    case OPT_FORMAT:
+        if (strcmp(arg, "json") && strcmp(arg, "sexpr") && strcmp(arg, "none")) {
+            cli_error("unknown output format %s (json, sexpr or none)", arg);
+            return CLI_FLAG_BAD;
+        }
+        c->format = arg;
+        return CLI_FLAG_OK;
+    case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
+    case OPT_STATS: c->stats = 1; return CLI_FLAG_OK;
+    case OPT_BACKEND: return CLI_FLAG_OK;
+    case OPT_STREAM: cli_error("-stream: not supported yet"); return CLI_FLAG_BAD;
+    case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;
+    default: return CLI_FLAG_UNKNOWN;
+    }
+}
+
 int cmd_parse(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -97,33 +119,9 @@ int cmd_parse(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     cli_input in = { 0 };
-    parse_config c = { .format = "json" };
-    opterr = 0;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
-        int done = cli_input_flag(&in, ch, optarg);
-        if (done < 0) return EXIT_ERRORS;
-        if (done) continue;
-        switch (ch) {
-        case OPT_FORMAT:
-            if (strcmp(optarg, "json") && strcmp(optarg, "sexpr") && strcmp(optarg, "none")) {
-                cli_error("unknown output format %s (json, sexpr or none)", optarg);
-                return EXIT_ERRORS;
-            }
-            c.format = optarg;
-            break;
-        case OPT_CHECK: in.opt.recognize = 1; break;
-        case OPT_STATS: c.stats = 1; break;
-        case OPT_BACKEND: break;
-        case OPT_STREAM: cli_error("-stream: not supported yet"); return EXIT_ERRORS;
-        case OPT_HELP: fputs(parse_usage, stdout); return 0;
-        default:
-            cli_flag_error("parse", longopts, argv);
-            return EXIT_ERRORS;
-        }
-    }
-    if (cli_input_finish(&in, "parse", argc, argv)) return EXIT_ERRORS;
+    parse_config c = { .format = "json", .in = &in };
+    int done = cli_input_flags(&in, "parse", argc, argv, longopts, parse_flag, &c);
+    if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) status = cli_input_each(&in, parse_one, &c);
     cli_input_close(&in);

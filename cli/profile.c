@@ -253,6 +253,26 @@ static int print_profile(profile_config *c)
     return 0;
 }
 
+/* The flags of pego profile besides the input flags. */
+static int profile_flag(int ch, const char *arg, void *ctx)
+{
+    profile_config *c = ctx;
+    switch (ch) {
+    case OPT_SORT:
+        for (c->sort = 0; sort_keys[c->sort] && strcmp(sort_keys[c->sort], arg); c->sort++) continue;
+        if (!sort_keys[c->sort]) {
+            cli_error("unknown sort key %s (self, time, calls, evals, memo, failed, repeats, consumed, "
+                      "wasted or name)", arg);
+            return CLI_FLAG_BAD;
+        }
+        return CLI_FLAG_OK;
+    case OPT_COUNT: return cli_count_flag(arg, &c->limit, "shows all");
+    case OPT_FORMAT: return cli_text_or_json(arg, &c->json);
+    case OPT_HELP: fputs(profile_usage, stdout); return CLI_FLAG_HELP;
+    default: return CLI_FLAG_UNKNOWN;
+    }
+}
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -263,45 +283,8 @@ int cmd_profile(int argc, char **argv)
     };
     cli_input in = { 0 };
     profile_config c = { .limit = 30 };
-    opterr = 0;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
-        int done = cli_input_flag(&in, ch, optarg);
-        if (done < 0) return EXIT_ERRORS;
-        if (done) continue;
-        switch (ch) {
-        case OPT_SORT:
-            for (c.sort = 0; sort_keys[c.sort] && strcmp(sort_keys[c.sort], optarg); c.sort++) continue;
-            if (!sort_keys[c.sort]) {
-                cli_error("unknown sort key %s (self, time, calls, evals, memo, failed, repeats, consumed, "
-                          "wasted or name)", optarg);
-                return EXIT_ERRORS;
-            }
-            break;
-        case OPT_COUNT: {
-            char *end;
-            c.limit = strtol(optarg, &end, 10);
-            if (*end || !*optarg || c.limit < 0) {
-                cli_error("-n needs a whole number (0 shows all), not %s", optarg);
-                return EXIT_ERRORS;
-            }
-            break;
-        }
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-                cli_error("unknown output format %s (text or json)", optarg);
-                return EXIT_ERRORS;
-            }
-            c.json = strcmp(optarg, "json") == 0;
-            break;
-        case OPT_HELP: fputs(profile_usage, stdout); return 0;
-        default:
-            cli_flag_error("profile", longopts, argv);
-            return EXIT_ERRORS;
-        }
-    }
-    if (cli_input_finish(&in, "profile", argc, argv)) return EXIT_ERRORS;
+    int done = cli_input_flags(&in, "profile", argc, argv, longopts, profile_flag, &c);
+    if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) {
         c.prof = pego_profile_new();

@@ -280,6 +280,37 @@ static int trace_one(cli_input *in, const char *prefix, const char *label, const
     return 1;
 }
 
+enum { TRACE_MAX_RULES = 64 };
+
+/* The flags of pego trace besides the input flags. */
+static int trace_flag(int ch, const char *arg, void *ctx)
+{
+    trace_printer *t = ctx;
+    switch (ch) {
+    case OPT_DEPTH: {
+        char *end;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (*end || v == 0 || v > 1000000000ul || arg[0] == '-') {
+            cli_error("-max-depth needs a whole number from 1 to 1000000000, not %s", arg);
+            return CLI_FLAG_BAD;
+        }
+        t->max_depth = (uint32_t)v;
+        return CLI_FLAG_OK;
+    }
+    case OPT_RULE:
+        if (t->nrule_args == TRACE_MAX_RULES) {
+            cli_error("too many -rule flags");
+            return CLI_FLAG_BAD;
+        }
+        t->rule_args[t->nrule_args++] = arg;
+        return CLI_FLAG_OK;
+    case OPT_FAILURES: t->failures = 1; return CLI_FLAG_OK;
+    case OPT_FORMAT: return cli_text_or_json(arg, &t->json);
+    case OPT_HELP: fputs(trace_usage, stdout); return CLI_FLAG_HELP;
+    default: return CLI_FLAG_UNKNOWN;
+    }
+}
+
 int cmd_trace(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -291,48 +322,10 @@ int cmd_trace(int argc, char **argv)
     };
     cli_input in = { 0 };
     trace_printer t = { 0 };
-    const char *rule_args[64];
-    opterr = 0;
-    optind = 1;
-    int ch;
+    const char *rule_args[TRACE_MAX_RULES];
     t.rule_args = rule_args;
-    while ((ch = getopt_long_only(argc, argv, "+", longopts, NULL)) != -1) {
-        int done = cli_input_flag(&in, ch, optarg);
-        if (done < 0) return EXIT_ERRORS;
-        if (done) continue;
-        switch (ch) {
-        case OPT_DEPTH: {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || v == 0 || v > 1000000000ul || optarg[0] == '-') {
-                cli_error("-max-depth needs a whole number from 1 to 1000000000, not %s", optarg);
-                return EXIT_ERRORS;
-            }
-            t.max_depth = (uint32_t)v;
-            break;
-        }
-        case OPT_RULE:
-            if (t.nrule_args == (int)(sizeof rule_args / sizeof rule_args[0])) {
-                cli_error("too many -rule flags");
-                return EXIT_ERRORS;
-            }
-            rule_args[t.nrule_args++] = optarg;
-            break;
-        case OPT_FAILURES: t.failures = 1; break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-                cli_error("unknown output format %s (text or json)", optarg);
-                return EXIT_ERRORS;
-            }
-            t.json = strcmp(optarg, "json") == 0;
-            break;
-        case OPT_HELP: fputs(trace_usage, stdout); return 0;
-        default:
-            cli_flag_error("trace", longopts, argv);
-            return EXIT_ERRORS;
-        }
-    }
-    if (cli_input_finish(&in, "trace", argc, argv)) return EXIT_ERRORS;
+    int done = cli_input_flags(&in, "trace", argc, argv, longopts, trace_flag, &t);
+    if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) status = choose_rules(&t, &in);
     if (!status) {
