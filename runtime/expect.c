@@ -63,7 +63,7 @@ int rt_result_syntax_error(pego_parser *p)
     rt_expect *x = &p->exp;
     const pego_grammar *g = p->g;
     uint32_t n = x->n - x->base;
-    uint32_t *ids = x->items + x->base;
+    uint32_t *ids = RT_AT(x->items, x->base);
     rt_buf b;
     rt_buf_init(&b);
     rt_format_failure(p, &b, x->far, ids, n);

@@ -37,6 +37,10 @@ typedef struct { uint32_t label, kind, value; } rt_field;
 #define VAL_CALLED 0x80000000u
 #define VAL_NODE(v) ((v) & ~VAL_CALLED)
 
+/* base + off for an array that may never have been allocated (NULL, off 0):
+ * pointer arithmetic on NULL is undefined even with 0. */
+#define RT_AT(base, off) ((base) ? (base) + (off) : (base))
+
 /* Where the fields of one node are: fields[first .. first + count). */
 typedef struct { uint32_t node, first, count; } rt_fieldref;
 

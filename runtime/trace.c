@@ -153,7 +153,7 @@ static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint3
     rt_expect *x = &p->exp;
     if (x->n > x->base) {
         d.far = x->far;
-        d.items = x->items + x->base;
+        d.items = RT_AT(x->items, x->base);
         d.nitems = x->n - x->base;
     }
     return deliver(p, &ev);

@@ -610,7 +610,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[esn - 1];
             if (pos == e->pos) goto fail;
             esn--;
-            uint32_t text = recover_error(p, e->ip, p->held + e->aux, e->aux2);
+            uint32_t text = recover_error(p, e->ip, RT_AT(p->held, e->aux), e->aux2);
             p->nheld = e->aux;
             if (text == UINT32_MAX) goto oom;
             if (ip->flags & INS_VALUE) {
@@ -945,7 +945,11 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #endif
             case E_BOTTOM:
                 FLUSH_CALLS();
+#if VM_FAST
+                return PEGO_SYNTAX_ERROR;    /* the reference program decides and writes the error */
+#else
                 return rt_result_syntax_error(p);
+#endif
             }
             break;
         }
@@ -1043,7 +1047,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 m->flags = MEMO_OK | MEMO_GROWING;
                 m->end = pos;
                 m->value = ret_value;
-                if (rt_memo_keep_recovered(&p->memo, m, p->rec + gf->rec_start, p->nrec - gf->rec_start) < 0)
+                if (rt_memo_keep_recovered(&p->memo, m, RT_AT(p->rec, gf->rec_start), p->nrec - gf->rec_start) < 0)
                     goto oom;
                 gf->has_best = 1;
                 gf->best_end = pos;

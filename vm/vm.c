@@ -197,8 +197,8 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
         m->end = end;
         m->value = value;
         m->examined = examined;
-        if (rt_memo_keep(&p->memo, m, x->items + x->base, x->n - x->base, x->far) < 0) return FINISH_OOM;
-        if (rt_memo_keep_recovered(&p->memo, m, p->rec + gf->rec_start, ok ? p->nrec - gf->rec_start : 0) < 0)
+        if (rt_memo_keep(&p->memo, m, RT_AT(x->items, x->base), x->n - x->base, x->far) < 0) return FINISH_OOM;
+        if (rt_memo_keep_recovered(&p->memo, m, RT_AT(p->rec, gf->rec_start), ok ? p->nrec - gf->rec_start : 0) < 0)
             return FINISH_OOM;
         p->res.stats.memo_stored++;
     }
