@@ -273,20 +273,26 @@ static int scope_has_captures(const ast_expr *e)
     }
 }
 
-static int count_calls(const ast_expr *e, int *callsites)
+/* Counts e's calls per callee, and adds them as edges from rule from to the
+ * graph of all calls in a. */
+static int count_calls(const ast_expr *e, int *callsites, analysis *a, int from)
 {
     int n = 0;
     if (!e) return 0;
-    if (e->kind == AST_CALL && e->rule >= 0) { callsites[e->rule]++; n++; }
-    for (int i = 0; i < e->nkids; i++) n += count_calls(e->kids[i], callsites);
-    for (int i = 0; i < e->nargs; i++) n += count_calls(e->args[i].value, callsites);
+    if (e->kind == AST_CALL && e->rule >= 0) {
+        callsites[e->rule]++;
+        add_edge(a, from, e->rule);
+        n++;
+    }
+    for (int i = 0; i < e->nkids; i++) n += count_calls(e->kids[i], callsites, a, from);
+    for (int i = 0; i < e->nargs; i++) n += count_calls(e->args[i].value, callsites, a, from);
     if (e->kind == AST_PRATT) {
         const ast_pratt *p = e->pratt;
-        n += count_calls(p->skip, callsites);
-        for (int i = 0; i < p->noperands; i++) n += count_calls(p->operands[i].expr, callsites);
+        n += count_calls(p->skip, callsites, a, from);
+        for (int i = 0; i < p->noperands; i++) n += count_calls(p->operands[i].expr, callsites, a, from);
         for (int l = 0; l < p->nlevels; l++)
             for (int o = 0; o < p->levels[l].nops; o++)
-                n += count_calls(p->levels[l].ops[o].expr, callsites);
+                n += count_calls(p->levels[l].ops[o].expr, callsites, a, from);
     }
     return n;
 }
@@ -393,8 +399,33 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
         int l;
         while ((l = cycle_avoiding_leaders(&a, comp, comp[r], leader)) >= 0) leader[l] = 1;
     }
-    for (int r = 0; r < n; r++) calls_out[r] = count_calls(ast->rules[r].body, callsites);
     check_pratt_operands(&a, ast, errs);
+    /* A rule referenced from one place is transient: its one call site runs
+     * again at a position only when its caller does. Unless the calls come
+     * round: on a cycle of calls where no rule is memoized, an evaluation may
+     * evaluate itself at later positions again and again (def main = @. !main+),
+     * exponentially. So a rule on a cycle of the graph of all calls among
+     * rules that would not be memoized (transient, or cyclic and no leader) is
+     * not transient; a cycle through a memoized rule (JSON's value) is cut by
+     * its memo. */
+    for (int r = 0; r <= n; r++) a.nadj[r] = 0;
+    for (int r = 0; r < n; r++) calls_out[r] = count_calls(ast->rules[r].body, callsites, &a, r);
+    uint8_t *unmemo = calloc((size_t)n + 1, 1), *recursive = calloc((size_t)n + 1, 1);
+    int *rcomp = calloc((size_t)n + 1, sizeof(int)), *rsize = calloc((size_t)n + 1, sizeof(int));
+    for (int r = 0; r < n; r++)
+        unmemo[r] = a.cyclic[r] ? !leader[r] : (callsites[r] < 2 || calls_out[r] == 0);
+    for (int r = 0; r < n; r++) {
+        int k = 0;
+        for (int i = 0; unmemo[r] && i < a.nadj[r]; i++)
+            if (unmemo[a.adj[r][i]]) a.adj[r][k++] = a.adj[r][i];
+        a.nadj[r] = k;
+    }
+    tarjan(&a, rcomp);
+    for (int r = 0; r < n; r++) rsize[rcomp[r]]++;
+    for (int r = 0; r < n; r++) {
+        recursive[r] = rsize[rcomp[r]] > 1;
+        for (int i = 0; i < a.nadj[r]; i++) if (a.adj[r][i] == r) recursive[r] = 1;
+    }
 
     int ndef = 0;
     for (int r = 0; r < n; r++) {
@@ -405,7 +436,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
         if (a.cyclic[r]) f |= RULE_CYCLIC;
         if (leader[r]) f |= RULE_LEADER;
         if (!a.cyclic[r]) f |= RULE_MEMO;
-        if (callsites[r] < 2 || calls_out[r] == 0) f |= RULE_TRANSIENT;
+        if ((callsites[r] < 2 && !recursive[r]) || calls_out[r] == 0) f |= RULE_TRANSIENT;
         if (scope_has_captures(ast->rules[r].body)) f |= RULE_CAPTURES;
         if (!(f & RULE_LEADER) && (!(f & RULE_MEMO) || (f & RULE_TRANSIENT)) && !(f & RULE_CAPTURES))
             f |= RULE_PLAIN;
@@ -424,5 +455,6 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
     free(a.adj); free(a.nadj); free(a.capadj);
     free(a.nullable); free(a.nofail); free(a.cyclic);
     free(comp); free(leader); free(callsites); free(calls_out);
+    free(rcomp); free(rsize); free(recursive); free(unmemo);
     return 0;
 }

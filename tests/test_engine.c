@@ -193,6 +193,36 @@ static void test_nesting_limit(void)
 /* Inside a Pratt expression: a million nested prefix operators or parentheses
  * stop with the nesting-limit message; a million chained left-associative
  * operators do not nest and parse. */
+/* A rule referenced from one place, whose calls come round to it without a
+ * memoized rule between (itself under ! and +, or through another such rule),
+ * is memoized: the number of evaluations stays linear in the input, where it
+ * used to grow exponentially (a 55-byte input took seconds). */
+static void test_memo_recursion(void)
+{
+    static const char *grammars[] = {
+        "def main = @. !main+",
+        "def main = @. !b+\ndef b = main",
+    };
+    /* inputs that fail after trying much: the shape the fuzz target found */
+    static const char input[] = "---a+= \"a\xff" "age<\"ne pla\xff\xff\xff\xff\xff\xff\xff---------";
+    for (int gi = 0; gi < 2; gi++) {
+        pego_diag *diag = NULL;
+        pego_grammar *g = pego_compile(grammars[gi], strlen(grammars[gi]), "t.pego", &diag);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g);
+        for (size_t len = 8; len <= sizeof input - 1; len += 8) {
+            const pego_result *r;
+            pego_parse(p, input, len, NULL, &r);
+            uint64_t evals = pego_result_stats(r)->evals;
+            CU_ASSERT(evals <= 4 * (len + 1) * pego_grammar_rule_count(g));
+            if (evals > 4 * (len + 1) * pego_grammar_rule_count(g))
+                fprintf(stderr, "\n  grammar %d, %zu bytes: %llu evaluations", gi, len, (unsigned long long)evals);
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+}
+
 /* The nesting limit is the reference program's also where the fast program
  * compiles calls into their callers (string with its escape), skips them by a
  * byte test, or reuses the frame of a call in tail position (a): at every limit
@@ -321,6 +351,7 @@ int main(void)
     CU_add_test(s, "memo policies", test_memo_policies);
     CU_add_test(s, "memo linear", test_memo_linear);
     CU_add_test(s, "nesting limit", test_nesting_limit);
+    CU_add_test(s, "recursion without a memoized rule is memoized", test_memo_recursion);
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
