@@ -224,6 +224,33 @@ static int tarjan(analysis *a, int *comp)
     return ncomp;
 }
 
+/* The deepest nest of calls a rule may enter before it reads its first byte:
+ * the longest chain of the left-call graph, where a left-recursive cycle counts
+ * as many levels as there are rules (each rule of it once: a left-recursive call
+ * at the same position is answered by the memo without going deeper). Tarjan
+ * numbers a component after every component it reaches, so one pass in
+ * component order sees callees first. */
+static int deepest_left_chain(const analysis *a, const int *comp)
+{
+    int n = a->n, best = 0;
+    int *count = calloc((size_t)n + 1, sizeof(int)), *order = malloc(((size_t)n + 1) * sizeof(int));
+    int *depth = malloc(((size_t)n + 1) * sizeof(int));
+    if (!count || !order || !depth) { free(count); free(order); free(depth); return n + 1; }
+    for (int r = 0; r < n; r++) count[comp[r] + 1]++;
+    for (int c = 1; c <= n; c++) count[c] += count[c - 1];
+    for (int r = 0; r < n; r++) order[count[comp[r]]++] = r;
+    for (int i = 0; i < n; i++) {
+        int r = order[i], d = 1;
+        if (a->cyclic[r]) d = n + 1;
+        for (int k = 0; k < a->nadj[r] && d <= n; k++)
+            if (depth[a->adj[r][k]] + 1 > d) d = depth[a->adj[r][k]] + 1;
+        depth[r] = d > n + 1 ? n + 1 : d;
+        if (depth[r] > best) best = depth[r];
+    }
+    free(count); free(order); free(depth);
+    return best;
+}
+
 /* Finds a cycle among the non-leader members of component c; on success returns
  * its earliest-declared rule (rules are numbered in declaration order), else -1. */
 static int cycle_avoiding_leaders(analysis *a, const int *comp, int c, const uint8_t *leader)
@@ -399,6 +426,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
         int l;
         while ((l = cycle_avoiding_leaders(&a, comp, comp[r], leader)) >= 0) leader[l] = 1;
     }
+    g->lead_depth = deepest_left_chain(&a, comp);
     check_pratt_operands(&a, ast, errs);
     /* A rule referenced from one place is transient: its one call site runs
      * again at a position only when its caller does. Unless the calls come

@@ -614,7 +614,6 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
     switch (e->kind) {
     case AST_LITERAL: {
         if (m->fast && single_byte(e)) {
-            intern_literal(m, e);      /* the reference program has it already: same tables */
             ins(m, e, v ? OP_CHARV : OP_CHAR, (unsigned char)e->text[0], 0, 0);
             return;
         }
@@ -626,7 +625,6 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         if (m->fast && single_byte(e)) {
             cc_first f;
             first_of(m, e, &f);
-            intern_class(m, e);
             uint32_t at = ins(m, e, OP_BYTE, intern_byteset(m, f.bits), 0, 0);
             if (v) m->g->code[at].flags |= INS_VALUE;
             return;
@@ -827,78 +825,6 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
 }
 
-/* Adds to list the rules e may call before it reads a byte (through nullable
- * prefixes, into every alternative, repetition and lookahead). */
-static void lead_calls(const ast_grammar *ast, const cc_first *rfirst, const ast_expr *e, rt_buf *list)
-{
-    switch (e->kind) {
-    case AST_CALL:
-        rt_buf_add(list, (const char *)&e->rule, sizeof e->rule);
-        return;
-    case AST_SEQ:
-        for (int i = 0; i < e->nkids; i++) {
-            cc_first f;
-            lead_calls(ast, rfirst, e->kids[i], list);
-            cc_first_expr(ast, rfirst, e->kids[i], &f);
-            if (!f.nullable) return;
-        }
-        return;
-    default:
-        for (int i = 0; i < e->nkids; i++) lead_calls(ast, rfirst, e->kids[i], list);
-        return;
-    }
-}
-
-typedef struct {
-    const ast_grammar *ast;
-    const cc_first    *rfirst;
-    int               *depth;   /* 0: not yet, -1: on the path, else the depth */
-    int                cap;
-} lead_walk;
-
-/* Depth of rule r's chain of calls before its first byte; a chain that comes
- * back to a rule on the path is a left-recursive cycle, counted as cap (every
- * rule once: a left-recursive call at the same position is answered by the memo
- * without going deeper). Recursion is as deep as the chain, at most the rules. */
-static int lead_rule(lead_walk *w, int r)
-{
-    if (w->depth[r] == -1) return w->cap;
-    if (w->depth[r] > 0) return w->depth[r];
-    w->depth[r] = -1;
-    rt_buf list;
-    rt_buf_init(&list);
-    lead_calls(w->ast, w->rfirst, w->ast->rules[r].body, &list);
-    int d = 1;
-    for (size_t i = 0; i + sizeof(int) <= list.len; i += sizeof(int)) {
-        int c;
-        memcpy(&c, list.data + i, sizeof c);
-        int k = lead_rule(w, c) + 1;
-        if (k > d) d = k;
-    }
-    rt_buf_free(&list);
-    w->depth[r] = d > w->cap ? w->cap : d;
-    return w->depth[r];
-}
-
-/* The deepest nest of calls the reference program may enter before a rule reads
- * its first byte, over all rules; -1: no memory. */
-static int lead_depth(const ast_grammar *ast)
-{
-    int n = ast->nrules, best = 0;
-    cc_first *rfirst = malloc((size_t)(n ? n : 1) * sizeof *rfirst);
-    int *depth = calloc((size_t)(n ? n : 1), sizeof *depth);
-    if (!rfirst || !depth) { free(rfirst); free(depth); return -1; }
-    cc_first_rules(ast, rfirst);
-    lead_walk w = { ast, rfirst, depth, n + 1 };
-    for (int r = 0; r < n; r++) {
-        int d = lead_rule(&w, r);
-        if (d > best) best = d;
-    }
-    free(rfirst);
-    free(depth);
-    return best;
-}
-
 /* Where a jump to at really goes: through jumps, and to a RET or FAIL that a
  * jump may stand in for. */
 static uint32_t final_target(const pego_grammar *g, uint32_t at)
@@ -1094,14 +1020,13 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
                 ins(&m, body, OP_RET, 0, 0, 0);
             }
         }
-        free(m.rfirst);
-        free(m.inl);
-        m.fast = 0;
         /* A call compiled in stands for nest levels of nesting; a call skipped by
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
-        int lead = lead_depth(ast);
-        if (lead < 0) return -1;
+        free(m.rfirst);
+        free(m.inl);
+        m.fast = 0;
+        int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
         if (g->fast_reserve < 1) g->fast_reserve = 1;
         if (!m.oom) thread_jumps(g);

@@ -140,6 +140,7 @@ struct pego_grammar {
     int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
     uint32_t    fast_start;     /* address of its first instruction */
     uint32_t    fast_reserve;   /* nesting levels the fast program keeps in reserve */
+    int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
 };
 
