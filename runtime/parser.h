@@ -9,6 +9,7 @@
 #include "pego.h"
 #include "../compiler/program.h"
 #include "buf.h"
+#include "../vm/stack.h"
 
 /* ---- nodes (runtime/tree.c) ---- */
 enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST,
@@ -133,58 +134,6 @@ int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_rec
 void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, size_t bits);
-
-/* ---- VM stacks ---- */
-enum { E_BOTTOM, E_CALL, E_GCALL, E_CHOICE, E_ITER, E_LOOK, E_NLOOK, E_LABEL, E_RECOVER, E_SKIP, E_SUB };
-
-typedef struct {
-    uint8_t  kind;
-    uint8_t  cut;
-    uint16_t level;   /* call: the level number of a level-restricted call */
-    uint32_t ip;      /* return address, alternative, or REP address */
-    uint32_t pos;     /* saved position / call start */
-    uint32_t vs;      /* value-stack height */
-    uint32_t trail;   /* capture-trail height */
-    uint32_t aux;     /* call: variant; iteration: count */
-    uint32_t aux2;    /* general call: frame index; iteration: list base */
-    uint32_t rec;     /* number of recovered errors */
-} vm_entry;
-
-typedef struct {
-    uint32_t variant;
-    uint32_t pos;
-    uint32_t saved_far, saved_base;  /* the caller's expectation window */
-    int32_t  memo;                   /* memo entry index or -1 when not stored */
-    uint32_t body;                   /* address of the body */
-    uint32_t best_end, best_value;   /* seed growing */
-    uint32_t saved_hw;               /* the caller's examined end */
-    uint32_t level;                  /* min of the call's parse (memo key) */
-    uint32_t call_level;             /* level number of a level-restricted call, else 0 */
-    uint32_t rec_start;              /* recovered errors before the call */
-    uint64_t evals_start;            /* evaluation counter at the call (tracing) */
-    uint64_t nested_evals;           /* evaluations of nested traced calls */
-    uint8_t  has_best, silent, leader, memoize, traced;
-} vm_gframe;
-
-typedef struct { uint32_t label, value; } vm_capture;
-
-/* A mark of the state a Pratt machine restores: position, stacks, recovered errors. */
-typedef struct { uint32_t pos, vs, trail, rec; } vm_mark;
-
-/* One parse(min) of a Pratt expression (language.md 3.2). */
-typedef struct {
-    uint16_t pratt;
-    uint8_t  state;
-    uint8_t  outer;        /* the rule's own parse, not an operand parse */
-    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, pad[3];
-    uint32_t min, last_none;
-    uint32_t lhs, lhs_start;
-    vm_mark  m, m2;        /* before and after the skip */
-    int32_t  idx, best;
-    uint32_t best_end;
-    uint32_t op_value, op_start;
-    uint32_t out_value;    /* outcome of the last line or operand parse */
-} vm_pframe;
 
 /* ---- positions (runtime/input.c) ---- */
 typedef struct {

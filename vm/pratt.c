@@ -1,0 +1,309 @@
+/* The Pratt machine (docs/language.md 3.2). A rule whose body is a Pratt
+ * expression runs PSTART, then PRATT, which returns to the loop whenever it
+ * needs one of the expression's lines matched: it pushes a line entry (E_SUB)
+ * and the loop runs the line; SUBRET, or a failure reaching the entry, brings
+ * the outcome back here and the loop runs PRATT again. Each parse(min) is a
+ * frame on the parser's Pratt stack and counts one level of nesting. Only the
+ * reference program has Pratt expressions. */
+#include "vm.h"
+
+/* States of a parse(min): the head (skip, prefix candidates, operands), then the
+ * loop over infix and postfix candidates. */
+typedef enum {
+    PS_HEAD, PS_HEAD_SKIPPED, PS_PREFIX_TRY, PS_PREFIX_TRIED, PS_PREFIX_RERUN, PS_PREFIX_RHS,
+    PS_OPERAND, PS_OPERAND_TRIED, PS_LOOP, PS_LOOP_SKIPPED, PS_TAIL_TRY, PS_TAIL_TRIED,
+    PS_TAIL_RERUN, PS_TAIL_RHS
+} pratt_state;
+
+static vm_mark mark(pego_parser *p, const vm_regs *r)
+{
+    return (vm_mark){ r->pos, r->vsn, r->tn, p->nrec };
+}
+
+static void restore(pego_parser *p, vm_regs *r, vm_mark m)
+{
+    r->pos = m.pos;
+    r->vsn = m.vs;
+    r->tn = m.trail;
+    p->nrec = m.rec;
+}
+
+/* Pushes a parse(min) on top of frame *f for an operand; *f is updated, since
+ * the stack may move. -1 when out of memory, -2 past the nesting limit. */
+static int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
+{
+    if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return -1;
+    vm_pframe *below = &p->pf[p->npf - 1];
+    p->pf[p->npf++] = (vm_pframe){ .pratt = below->pratt, .state = PS_HEAD, .valued = below->valued, .min = min };
+    *f = &p->pf[p->npf - 1];
+    return ++r->depth > p->max_depth ? -2 : 0;
+}
+
+/* Makes the Operator node of operator op over kids: labelled with the rule,
+ * with the operator's number as a field when the grammar has that label.
+ * Returns the node's value, or 0 when out of memory. */
+static uint32_t operator_node(pego_parser *p, const vm_regs *r, const cc_pratt *pr, const cc_pratt_op *op,
+                              uint32_t start, const uint32_t *kids, uint32_t nkids)
+{
+    const pego_grammar *g = p->g;
+    uint32_t v = rt_tree_node(&p->tree, NODE_OPERATOR, start, r->pos, kids, nkids);
+    if (!v) return 0;
+    rt_node_set_label(&p->tree.nodes[v - 1], pr->rule);
+    if (g->label_operator >= 0 && vm_scalar_field(p, v, g->label_operator, FIELD_INT, (uint32_t)op->number) < 0)
+        return 0;
+    return v;
+}
+
+vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
+{
+    /* The outer parse of a Pratt rule, at the level of the call (the rule's call
+     * entry is on top). */
+    const vm_entry *e = &p->es[r->esn - 1];
+    uint32_t variant = e->kind == E_GCALL ? p->gf[e->u.gcall.frame].variant : e->u.call.variant;
+    if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
+        return VM_OOM;
+    p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)r->ip->a, .state = PS_HEAD, .outer = 1,
+                                   .valued = variant < (uint32_t)p->g->nrules,
+                                   .min = e->level ? e->level - 1u : 0 };
+    if (++r->depth > p->max_depth) return VM_TOO_DEEP;
+    r->ip++;
+    return VM_NEXT;
+}
+
+/* Runs line (an address) of the Pratt expression under a line entry; the loop
+ * comes back to the PRATT instruction at r->ip when it is over. */
+static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
+{
+    vm_entry *e = vm_push_entry(p, r, E_SUB);
+    if (!e) return VM_OOM;
+    e->u.sub.resume = (uint32_t)(r->ip - p->g->code);
+    r->ip = p->g->code + line;
+    return VM_NEXT;
+}
+
+vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
+{
+    const cc_pratt *pr = &p->g->pratts[r->ip->a];
+    vm_pframe *f = &p->pf[p->npf - 1];
+    int pushed;
+    for (;;) {
+        int finished = 0;      /* 1: the parse returned lhs, -1: it failed */
+        switch ((pratt_state)f->state) {
+        case PS_HEAD:
+            f->state = PS_HEAD_SKIPPED;
+            if (pr->has_skip) { p->silent++; return run_line(p, r, pr->skip); }
+            continue;
+        case PS_HEAD_SKIPPED:
+            if (pr->has_skip) p->silent--;
+            f->m = mark(p, r);
+            f->idx = 0;
+            f->best = -1;
+            f->cut_failed = 0;
+            f->state = PS_PREFIX_TRY;
+            continue;
+        case PS_PREFIX_TRY:
+            if (f->idx < pr->nprefix) {
+                restore(p, r, f->m);
+                f->state = PS_PREFIX_TRIED;
+                return run_line(p, r, pr->prefix[f->idx].vf_code);
+            }
+            if (f->best >= 0) {
+                restore(p, r, f->m);
+                f->state = PS_PREFIX_RERUN;
+                return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
+            }
+            if (f->cut_failed) { finished = -1; break; }
+            f->idx = 0;
+            f->state = PS_OPERAND;
+            continue;
+        case PS_PREFIX_TRIED:
+            if (f->out_ok && r->pos > f->m.pos && (f->best < 0 || r->pos > f->best_end)) {
+                f->best = f->idx;
+                f->best_end = r->pos;
+            }
+            if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+            restore(p, r, f->m);
+            f->idx++;
+            f->state = PS_PREFIX_TRY;
+            continue;
+        case PS_PREFIX_RERUN:
+            f->op_value = f->out_value;
+            f->op_cut = f->out_cut;
+            f->op_start = f->m.pos;
+            f->state = PS_PREFIX_RHS;
+            if ((pushed = push_parse(p, r, &f, (uint32_t)pr->prefix[f->best].level)) < 0) goto push_failed;
+            continue;
+        case PS_PREFIX_RHS:
+            if (f->out_ok) {
+                if (f->valued) {
+                    uint32_t kids[2] = { f->op_value, f->out_value };
+                    if (!(f->lhs = operator_node(p, r, pr, &pr->prefix[f->best], f->op_start, kids, 2))) return VM_OOM;
+                }
+                f->lhs_start = f->op_start;
+                f->last_none = 0;
+                f->state = PS_LOOP;
+                continue;
+            }
+            if (f->op_cut) { finished = -1; break; }
+            restore(p, r, f->m);
+            f->idx = 0;
+            f->state = PS_OPERAND;
+            continue;
+        case PS_OPERAND:
+            if (f->idx >= pr->noperands) { finished = -1; break; }
+            restore(p, r, f->m);
+            f->state = PS_OPERAND_TRIED;
+            return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
+        case PS_OPERAND_TRIED:
+            if (f->out_ok) {
+                f->lhs = f->out_value;
+                f->lhs_start = f->m.pos;
+                f->last_none = 0;
+                f->state = PS_LOOP;
+                continue;
+            }
+            if (f->out_cut) { finished = -1; break; }
+            f->idx++;
+            f->state = PS_OPERAND;
+            continue;
+        case PS_LOOP:
+            f->m = mark(p, r);
+            f->state = PS_LOOP_SKIPPED;
+            if (pr->has_skip) { p->silent++; return run_line(p, r, pr->skip); }
+            continue;
+        case PS_LOOP_SKIPPED:
+            if (pr->has_skip) p->silent--;
+            f->m2 = mark(p, r);
+            f->idx = 0;
+            f->best = -1;
+            f->cut_failed = 0;
+            f->state = PS_TAIL_TRY;
+            continue;
+        case PS_TAIL_TRY: {
+            if (f->idx < pr->ntail) {
+                restore(p, r, f->m2);
+                f->state = PS_TAIL_TRIED;
+                return run_line(p, r, pr->tail[f->idx].vf_code);
+            }
+            if (f->best < 0) {
+                restore(p, r, f->m);
+                finished = f->cut_failed ? -1 : 1;
+                break;
+            }
+            const cc_pratt_op *op = &pr->tail[f->best];
+            if ((uint32_t)op->level <= f->min ||
+                (op->kind == PRATT_INFIX_NONE && (uint32_t)op->level == f->last_none)) {
+                restore(p, r, f->m);
+                finished = 1;
+                break;
+            }
+            restore(p, r, f->m2);
+            f->state = PS_TAIL_RERUN;
+            return run_line(p, r, f->valued ? op->code : op->vf_code);
+        }
+        case PS_TAIL_TRIED: {
+            const cc_pratt_op *op = &pr->tail[f->idx];
+            int matched = f->out_ok && !(op->kind == PRATT_POSTFIX && r->pos == f->m2.pos);
+            if (matched && (f->best < 0 || r->pos > f->best_end)) {
+                f->best = f->idx;
+                f->best_end = r->pos;
+            }
+            if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+            restore(p, r, f->m2);
+            f->idx++;
+            f->state = PS_TAIL_TRY;
+            continue;
+        }
+        case PS_TAIL_RERUN: {
+            const cc_pratt_op *op = &pr->tail[f->best];
+            f->op_value = f->out_value;
+            f->op_cut = f->out_cut;
+            if (op->kind == PRATT_POSTFIX) {
+                if (f->valued) {
+                    uint32_t kids[2] = { f->lhs, f->op_value };
+                    if (!(f->lhs = operator_node(p, r, pr, op, f->lhs_start, kids, 2))) return VM_OOM;
+                }
+                f->last_none = 0;
+                if (r->pos == f->m.pos) { finished = 1; break; }
+                f->state = PS_LOOP;
+                continue;
+            }
+            f->state = PS_TAIL_RHS;
+            if ((pushed = push_parse(p, r, &f, (uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT))) < 0)
+                goto push_failed;
+            continue;
+        }
+        case PS_TAIL_RHS: {
+            const cc_pratt_op *op = &pr->tail[f->best];
+            if (f->out_ok) {
+                if (f->valued) {
+                    uint32_t kids[3] = { f->lhs, f->op_value, f->out_value };
+                    if (!(f->lhs = operator_node(p, r, pr, op, f->lhs_start, kids, 3))) return VM_OOM;
+                }
+                f->last_none = op->kind == PRATT_INFIX_NONE ? (uint32_t)op->level : 0;
+                if (r->pos == f->m.pos) { finished = 1; break; }
+                f->state = PS_LOOP;
+                continue;
+            }
+            if (f->op_cut) { finished = -1; break; }
+            restore(p, r, f->m);
+            finished = 1;
+            break;
+        }
+        }
+        /* This parse(min) is over: hand its outcome to the parse below, or end
+         * the rule's outer parse. */
+        uint32_t lhs = f->lhs;
+        int outer = f->outer;
+        p->npf--;
+        r->depth--;
+        if (outer) {
+            if (finished < 0) return VM_FAIL;
+            if (p->pf[p->npf].valued && vm_push_value(p, r, lhs) < 0) return VM_OOM;
+            r->ip++;
+            return VM_NEXT;
+        }
+        f = &p->pf[p->npf - 1];
+        f->out_ok = finished > 0;
+        f->out_cut = 0;
+        f->out_value = lhs;
+    }
+push_failed:
+    return pushed == -1 ? VM_OOM : VM_TOO_DEEP;
+}
+
+vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r)
+{
+    /* A line matched: its captures become fields of its value, an operand's
+     * fresh value gets the rule's label. */
+    const vm_ins *ip = r->ip;
+    vm_entry *e = &p->es[--r->esn];
+    vm_pframe *f = &p->pf[p->npf - 1];
+    uint32_t v = VAL_NIL;
+    if (ip->flags & INS_VALUE) {
+        v = p->vs[--r->vsn];
+        if (r->tn != e->trail) {
+            v = vm_apply_fields(p, v, e->trail, r->tn, e->pos, r->pos);
+            if (!v) return VM_OOM;
+        }
+        if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_node_label(&p->tree.nodes[v - 1]) < 0)
+            rt_node_set_label(&p->tree.nodes[v - 1], ip->a);
+    }
+    r->tn = e->trail;
+    f->out_ok = 1;
+    f->out_cut = e->cut;
+    f->out_value = v;
+    r->ip = p->g->code + e->u.sub.resume;
+    return VM_NEXT;
+}
+
+vm_step vm_pratt_line_failed(pego_parser *p, vm_regs *r, vm_entry *e)
+{
+    /* the machine resumes with the outcome */
+    vm_pframe *f = &p->pf[p->npf - 1];
+    vm_restore_entry(p, r, e);
+    f->out_ok = 0;
+    f->out_cut = e->cut;
+    r->ip = p->g->code + e->u.sub.resume;
+    return VM_NEXT;
+}

@@ -1,0 +1,96 @@
+/* The VM's stacks: entries of the control stack (one named member per kind of
+ * entry), the side records of general calls, the capture trail and the frames
+ * of Pratt expressions. The parser (runtime/parser.h) owns them and reuses
+ * them across parses. */
+#ifndef PEGO_VM_STACK_H
+#define PEGO_VM_STACK_H
+
+#include <stdint.h>
+
+/* Kinds of control-stack entries. A failure pops entries until one handles it
+ * (vm/loop.h, label fail). */
+enum {
+    E_BOTTOM,   /* below everything: a failure reaching it fails the parse */
+    E_CALL,     /* plain rule call */
+    E_GCALL,    /* general rule call, with a side record (vm_gframe) */
+    E_CHOICE,   /* ordered choice: resume at the alternative */
+    E_ITER,     /* repetition: one entry for the whole loop, updated per iteration */
+    E_LOOK,     /* positive lookahead */
+    E_NLOOK,    /* negative lookahead: its body failing is its success */
+    E_LABEL,    /* #error: replace what the expression recorded by the message */
+    E_RECOVER,  /* #recover: on failure, hold it and run the skip */
+    E_SKIP,     /* #recover's skip is running */
+    E_SUB       /* a Pratt line is running; its outcome goes back to the machine */
+};
+
+/* One control-stack entry: 32 bytes. The state every entry restores on
+ * backtracking comes first; the rest depends on the kind. */
+typedef struct {
+    uint8_t  kind;
+    uint8_t  cut;      /* choice, iteration, Pratt line: a cut committed it */
+    uint16_t level;    /* plain and general call: level number of a level-restricted call */
+    uint32_t pos;      /* position to restore; of a call, where it started */
+    uint32_t vs;       /* value-stack height */
+    uint32_t trail;    /* capture-trail height */
+    uint32_t rec;      /* number of recovered errors */
+    union {
+        /* E_CALL: where to return; the variant called (reference program);
+         * the levels of nesting it stands for beyond one (the fast program's
+         * tail calls reuse the caller's frame) */
+        struct { uint32_t ret, variant, extra_levels; } call;
+        /* E_GCALL: where to return; index of its side record in parser.gf */
+        struct { uint32_t ret, frame; } gcall;
+        /* E_CHOICE and E_NLOOK: where to resume when the entry handles a failure */
+        struct { uint32_t alt; } choice;
+        /* E_ITER: address of the REP instruction, iterations so far, and the
+         * value-stack height where the loop's values begin */
+        struct { uint32_t rep, count, list_base; } iter;
+        /* E_LABEL and E_RECOVER: the #error message's expectation or the
+         * #recover skip's address, and the caller's expectation window */
+        struct { uint32_t target, saved_far, saved_base; } window;
+        /* E_SKIP: where the held failure was, and its items in parser.held */
+        struct { uint32_t far, held, nheld; } skip;
+        /* E_SUB: address of the PRATT instruction to resume */
+        struct { uint32_t resume; } sub;
+    } u;
+} vm_entry;
+
+/* The side record of a general call (memoized, growing a seed, or observed). */
+typedef struct {
+    uint32_t variant;
+    uint32_t pos;
+    uint32_t saved_far, saved_base;  /* the caller's expectation window */
+    int32_t  memo;                   /* memo entry index or -1 when not stored */
+    uint32_t body;                   /* address of the body */
+    uint32_t best_end, best_value;   /* seed growing */
+    uint32_t saved_hw;               /* the caller's examined end */
+    uint32_t level;                  /* min of the call's parse (memo key) */
+    uint32_t call_level;             /* level number of a level-restricted call, else 0 */
+    uint32_t rec_start;              /* recovered errors before the call */
+    uint64_t evals_start;            /* evaluation counter at the call (tracing) */
+    uint64_t nested_evals;           /* evaluations of nested traced calls */
+    uint8_t  has_best, silent, leader, memoize, traced;
+} vm_gframe;
+
+/* A capture on the trail: its label and the value captured. */
+typedef struct { uint32_t label, value; } vm_capture;
+
+/* A mark of the state a Pratt machine restores: position, stacks, recovered errors. */
+typedef struct { uint32_t pos, vs, trail, rec; } vm_mark;
+
+/* One parse(min) of a Pratt expression (docs/language.md 3.2). */
+typedef struct {
+    uint16_t pratt;
+    uint8_t  state;
+    uint8_t  outer;        /* the rule's own parse, not an operand parse */
+    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, pad[3];
+    uint32_t min, last_none;
+    uint32_t lhs, lhs_start;
+    vm_mark  m, m2;        /* before and after the skip */
+    int32_t  idx, best;
+    uint32_t best_end;
+    uint32_t op_value, op_start;
+    uint32_t out_value;    /* outcome of the last line or operand parse */
+} vm_pframe;
+
+#endif

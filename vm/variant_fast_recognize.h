@@ -1,0 +1,15 @@
+/* The fast program's copy of the dispatch loop (vm/loop.h) for recognition:
+ * as vm/variant_fast.h, but it runs value-free bodies only, so it has no value
+ * stack or capture trail either. */
+#define VM_RUN vm_run_fast_recognize
+#define VALUED 0
+#define REFERENCE 0
+#define EXPECT(at, id) ((void)0)
+#define LOOKED(x) ((void)0)
+#define WATCHED 0
+/* entries save only the position */
+#define FILL_ENTRY(e, k) ((e)->kind = (uint8_t)(k), (e)->cut = 0, (e)->pos = pos)
+#define CALL_FRAME(e, var, lvl) ((e)->u.call.extra_levels = 0)
+#define TAIL_CALLS 1
+#define FRAME_DEPTH(e) (1u + (e)->u.call.extra_levels)
+#define SYNTAX_ERROR() PEGO_SYNTAX_ERROR

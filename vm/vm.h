@@ -1,0 +1,153 @@
+/* What the dispatch loop (vm/loop.h) shares with the parts it calls out to for
+ * cold work: the general call path (vm/call.c), the Pratt machine
+ * (vm/pratt.c), #error and #recover (vm/recover.c). The loop keeps its state
+ * in local variables; before a call out it writes them to a vm_regs, and reads
+ * them back after, then does what the returned vm_step says. */
+#ifndef PEGO_VM_VM_H
+#define PEGO_VM_VM_H
+
+#include "../runtime/parser.h"
+
+/* The loop's registers: the next instruction, the position, the heights of the
+ * control stack, value stack and capture trail, where the values of the
+ * innermost finished loop begin, and the nesting depth. */
+typedef struct {
+    const vm_ins *ip;
+    uint32_t pos, esn, vsn, tn, list_base, depth;
+} vm_regs;
+
+/* What the loop does after a call out. */
+typedef enum {
+    VM_NEXT,        /* run the instruction at ip */
+    VM_FAIL,        /* fail at pos */
+    VM_PLAIN_CALL,  /* make the call it was handed on the plain path */
+    VM_OOM,         /* out of memory */
+    VM_TOO_DEEP,    /* the nesting limit was reached */
+    VM_ABORTED      /* a trace callback aborted the parse */
+} vm_step;
+
+/* A rule call handed to the general path: the variant called, its body, the
+ * level number of a level-restricted call (else 0), the return address, and
+ * whether it is in tail position (fast program). */
+typedef struct { uint32_t variant, entry, level, ret, tail; } vm_call;
+
+/* Whether calls are observed: trace sinks are attached or the runtime profiler
+ * is on. A build with -DPEGO_NO_HOOKS compiles the hooks out; it exists only for
+ * the benchmark that measures what they cost. */
+#ifdef PEGO_NO_HOOKS
+#define OBSERVING(p) 0
+#else
+#define OBSERVING(p) ((p)->observing)
+#endif
+
+#ifdef PEGO_FAULT_INJECTION
+/* Deliberate breakage for the tests that prove the equivalence harness can fail;
+ * compiled only into a test program, never into libpego (vm/vm.c defines them). */
+extern int rt_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
+extern int rt_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
+extern int rt_fault_fast_span;           /* the fast program's byte spans stop one byte short */
+#define FAULT_SHORT_SPAN(from) do { if (rt_fault_fast_span && pos > (from)) pos--; } while (0)
+#else
+#define FAULT_SHORT_SPAN(from) ((void)(from))
+#endif
+
+/* Records that id was expected at pos (docs/language.md 1.12): nothing while
+ * silent (inside a lookahead) or behind the farthest position; a farther
+ * position starts a new set; duplicates are dropped. */
+static inline void vm_expect(pego_parser *p, uint32_t pos, uint32_t id)
+{
+    if (p->silent) return;
+    rt_expect *x = &p->exp;
+    if (pos < x->far) return;
+    if (pos > x->far) { x->far = pos; x->n = x->base; }
+    for (uint32_t i = x->base; i < x->n; i++)
+        if (x->items[i] == id) return;
+    if (x->n < x->cap) x->items[x->n++] = id;
+    else rt_expect_add_slow(x, pos, id);
+}
+
+/* Opens a window of the expectation record at pos (a call, #error, #recover). */
+static inline void vm_open_window(pego_parser *p, uint32_t pos)
+{
+    p->exp.base = p->exp.n;
+    p->exp.far = pos;
+}
+
+/* Closes the window opened where the caller's record was far/base, and merges
+ * its items into that record when merge is set. The merge works in place: the
+ * caller's window lies just below, and each item is read before anything can be
+ * written at its index. */
+static inline void vm_close_window(pego_parser *p, uint32_t saved_far, uint32_t saved_base, int merge)
+{
+    rt_expect *x = &p->exp;
+    uint32_t far = x->far, from = x->base, to = merge ? x->n : x->base;
+    x->n = x->base;
+    x->base = saved_base;
+    x->far = saved_far;
+    for (uint32_t i = from; i < to; i++) vm_expect(p, far, x->items[i]);
+}
+
+/* Pushes a control-stack entry of the given kind that saves the state in r,
+ * for the parts outside the loop; NULL when out of memory. */
+static inline vm_entry *vm_push_entry(pego_parser *p, vm_regs *r, int kind)
+{
+    if (r->esn == p->capes && rt_grow((void **)&p->es, &p->capes, r->esn + 1, sizeof(vm_entry)) < 0) return NULL;
+    vm_entry *e = &p->es[r->esn++];
+    *e = (vm_entry){ .kind = (uint8_t)kind, .pos = r->pos, .vs = r->vsn, .trail = r->tn, .rec = p->nrec };
+    return e;
+}
+
+/* Back to the state entry e saved. */
+static inline void vm_restore_entry(pego_parser *p, vm_regs *r, const vm_entry *e)
+{
+    r->pos = e->pos;
+    r->vsn = e->vs;
+    r->tn = e->trail;
+    p->nrec = e->rec;
+}
+
+/* Pushes value v; -1 when out of memory. */
+static inline int vm_push_value(pego_parser *p, vm_regs *r, uint32_t v)
+{
+    if (r->vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, r->vsn + 1, sizeof(uint32_t)) < 0) return -1;
+    p->vs[r->vsn++] = v;
+    return 0;
+}
+
+/* Finishes a scope: its captures trail[from, to) become fields of value v, or of
+ * a new Seq over start..end that wraps v (docs/language.md 1.9). Returns the
+ * resulting value, or 0 when out of memory (vm/vm.c). */
+uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to, uint32_t start, uint32_t end);
+
+/* Gives node v one field that is not a node (an integer or a string); -1 when
+ * out of memory (vm/vm.c). */
+int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value);
+
+/* The general call path (vm/call.c): memo lookup and store, left-recursion
+ * growth, observation. vm_call_enter decides a call the loop hands it (and
+ * answers VM_PLAIN_CALL when the plain path will do); vm_call_return runs when
+ * a body reaches RET with a general call's entry on top; vm_call_fail when a
+ * failure pops one (e, already popped: r->esn is its index). */
+vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c);
+vm_step vm_call_return(pego_parser *p, vm_regs *r);
+vm_step vm_call_fail(pego_parser *p, vm_regs *r, vm_entry *e);
+
+/* The Pratt machine (vm/pratt.c): PSTART, PRATT, SUBRET, and a failure that
+ * reaches a Pratt line's entry (e, already popped). */
+vm_step vm_pratt_start(pego_parser *p, vm_regs *r);
+vm_step vm_pratt_run(pego_parser *p, vm_regs *r);
+vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r);
+vm_step vm_pratt_line_failed(pego_parser *p, vm_regs *r, vm_entry *e);
+
+/* #error and #recover (vm/recover.c): LABEL and RECOVER open a window,
+ * LABELEND and RECOVEREND close it, SKIPEND ends a skip, and a failure that
+ * reaches one of their entries (e, already popped) is handled by
+ * vm_recover_failed. vm_recover_replay re-appends the errors a memo entry
+ * recovered; -1 when out of memory. */
+vm_step vm_recover_open(pego_parser *p, vm_regs *r, int kind);
+vm_step vm_recover_close(pego_parser *p, vm_regs *r);
+vm_step vm_recover_skip_end(pego_parser *p, vm_regs *r);
+vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e);
+int     vm_recover_replay(pego_parser *p, const rt_memo_entry *m);
+
+#endif
