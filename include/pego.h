@@ -256,18 +256,20 @@ const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i);
 /* The position unit of the parse being traced. */
 pego_unit pego_trace_unit(const pego_trace_event *ev);
 
-/* ---- profiling ---------------------------------------------------------- */
+/* ---- the collector ------------------------------------------------------ */
 
-/* A profile collector: a trace sink that adds up, per rule, what the calls of
- * any number of parses did and where the time went (what `pego profile`
- * prints). A value-free twin counts as its rule. Counts are exact: the same
- * grammar, input and options give the same counts on every run. Times are
+/* A collector: a trace sink that adds up, per rule, what the calls of any
+ * number of parses did and where the time went (what `pego profile` prints).
+ * It keeps its totals in memory for the program to read; the report files of
+ * --profile come from the runtime profiler (pego_profile_start) instead. A
+ * value-free twin counts as its rule. Counts are exact: the same grammar,
+ * input and options give the same counts on every run. Times are
  * CLOCK_MONOTONIC readings and include the collector's own cost. A collector
  * may be attached to one parser at a time. */
-typedef struct pego_profile pego_profile;
+typedef struct pego_collector pego_collector;
 
 /* A rule's totals. Positions are in the unit of the parses. */
-typedef struct pego_profile_rule {
+typedef struct pego_collector_rule {
     const char *name;             /* valid until the collector is reset or freed */
     uint64_t calls;               /* calls, memo hits included */
     uint64_t evals;               /* body evaluations (a left-recursion leader counts its growth rounds) */
@@ -282,41 +284,41 @@ typedef struct pego_profile_rule {
                                      the end of the input it examined */
     uint64_t time_ns;             /* inclusive time, counted for the outermost active call only */
     uint64_t self_ns;             /* time minus the time of nested calls */
-} pego_profile_rule;
+} pego_collector_rule;
 
-typedef struct pego_profile_totals {
+typedef struct pego_collector_totals {
     uint64_t parses;              /* parses seen (a parse starts with the start rule's call) */
     uint64_t calls, evals, memo_hits;
     uint64_t examined;            /* positions examined: per parse, the end of the input it looked at */
     uint64_t time_ns;             /* time of the start rule's calls */
-} pego_profile_totals;
+} pego_collector_totals;
 
 /* A new, empty collector; NULL when out of memory. */
-pego_profile *pego_profile_new(void);
-void          pego_profile_free(pego_profile *prof);
+pego_collector *pego_collector_new(void);
+void            pego_collector_free(pego_collector *c);
 /* Attaches the collector to a parser as a trace sink (pego_parser_set_trace):
  * every later parse of p is added to it. Returns 0, or -1 when the parser has
  * no free sink. */
-int  pego_parser_add_profile(pego_parser *p, pego_profile *prof);
-int  pego_parser_remove_profile(pego_parser *p, pego_profile *prof);
+int  pego_parser_add_collector(pego_parser *p, pego_collector *c);
+int  pego_parser_remove_collector(pego_parser *p, pego_collector *c);
 /* Forgets everything collected. */
-void pego_profile_reset(pego_profile *prof);
+void pego_collector_reset(pego_collector *c);
 
 /* Rules in the order of their first call. get_rule returns 0, or -1 when i is
  * out of range; find_rule returns -1 when the rule was never called. */
-size_t pego_profile_rule_count(const pego_profile *prof);
-int    pego_profile_get_rule(const pego_profile *prof, size_t i, pego_profile_rule *out);
-int    pego_profile_find_rule(const pego_profile *prof, const char *name, pego_profile_rule *out);
-void   pego_profile_get_totals(const pego_profile *prof, pego_profile_totals *out);
+size_t pego_collector_rule_count(const pego_collector *c);
+int    pego_collector_get_rule(const pego_collector *c, size_t i, pego_collector_rule *out);
+int    pego_collector_find_rule(const pego_collector *c, const char *name, pego_collector_rule *out);
+void   pego_collector_get_totals(const pego_collector *c, pego_collector_totals *out);
 
 /* What to look at, as sentences (without a leading "- "): the rules with the
  * most self time; rules evaluated more than twice at one position; failed
  * calls that examined 16 positions or more; rules whose failed calls examined
  * more input in all than the parses did; or that nothing (else) stands out.
  * Returns a NULL-terminated array of *count strings, valid until the next call
- * of pego_profile_hints, pego_profile_reset or pego_profile_free; NULL (and
- * *count 0) when out of memory. */
-const char *const *pego_profile_hints(pego_profile *prof, size_t *count);
+ * of pego_collector_hints, pego_collector_reset or pego_collector_free; NULL
+ * (and *count 0) when out of memory. */
+const char *const *pego_collector_hints(pego_collector *c, size_t *count);
 
 #ifdef __cplusplus
 }

@@ -15,9 +15,9 @@
 #include "fixtures.h"
 
 typedef struct {
-    pego_grammar *g;
-    pego_parser  *p;
-    pego_profile *prof;
+    pego_grammar   *g;
+    pego_parser    *p;
+    pego_collector *collector;
 } fixture;
 
 static fixture setup(const char *src)
@@ -26,9 +26,9 @@ static fixture setup(const char *src)
     f.g = pego_compile(src, strlen(src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f.g);
     f.p = pego_parser_new(f.g);
-    f.prof = pego_profile_new();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f.prof);
-    CU_ASSERT_EQUAL(pego_parser_add_profile(f.p, f.prof), 0);
+    f.collector = pego_collector_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.collector);
+    CU_ASSERT_EQUAL(pego_parser_add_collector(f.p, f.collector), 0);
     return f;
 }
 
@@ -42,7 +42,7 @@ static void teardown(fixture *f)
 {
     pego_parser_free(f->p);
     pego_grammar_free(f->g);
-    pego_profile_free(f->prof);
+    pego_collector_free(f->collector);
 }
 
 /* Compares a rule's counts (not its times) with the expected ones. */
@@ -51,10 +51,10 @@ typedef struct {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos, consumed, wasted;
 } counts;
 
-static void check_rule(const pego_profile *prof, counts want)
+static void check_rule(const pego_collector *collector, counts want)
 {
-    pego_profile_rule r;
-    if (pego_profile_find_rule(prof, want.name, &r) != 0) {
+    pego_collector_rule r;
+    if (pego_collector_find_rule(collector, want.name, &r) != 0) {
         CU_FAIL("rule not in the profile");
         fprintf(stderr, "\n  rule %s not in the profile\n", want.name);
         return;
@@ -75,14 +75,14 @@ static void check_rule(const pego_profile *prof, counts want)
 /* Times: self never above time, and the self times add up to the time of the
  * parses' start calls (each call's self time is its time less its nested
  * calls', so they telescope). */
-static void check_times(const pego_profile *prof)
+static void check_times(const pego_collector *collector)
 {
-    pego_profile_totals t;
-    pego_profile_get_totals(prof, &t);
+    pego_collector_totals t;
+    pego_collector_get_totals(collector, &t);
     uint64_t self = 0;
-    for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
-        pego_profile_rule r;
-        CU_ASSERT_EQUAL(pego_profile_get_rule(prof, i, &r), 0);
+    for (size_t i = 0; i < pego_collector_rule_count(collector); i++) {
+        pego_collector_rule r;
+        CU_ASSERT_EQUAL(pego_collector_get_rule(collector, i, &r), 0);
         CU_ASSERT(r.self_ns <= r.time_ns);
         CU_ASSERT(r.time_ns <= t.time_ns);
         self += r.self_ns;
@@ -97,23 +97,23 @@ static void test_memo_counts(void)
 {
     fixture f = setup("def main = v \"!\" / v \"?\" / v \".\" def v = w w def w = \"a\"");
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
-    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
-    check_rule(f.prof, (counts){ "w", 4, 4, 0, 4, 0, 2, 1, 0, 4, 0 });
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.collector, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    check_rule(f.collector, (counts){ "w", 4, 4, 0, 4, 0, 2, 1, 0, 4, 0 });
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 1);
     CU_ASSERT_EQUAL(t.calls, 8);
     CU_ASSERT_EQUAL(t.evals, 7);
     CU_ASSERT_EQUAL(t.memo_hits, 1);
     CU_ASSERT_EQUAL(t.examined, 3);
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 3);
-    pego_profile_rule r;
-    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 0, &r), 0);   /* in the order of first calls */
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 3);
+    pego_collector_rule r;
+    CU_ASSERT_EQUAL(pego_collector_get_rule(f.collector, 0, &r), 0);   /* in the order of first calls */
     CU_ASSERT_STRING_EQUAL(r.name, "main");
-    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 3, &r), -1);
-    CU_ASSERT_EQUAL(pego_profile_find_rule(f.prof, "nosuch", &r), -1);
-    check_times(f.prof);
+    CU_ASSERT_EQUAL(pego_collector_get_rule(f.collector, 3, &r), -1);
+    CU_ASSERT_EQUAL(pego_collector_find_rule(f.collector, "nosuch", &r), -1);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -123,10 +123,10 @@ static void test_failure_counts(void)
 {
     fixture f = setup("def main = a / b def a = \"x\" \"y\" \"z\" def b = \"x\" (?0-9)");
     CU_ASSERT_EQUAL(parse(&f, "x1", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
-    check_rule(f.prof, (counts){ "a", 1, 1, 0, 0, 1, 0, 0, 0, 0, 2 });
-    check_rule(f.prof, (counts){ "b", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
-    check_times(f.prof);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "a", 1, 1, 0, 0, 1, 0, 0, 0, 0, 2 });
+    check_rule(f.collector, (counts){ "b", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -139,14 +139,14 @@ static void test_left_recursion_counts(void)
 {
     fixture f = setup("def main = sum def sum = sum \"+\" n / n def n = (?0-9)");
     CU_ASSERT_EQUAL(parse(&f, "1+2", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
-    check_rule(f.prof, (counts){ "sum", 4, 3, 3, 3, 1, 0, 0, 0, 7, 0 });
-    check_rule(f.prof, (counts){ "n", 3, 3, 0, 3, 0, 1, 1, 0, 3, 0 });
-    pego_profile_rule main, sum;
-    pego_profile_find_rule(f.prof, "main", &main);
-    pego_profile_find_rule(f.prof, "sum", &sum);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.collector, (counts){ "sum", 4, 3, 3, 3, 1, 0, 0, 0, 7, 0 });
+    check_rule(f.collector, (counts){ "n", 3, 3, 0, 3, 0, 1, 1, 0, 3, 0 });
+    pego_collector_rule main, sum;
+    pego_collector_find_rule(f.collector, "main", &main);
+    pego_collector_find_rule(f.collector, "sum", &sum);
     CU_ASSERT(sum.time_ns <= main.time_ns);
-    check_times(f.prof);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -160,12 +160,12 @@ static void test_repeats_by_level(void)
     snprintf(src, sizeof src, "def main = e(mul) \"!\" / e \"?\"%s", pratt);
     fixture f = setup(src);
     CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 0, 0, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "e", 2, 2, 0, 2, 0, 0, 0, 0, 2, 0 });
     teardown(&f);
     snprintf(src, sizeof src, "def main = e \"!\" / e \"?\"%s", pratt);
     f = setup(src);
     CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "e", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
     teardown(&f);
 }
 
@@ -175,8 +175,8 @@ static void test_twin(void)
 {
     fixture f = setup("def main = &a a def a = \"x\"");
     CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "a", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 2);
+    check_rule(f.collector, (counts){ "a", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 2);
     teardown(&f);
 }
 
@@ -188,19 +188,19 @@ static void test_several_parses(void)
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(parse(&f, "aa!", NULL), PEGO_OK);
     /* second parse: v evaluated once, w at 0 and 1 */
-    check_rule(f.prof, (counts){ "v", 4, 3, 1, 4, 0, 1, 1, 0, 8, 0 });
-    check_rule(f.prof, (counts){ "w", 6, 6, 0, 6, 0, 2, 1, 0, 6, 0 });
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "v", 4, 3, 1, 4, 0, 1, 1, 0, 8, 0 });
+    check_rule(f.collector, (counts){ "w", 6, 6, 0, 6, 0, 2, 1, 0, 6, 0 });
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 2);
     CU_ASSERT_EQUAL(t.examined, 6);
-    check_times(f.prof);
-    pego_profile_reset(f.prof);
-    pego_profile_get_totals(f.prof, &t);
+    check_times(f.collector);
+    pego_collector_reset(f.collector);
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses + t.calls + t.evals + t.memo_hits + t.examined + t.time_ns, 0);
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 0);
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 0);
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    check_rule(f.collector, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
     teardown(&f);
 }
 
@@ -213,14 +213,14 @@ static void test_aborted_parse(void)
     pego_options o = { .max_depth = 3 };
     CU_ASSERT_EQUAL(parse(&f, "((((x))))", &o), PEGO_ABORTED);
     CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
-    pego_profile_rule r;
-    pego_profile_find_rule(f.prof, "main", &r);
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
+    pego_collector_rule r;
+    pego_collector_find_rule(f.collector, "main", &r);
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 2);
     CU_ASSERT_EQUAL(r.time_ns, t.time_ns);
-    check_times(f.prof);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -231,7 +231,7 @@ static const char *hints_of(const char *src, const char *input, const pego_optio
     fixture f = setup(src);
     parse(&f, input, opt);
     size_t n;
-    const char *const *h = pego_profile_hints(f.prof, &n);
+    const char *const *h = pego_collector_hints(f.collector, &n);
     out[0] = 0;
     for (size_t i = 0; h && i < n; i++) {
         strncat(out, h[i], sizeof out - strlen(out) - 2);
@@ -256,13 +256,13 @@ static const char nothing_else[] =
 
 static void test_hint_self_time(void)
 {
-    pego_profile *prof = pego_profile_new();
+    pego_collector *collector = pego_collector_new();
     size_t n;
-    const char *const *h = pego_profile_hints(prof, &n);
+    const char *const *h = pego_collector_hints(collector, &n);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     CU_ASSERT_STRING_EQUAL(h[0], "Nothing stands out: no rule was evaluated more than twice at one position, "
                                  "and no failed call examined 16 positions or more.");
-    pego_profile_free(prof);
+    pego_collector_free(collector);
     /* three rules at most, with shares */
     const char *s = hints_of("def main = a b c d def a = \"a\" def b = \"b\" def c = \"c\" def d = \"d\"", "abcd",
                              NULL);
@@ -296,7 +296,7 @@ static void test_hint_repeats(void)
     parse(&f, "a.", NULL);
     parse(&f, "\na.", NULL);
     size_t n;
-    const char *const *h = pego_profile_hints(f.prof, &n);
+    const char *const *h = pego_collector_hints(f.collector, &n);
     CU_ASSERT_EQUAL_FATAL(n, 2);
     CU_ASSERT_STRING_EQUAL(h[1], "Evaluated more than twice at one position: v 3 times at 1:1 of parse 1");
     teardown(&f);
@@ -356,12 +356,12 @@ static void test_with_other_sink(void)
     CU_ASSERT_EQUAL(pego_parser_set_trace(f.p, count_events, &events), 0);
     CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(events, 6);
-    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), 0);
-    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), -1);
+    CU_ASSERT_EQUAL(pego_parser_remove_collector(f.p, f.collector), 0);
+    CU_ASSERT_EQUAL(pego_parser_remove_collector(f.p, f.collector), -1);
     CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(events, 12);
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 1);
     CU_ASSERT_EQUAL(t.calls, 3);
     teardown(&f);
@@ -377,8 +377,8 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
         for (int rec = 0; rec < 2; rec++) {
             pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec };
             pego_parser *plain = pego_parser_new(g), *profiled = pego_parser_new(g);
-            pego_profile *prof = pego_profile_new();
-            pego_parser_add_profile(profiled, prof);
+            pego_collector *collector = pego_collector_new();
+            pego_parser_add_collector(profiled, collector);
             const pego_result *a, *b;
             pego_status sa = pego_parse(plain, in, len, &o, &a), sb = pego_parse(profiled, in, len, &o, &b);
             char *ta = sa == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(a, PEGO_PRINT_SEXPR))
@@ -386,12 +386,12 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
             char *tb = sb == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(b, PEGO_PRINT_SEXPR))
                                      : strdup(pego_result_error(b));
             const pego_stats *st = pego_result_stats(b);
-            pego_profile_totals t;
-            pego_profile_get_totals(prof, &t);
+            pego_collector_totals t;
+            pego_collector_get_totals(collector, &t);
             uint64_t calls = 0, evals = 0, memo_hits = 0, self = 0;
-            for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
-                pego_profile_rule r;
-                pego_profile_get_rule(prof, i, &r);
+            for (size_t i = 0; i < pego_collector_rule_count(collector); i++) {
+                pego_collector_rule r;
+                pego_collector_get_rule(collector, i, &r);
                 calls += r.calls;
                 evals += r.evals;
                 memo_hits += r.memo;
@@ -413,7 +413,7 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
             }
             free(ta);
             free(tb);
-            pego_profile_free(prof);
+            pego_collector_free(collector);
             pego_parser_free(plain);
             pego_parser_free(profiled);
         }
