@@ -178,8 +178,13 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 /* Profiling writes a zstd-compressed report (design.md section 8) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
- * "--profile-detail"), read when the first parser of the process is created,
- * or from code: */
+ * "--profile-detail"), read once, when the first parser of the process is
+ * created (ignored in set-user-ID and set-group-ID programs), or from code.
+ * The exit writer is registered with atexit the first time a report file is
+ * set, and stays: after pego_profile_stop, what was collected is still
+ * written. A malformed PEGO_FLAGS read by pego_parser_new is reported once
+ * through the warning handler and the program goes on unprofiled; read by
+ * pego_profile_start, it is that call's error. */
 
 /* Turns profiling on: file is the report file (%p, %h, %t, %% are expanded;
  * NULL to take it from options), options a space-separated list of the same
@@ -197,6 +202,26 @@ int pego_profile_active(void);
 /* The last profiling error: a malformed option, or a report that could not be
  * written ("cannot write profile FILE: reason"). */
 const char *pego_profile_error(void);
+
+/* ---- warnings ----------------------------------------------------------- */
+
+/* The messages the library emits without being asked: "pego: " and a malformed
+ * PEGO_FLAGS option (e.g. "pego: unknown option in PEGO_FLAGS: --frofile=x"),
+ * once, when the first parser is created; and "pego: cannot write profile
+ * FILE: reason" when the exit writer fails. Each message is one line without a
+ * newline, valid during the call only. Errors of a call (pego_profile_start,
+ * pego_profile_flush, ...) are returned by it, never sent here.
+ *
+ * pego_set_warning_handler sends every message to fn, with ud; a NULL fn
+ * restores the default handler, which writes the message and a newline to
+ * standard error. Threads: the handler runs in the thread that created the
+ * first parser, or in the thread that called exit (the exit writer runs from
+ * atexit, after main returns), so fn and ud must stay valid until they are
+ * replaced or the program has exited. The library holds a lock while the
+ * handler runs: handlers never run at once, and once pego_set_warning_handler
+ * returns the handler it replaced is neither running nor called again, so its
+ * ud may be freed. A handler must not call pego_set_warning_handler. */
+void pego_set_warning_handler(void (*fn)(const char *msg, void *ud), void *ud);
 
 /* ---- tracing ------------------------------------------------------------ */
 

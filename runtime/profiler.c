@@ -5,8 +5,9 @@
  * Each thread collects into a record of its own; at exit (or on a flush) the
  * records are merged into one report, written as one zstd frame.
  *
- * The library prints only the messages documented for PEGO_FLAGS: a malformed
- * option (once) and a report that cannot be written. */
+ * The library's only messages come from here: a malformed PEGO_FLAGS (once)
+ * and a report the exit writer cannot write. They go to the warning handler
+ * (pego_set_warning_handler), by default to standard error. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1      /* secure_getenv */
 #endif
@@ -140,6 +141,35 @@ static struct {
 
 static _Thread_local prof_thread *my_thread;
 
+/* ---- warnings ---- */
+
+/* Where the library's messages go. The lock is held while a handler runs: two
+ * never run at once, and a handler replaced is never called again. */
+static struct {
+    pthread_mutex_t lock;
+    void (*fn)(const char *msg, void *ud);   /* NULL: standard error */
+    void *ud;
+} warning = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void pego_set_warning_handler(void (*fn)(const char *msg, void *ud), void *ud)
+{
+    pthread_mutex_lock(&warning.lock);
+    warning.fn = fn;
+    warning.ud = fn ? ud : NULL;
+    pthread_mutex_unlock(&warning.lock);
+}
+
+/* Sends "pego: " and text to the warning handler. */
+static void warn(const char *text)
+{
+    char msg[sizeof prof.error + 8];
+    snprintf(msg, sizeof msg, "pego: %s", text);
+    pthread_mutex_lock(&warning.lock);
+    if (warning.fn) warning.fn(msg, warning.ud);
+    else fprintf(stderr, "%s\n", msg);
+    pthread_mutex_unlock(&warning.lock);
+}
+
 /* ---- options ---- */
 
 typedef struct {
@@ -237,14 +267,16 @@ static int read_env_locked(void)
 }
 
 /* Called when a parser is created: the first one reads PEGO_FLAGS, and a
- * malformed value is reported once; the program goes on unprofiled. */
+ * malformed value is reported once; the program goes on unprofiled. The
+ * message is copied under the lock, since another thread may change
+ * prof.error as soon as it is released. */
 void rt_profile_init(void)
 {
+    char message[sizeof prof.error] = "";
     pthread_mutex_lock(&prof.lock);
-    int first = !prof.env_read;
-    int status = read_env_locked();
+    if (read_env_locked()) snprintf(message, sizeof message, "%s", prof.error);
     pthread_mutex_unlock(&prof.lock);
-    if (first && status) fprintf(stderr, "pego: %s\n", prof.error);
+    if (*message) warn(message);
 }
 
 int pego_profile_start(const char *file, const char *options)
@@ -706,8 +738,9 @@ int pego_profile_flush(void)
  * program's exit status stays its own. */
 static void write_at_exit(void)
 {
+    char message[sizeof prof.error] = "";
     pthread_mutex_lock(&prof.lock);
-    int status = write_report();
+    if (write_report()) snprintf(message, sizeof message, "%s", prof.error);
     pthread_mutex_unlock(&prof.lock);
-    if (status) fprintf(stderr, "pego: %s\n", prof.error);
+    if (*message) warn(message);
 }

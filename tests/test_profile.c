@@ -1,15 +1,19 @@
-/* Tests of the profile collector: every column's exact value on small grammars
- * (worked out by hand in the comments), times that add up (self never above
- * time, the self times of a parse summing to its time), the per-parse state
- * (positions seen, calls an abort left open), each hint on a grammar built to
- * trigger it and its silence otherwise, and on every fixture: a profiled parse
- * gives the same result and statistics as an unprofiled one, and the
- * collector's totals equal the parse's statistics. */
+/* Tests of the collector of pego profile: every column's exact value on small
+ * grammars (worked out by hand in the comments), times that add up (self never
+ * above time, the self times of a parse summing to its time), the per-parse
+ * state (positions seen, calls an abort left open), each hint on a grammar
+ * built to trigger it and its silence otherwise, and on every fixture: a
+ * profiled parse gives the same result and statistics as an unprofiled one,
+ * and the collector's totals equal the parse's statistics. And the warnings
+ * of the runtime profiler: a malformed PEGO_FLAGS and a report the exit writer
+ * cannot write reach the warning handler, and nothing else. */
 #include <CUnit/Basic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pego.h"
 #include "fixtures.h"
@@ -434,9 +438,120 @@ static void test_fixtures(void)
     CU_ASSERT(inputs >= 10);
 }
 
+/* ---- warnings ---- */
+
+/* A warning handler that writes each message and a newline to the file ud. */
+static void hear(const char *msg, void *ud)
+{
+    fprintf(ud, "%s\n", msg);
+    fflush(ud);
+}
+
+/* Everything written to a temporary file (malloc'd). */
+static char *contents(FILE *f)
+{
+    fflush(f);
+    off_t n = lseek(fileno(f), 0, SEEK_END);
+    char *text = calloc((size_t)n + 1, 1);
+    CU_ASSERT_FATAL(text && pread(fileno(f), text, (size_t)n, 0) == n);
+    return text;
+}
+
+/* The first parser of the process reads PEGO_FLAGS, so this test runs before
+ * any other creates one. A malformed value goes to the handler, once, and not
+ * to standard error; profiling stays off. */
+static void test_flags_warning(void)
+{
+    const char *src = "def main = \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    FILE *heard = tmpfile(), *err = tmpfile();
+    CU_ASSERT_FATAL(g && heard && err);
+    setenv("PEGO_FLAGS", "--frofile=x", 1);
+    pego_set_warning_handler(hear, heard);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fileno(err), 2);
+    pego_parser *a = pego_parser_new(g), *b = pego_parser_new(g);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    pego_set_warning_handler(NULL, NULL);
+    unsetenv("PEGO_FLAGS");
+    char *said = contents(heard), *printed = contents(err);
+    CU_ASSERT_STRING_EQUAL(said, "pego: unknown option in PEGO_FLAGS: --frofile=x\n");
+    CU_ASSERT_STRING_EQUAL(printed, "");
+    CU_ASSERT_FALSE(pego_profile_active());
+    free(said);
+    free(printed);
+    fclose(heard);
+    fclose(err);
+    pego_parser_free(a);
+    pego_parser_free(b);
+    pego_grammar_free(g);
+}
+
+/* Runs a child process that sets the handler hear (and then, with restore,
+ * the default again), turns profiling on with a report in a missing directory
+ * and exits, so that its exit writer fails. Sets *said to what the handler
+ * heard and *printed to the child's standard error; checks that they name the
+ * report. */
+static void exit_warning(int restore, char **said, char **printed)
+{
+    char dir[] = "/tmp/pego-test-XXXXXX", path[64], want[128];
+    FILE *heard = tmpfile(), *err = tmpfile();
+    CU_ASSERT_FATAL(mkdtemp(dir) && heard && err);
+    snprintf(path, sizeof path, "%s/missing/report.zst", dir);
+    snprintf(want, sizeof want, "pego: cannot write profile %s: No such file or directory\n", path);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        dup2(fileno(err), 2);
+        pego_set_warning_handler(hear, heard);
+        if (restore) pego_set_warning_handler(NULL, NULL);
+        exit(pego_profile_start(path, NULL) == 0 ? 0 : 3);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    *said = contents(heard);
+    *printed = contents(err);
+    CU_ASSERT_STRING_EQUAL(restore ? *printed : *said, want);
+    fclose(heard);
+    fclose(err);
+    rmdir(dir);
+}
+
+/* The exit writer's failure goes to the handler, not to standard error. */
+static void test_exit_warning(void)
+{
+    char *said, *printed;
+    exit_warning(0, &said, &printed);
+    CU_ASSERT_STRING_EQUAL(printed, "");
+    free(said);
+    free(printed);
+}
+
+/* A NULL handler restores the default: the message and a newline on standard
+ * error. */
+static void test_default_warning(void)
+{
+    char *said, *printed;
+    exit_warning(1, &said, &printed);
+    CU_ASSERT_STRING_EQUAL(said, "");
+    free(said);
+    free(printed);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    /* first: the test of PEGO_FLAGS needs a process that has no parser yet */
+    CU_pSuite w = CU_add_suite("warnings", NULL, NULL);
+    CU_add_test(w, "a malformed PEGO_FLAGS goes to the handler", test_flags_warning);
+    CU_add_test(w, "a report the exit writer cannot write goes to the handler", test_exit_warning);
+    CU_add_test(w, "a NULL handler restores standard error", test_default_warning);
     CU_pSuite s = CU_add_suite("profile", NULL, NULL);
     CU_add_test(s, "counts with memo hits", test_memo_counts);
     CU_add_test(s, "counts of failed calls and wasted input", test_failure_counts);
