@@ -699,14 +699,14 @@ static int write_report(void)
                 }
         }
     }
-    if (b) {
-        char *path = rep_expand_path(prof.file, prof.pid, prof.host, prof.start);
-        if (!path) status = -1;
-        else status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
-        free(path);
+    char *path = b ? rep_expand_path(prof.file, prof.pid, prof.host, prof.start) : NULL;
+    if (path) {
+        status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
     } else {
+        status = -1;
         snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
     }
+    free(path);
     rep_builder_free(b);
     for (int i = 0; i < argc; i++) free(argv[i]);
     free(argv);
