@@ -2,8 +2,19 @@
  *
  * A grammar is compiled once (pego_compile, pego_compile_file) and is immutable:
  * any number of threads may share it. A parser (pego_parser_new) holds the reusable
- * state of one thread and runs one parse at a time. The library never prints and
- * never exits: every failure comes back as a status code and a message. */
+ * state of one thread and runs one parse at a time. Every failure of a call comes
+ * back as a status code and a message, and the library never exits the program.
+ * On its own, it does only this (see "runtime profiling" and "warnings" below):
+ *
+ * - it reads the environment variable PEGO_FLAGS once per process, when the first
+ *   parser is created (or at pego_profile_start, if that comes first); it ignores
+ *   the variable in set-user-ID and set-group-ID programs;
+ * - when profiling is turned on (a report file given in PEGO_FLAGS or to
+ *   pego_profile_start), it registers, once, an atexit handler that writes the
+ *   report when the program exits; without profiling it registers nothing;
+ * - it sends two messages to the warning handler, which writes them to standard
+ *   error unless the program sets another: a malformed PEGO_FLAGS, and a report
+ *   the exit writer could not write. It writes nothing to standard output. */
 #ifndef PEGO_H
 #define PEGO_H
 
