@@ -1,4 +1,4 @@
-/* pego profile: parses with a profile collector attached and prints where the
+/* pego profile: parses with a collector attached and prints where the
  * calls and the time went, per rule, with hints on what to look at. */
 #include "cli.h"
 
@@ -47,17 +47,17 @@ static const char *const sort_keys[] = { "self", "time", "calls", "evals", "memo
                                          "consumed", "wasted", "name", NULL };
 
 typedef struct {
-    int       json;
-    int       sort;       /* index into sort_keys */
-    long      limit;      /* rows shown; 0: all */
-    pego_profile *prof;
+    int             json;
+    int             sort;       /* index into sort_keys */
+    long            limit;      /* rows shown; 0: all */
+    pego_collector *collector;
     /* the result of each input */
     struct { char *label, *result; } *results;
-    size_t    nresults;
+    size_t          nresults;
 } profile_config;
 
 /* The value a sort key reads. */
-static uint64_t sort_value(const pego_profile_rule *r, int key)
+static uint64_t sort_value(const pego_collector_rule *r, int key)
 {
     switch (key) {
     case 0: return r->self_ns;
@@ -77,7 +77,7 @@ static int sort_key;
 /* Largest first, then by name; name sorts by name only. */
 static int compare_rules(const void *a, const void *b)
 {
-    const pego_profile_rule *x = a, *y = b;
+    const pego_collector_rule *x = a, *y = b;
     if (strcmp(sort_keys[sort_key], "name") != 0) {
         uint64_t u = sort_value(x, sort_key), v = sort_value(y, sort_key);
         if (u != v) return u > v ? -1 : 1;
@@ -115,8 +115,8 @@ static size_t width(const char *s)
     return n;
 }
 
-static void print_text(const profile_config *c, const pego_profile_rule *rows, size_t nrows, size_t nrules,
-                       const pego_profile_totals *t, uint64_t total_self, const char *const *hints,
+static void print_text(const profile_config *c, const pego_collector_rule *rows, size_t nrows, size_t nrules,
+                       const pego_collector_totals *t, uint64_t total_self, const char *const *hints,
                        size_t nhints)
 {
     char time[32];
@@ -138,7 +138,7 @@ static void print_text(const profile_config *c, const pego_profile_rule *rows, s
     size_t w[NCOLS] = { 0 };
     for (int k = 0; k < NCOLS; k++) snprintf(cells[0][k], sizeof cells[0][k], "%s", headers[k]);
     for (size_t i = 0; i < nrows; i++) {
-        const pego_profile_rule *r = &rows[i];
+        const pego_collector_rule *r = &rows[i];
         char (*row)[40] = cells[i + 1];
         snprintf(row[COL_RULE], 40, "%s", r->name);
         uint64_t v[] = { r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->consumed, r->wasted };
@@ -165,8 +165,8 @@ static void print_text(const profile_config *c, const pego_profile_rule *rows, s
     for (size_t i = 0; i < nhints; i++) printf("- %s\n", hints[i]);
 }
 
-static void print_json(const profile_config *c, const pego_profile_rule *rows, size_t nrows, size_t nrules,
-                       const pego_profile_totals *t, const char *const *hints, size_t nhints)
+static void print_json(const profile_config *c, const pego_collector_rule *rows, size_t nrows, size_t nrules,
+                       const pego_collector_totals *t, const char *const *hints, size_t nhints)
 {
     printf("{\n  \"results\": [");
     for (size_t i = 0; i < c->nresults; i++) {
@@ -181,7 +181,7 @@ static void print_json(const profile_config *c, const pego_profile_rule *rows, s
     printf("  \"calls\": %llu, \"evals\": %llu, \"memo_hits\": %llu,\n  \"rules\": [",
            (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits);
     for (size_t i = 0; i < nrows; i++) {
-        const pego_profile_rule *r = &rows[i];
+        const pego_collector_rule *r = &rows[i];
         printf("%s\n    {\"rule\": ", i ? "," : "");
         cli_print_json_string(stdout, r->name);
         printf(", \"calls\": %llu, \"evals\": %llu, \"memo\": %llu, \"matched\": %llu, \"failed\": %llu, "
@@ -229,9 +229,9 @@ static int profile_one(cli_input *in, const char *prefix, const char *label, con
 
 static int print_profile(profile_config *c)
 {
-    size_t nrules = pego_profile_rule_count(c->prof), nhints;
-    pego_profile_rule *rows = malloc((nrules + 1) * sizeof *rows);
-    const char *const *hints = pego_profile_hints(c->prof, &nhints);
+    size_t nrules = pego_collector_rule_count(c->collector), nhints;
+    pego_collector_rule *rows = malloc((nrules + 1) * sizeof *rows);
+    const char *const *hints = pego_collector_hints(c->collector, &nhints);
     if (!rows || !hints) {
         free(rows);
         cli_error("out of memory");
@@ -239,14 +239,14 @@ static int print_profile(profile_config *c)
     }
     uint64_t total_self = 0;
     for (size_t i = 0; i < nrules; i++) {
-        pego_profile_get_rule(c->prof, i, &rows[i]);
+        pego_collector_get_rule(c->collector, i, &rows[i]);
         total_self += rows[i].self_ns;
     }
     sort_key = c->sort;
     qsort(rows, nrules, sizeof *rows, compare_rules);
     size_t nrows = c->limit && (size_t)c->limit < nrules ? (size_t)c->limit : nrules;
-    pego_profile_totals t;
-    pego_profile_get_totals(c->prof, &t);
+    pego_collector_totals t;
+    pego_collector_get_totals(c->collector, &t);
     if (c->json) print_json(c, rows, nrows, nrules, &t, hints, nhints);
     else print_text(c, rows, nrows, nrules, &t, total_self, hints, nhints);
     free(rows);
@@ -287,8 +287,8 @@ int cmd_profile(int argc, char **argv)
     if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) {
-        c.prof = pego_profile_new();
-        if (!c.prof || pego_parser_add_profile(in.p, c.prof) < 0) {
+        c.collector = pego_collector_new();
+        if (!c.collector || pego_parser_add_collector(in.p, c.collector) < 0) {
             cli_error("out of memory");
             status = EXIT_ERRORS;
         }
@@ -296,7 +296,7 @@ int cmd_profile(int argc, char **argv)
     if (!status) status = cli_input_each(&in, profile_one, &c);
     if (!status || c.nresults) status = print_profile(&c) ? EXIT_ERRORS : status;
     cli_input_close(&in);
-    pego_profile_free(c.prof);
+    pego_collector_free(c.collector);
     for (size_t i = 0; i < c.nresults; i++) {
         free(c.results[i].label);
         free(c.results[i].result);

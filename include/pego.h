@@ -2,8 +2,19 @@
  *
  * A grammar is compiled once (pego_compile, pego_compile_file) and is immutable:
  * any number of threads may share it. A parser (pego_parser_new) holds the reusable
- * state of one thread and runs one parse at a time. The library never prints and
- * never exits: every failure comes back as a status code and a message. */
+ * state of one thread and runs one parse at a time. Every failure of a call comes
+ * back as a status code and a message, and the library never exits the program.
+ * On its own, it does only this (see "runtime profiling" and "warnings" below):
+ *
+ * - it reads the environment variable PEGO_FLAGS once per process, when the first
+ *   parser is created (or at pego_profile_start, if that comes first); it ignores
+ *   the variable in set-user-ID and set-group-ID programs;
+ * - when profiling is turned on (a report file given in PEGO_FLAGS or to
+ *   pego_profile_start), it registers, once, an atexit handler that writes the
+ *   report when the program exits; without profiling it registers nothing;
+ * - it sends two messages to the warning handler, which writes them to standard
+ *   error unless the program sets another: a malformed PEGO_FLAGS, and a report
+ *   the exit writer could not write. It writes nothing to standard output. */
 #ifndef PEGO_H
 #define PEGO_H
 
@@ -178,8 +189,13 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 /* Profiling writes a zstd-compressed report (design.md section 8) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
- * "--profile-detail"), read when the first parser of the process is created,
- * or from code: */
+ * "--profile-detail"), read once, when the first parser of the process is
+ * created (ignored in set-user-ID and set-group-ID programs), or from code.
+ * The exit writer is registered with atexit the first time a report file is
+ * set, and stays: after pego_profile_stop, what was collected is still
+ * written. A malformed PEGO_FLAGS read by pego_parser_new is reported once
+ * through the warning handler and the program goes on unprofiled; read by
+ * pego_profile_start, it is that call's error. */
 
 /* Turns profiling on: file is the report file (%p, %h, %t, %% are expanded;
  * NULL to take it from options), options a space-separated list of the same
@@ -197,6 +213,26 @@ int pego_profile_active(void);
 /* The last profiling error: a malformed option, or a report that could not be
  * written ("cannot write profile FILE: reason"). */
 const char *pego_profile_error(void);
+
+/* ---- warnings ----------------------------------------------------------- */
+
+/* The messages the library emits without being asked: "pego: " and a malformed
+ * PEGO_FLAGS option (e.g. "pego: unknown option in PEGO_FLAGS: --frofile=x"),
+ * once, when the first parser is created; and "pego: cannot write profile
+ * FILE: reason" when the exit writer fails. Each message is one line without a
+ * newline, valid during the call only. Errors of a call (pego_profile_start,
+ * pego_profile_flush, ...) are returned by it, never sent here.
+ *
+ * pego_set_warning_handler sends every message to fn, with ud; a NULL fn
+ * restores the default handler, which writes the message and a newline to
+ * standard error. Threads: the handler runs in the thread that created the
+ * first parser, or in the thread that called exit (the exit writer runs from
+ * atexit, after main returns), so fn and ud must stay valid until they are
+ * replaced or the program has exited. The library holds a lock while the
+ * handler runs: handlers never run at once, and once pego_set_warning_handler
+ * returns the handler it replaced is neither running nor called again, so its
+ * ud may be freed. A handler must not call pego_set_warning_handler. */
+void pego_set_warning_handler(void (*fn)(const char *msg, void *ud), void *ud);
 
 /* ---- tracing ------------------------------------------------------------ */
 
@@ -256,18 +292,20 @@ const char *pego_trace_recovered_error(const pego_trace_event *ev, size_t i);
 /* The position unit of the parse being traced. */
 pego_unit pego_trace_unit(const pego_trace_event *ev);
 
-/* ---- profiling ---------------------------------------------------------- */
+/* ---- the collector ------------------------------------------------------ */
 
-/* A profile collector: a trace sink that adds up, per rule, what the calls of
- * any number of parses did and where the time went (what `pego profile`
- * prints). A value-free twin counts as its rule. Counts are exact: the same
- * grammar, input and options give the same counts on every run. Times are
+/* A collector: a trace sink that adds up, per rule, what the calls of any
+ * number of parses did and where the time went (what `pego profile` prints).
+ * It keeps its totals in memory for the program to read; the report files of
+ * --profile come from the runtime profiler (pego_profile_start) instead. A
+ * value-free twin counts as its rule. Counts are exact: the same grammar,
+ * input and options give the same counts on every run. Times are
  * CLOCK_MONOTONIC readings and include the collector's own cost. A collector
  * may be attached to one parser at a time. */
-typedef struct pego_profile pego_profile;
+typedef struct pego_collector pego_collector;
 
 /* A rule's totals. Positions are in the unit of the parses. */
-typedef struct pego_profile_rule {
+typedef struct pego_collector_rule {
     const char *name;             /* valid until the collector is reset or freed */
     uint64_t calls;               /* calls, memo hits included */
     uint64_t evals;               /* body evaluations (a left-recursion leader counts its growth rounds) */
@@ -282,41 +320,41 @@ typedef struct pego_profile_rule {
                                      the end of the input it examined */
     uint64_t time_ns;             /* inclusive time, counted for the outermost active call only */
     uint64_t self_ns;             /* time minus the time of nested calls */
-} pego_profile_rule;
+} pego_collector_rule;
 
-typedef struct pego_profile_totals {
+typedef struct pego_collector_totals {
     uint64_t parses;              /* parses seen (a parse starts with the start rule's call) */
     uint64_t calls, evals, memo_hits;
     uint64_t examined;            /* positions examined: per parse, the end of the input it looked at */
     uint64_t time_ns;             /* time of the start rule's calls */
-} pego_profile_totals;
+} pego_collector_totals;
 
 /* A new, empty collector; NULL when out of memory. */
-pego_profile *pego_profile_new(void);
-void          pego_profile_free(pego_profile *prof);
+pego_collector *pego_collector_new(void);
+void            pego_collector_free(pego_collector *c);
 /* Attaches the collector to a parser as a trace sink (pego_parser_set_trace):
  * every later parse of p is added to it. Returns 0, or -1 when the parser has
  * no free sink. */
-int  pego_parser_add_profile(pego_parser *p, pego_profile *prof);
-int  pego_parser_remove_profile(pego_parser *p, pego_profile *prof);
+int  pego_parser_add_collector(pego_parser *p, pego_collector *c);
+int  pego_parser_remove_collector(pego_parser *p, pego_collector *c);
 /* Forgets everything collected. */
-void pego_profile_reset(pego_profile *prof);
+void pego_collector_reset(pego_collector *c);
 
 /* Rules in the order of their first call. get_rule returns 0, or -1 when i is
  * out of range; find_rule returns -1 when the rule was never called. */
-size_t pego_profile_rule_count(const pego_profile *prof);
-int    pego_profile_get_rule(const pego_profile *prof, size_t i, pego_profile_rule *out);
-int    pego_profile_find_rule(const pego_profile *prof, const char *name, pego_profile_rule *out);
-void   pego_profile_get_totals(const pego_profile *prof, pego_profile_totals *out);
+size_t pego_collector_rule_count(const pego_collector *c);
+int    pego_collector_get_rule(const pego_collector *c, size_t i, pego_collector_rule *out);
+int    pego_collector_find_rule(const pego_collector *c, const char *name, pego_collector_rule *out);
+void   pego_collector_get_totals(const pego_collector *c, pego_collector_totals *out);
 
 /* What to look at, as sentences (without a leading "- "): the rules with the
  * most self time; rules evaluated more than twice at one position; failed
  * calls that examined 16 positions or more; rules whose failed calls examined
  * more input in all than the parses did; or that nothing (else) stands out.
  * Returns a NULL-terminated array of *count strings, valid until the next call
- * of pego_profile_hints, pego_profile_reset or pego_profile_free; NULL (and
- * *count 0) when out of memory. */
-const char *const *pego_profile_hints(pego_profile *prof, size_t *count);
+ * of pego_collector_hints, pego_collector_reset or pego_collector_free; NULL
+ * (and *count 0) when out of memory. */
+const char *const *pego_collector_hints(pego_collector *c, size_t *count);
 
 #ifdef __cplusplus
 }

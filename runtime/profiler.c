@@ -2,11 +2,12 @@
  * and 8): exact attribution of steady-clock time to rules at every frame
  * transfer of the VM's general call path, exact counts per rule, per-parse
  * records, the call graph, and a calling-context tree with recursion folded.
- * Each thread collects into its own collector; at exit (or on a flush) the
- * collectors are merged into one report, written as one zstd frame.
+ * Each thread collects into a record of its own; at exit (or on a flush) the
+ * records are merged into one report, written as one zstd frame.
  *
- * The library prints only the messages documented for PEGO_FLAGS: a malformed
- * option (once) and a report that cannot be written. */
+ * The library's only messages come from here: a malformed PEGO_FLAGS (once)
+ * and a report the exit writer cannot write. They go to the warning handler
+ * (pego_set_warning_handler), by default to standard error. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1      /* secure_getenv */
 #endif
@@ -76,7 +77,7 @@ typedef struct {
     uint64_t calls, self;
 } cct_node;
 
-/* Everything a collector knows about one grammar. The grammar's data is copied,
+/* Everything a thread's record knows about one grammar. The grammar's data is copied,
  * since a program may free the grammar before the report is written. */
 typedef struct prof_grammar {
     const pego_grammar *g;
@@ -95,11 +96,12 @@ typedef struct {
     const prof_grammar *grammar;
 } prof_parse;
 
-typedef struct collector {
+/* What one thread collected: its grammars and its parses. */
+typedef struct prof_thread {
     prof_grammar *grammars;
     prof_parse   *parses; size_t nparses, capparses;
-    struct collector *next;
-} collector;
+    struct prof_thread *next;
+} prof_thread;
 
 /* One active call of the parse being profiled. */
 typedef struct {
@@ -110,7 +112,7 @@ typedef struct {
 
 /* The per-parser state of a profiled parse (parser.h: p->prof). */
 struct rt_profile_state {
-    collector    *c;
+    prof_thread  *c;
     prof_grammar *pg;
     prof_frame   *stack; uint32_t depth, cap;
     uint32_t      cct;               /* current calling-context node */
@@ -134,10 +136,39 @@ static struct {
     char     error[512];             /* the last configuration or write error */
     int64_t  pid, start;
     char     host[256];
-    collector *collectors;
+    prof_thread *threads;            /* every thread's record */
 } prof = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static _Thread_local collector *my_collector;
+static _Thread_local prof_thread *my_thread;
+
+/* ---- warnings ---- */
+
+/* Where the library's messages go. The lock is held while a handler runs: two
+ * never run at once, and a handler replaced is never called again. */
+static struct {
+    pthread_mutex_t lock;
+    void (*fn)(const char *msg, void *ud);   /* NULL: standard error */
+    void *ud;
+} warning = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void pego_set_warning_handler(void (*fn)(const char *msg, void *ud), void *ud)
+{
+    pthread_mutex_lock(&warning.lock);
+    warning.fn = fn;
+    warning.ud = fn ? ud : NULL;
+    pthread_mutex_unlock(&warning.lock);
+}
+
+/* Sends "pego: " and text to the warning handler. */
+static void warn(const char *text)
+{
+    char msg[sizeof prof.error + 8];
+    snprintf(msg, sizeof msg, "pego: %s", text);
+    pthread_mutex_lock(&warning.lock);
+    if (warning.fn) warning.fn(msg, warning.ud);
+    else fprintf(stderr, "%s\n", msg);
+    pthread_mutex_unlock(&warning.lock);
+}
 
 /* ---- options ---- */
 
@@ -236,14 +267,16 @@ static int read_env_locked(void)
 }
 
 /* Called when a parser is created: the first one reads PEGO_FLAGS, and a
- * malformed value is reported once; the program goes on unprofiled. */
+ * malformed value is reported once; the program goes on unprofiled. The
+ * message is copied under the lock, since another thread may change
+ * prof.error as soon as it is released. */
 void rt_profile_init(void)
 {
+    char message[sizeof prof.error] = "";
     pthread_mutex_lock(&prof.lock);
-    int first = !prof.env_read;
-    int status = read_env_locked();
+    if (read_env_locked()) snprintf(message, sizeof message, "%s", prof.error);
     pthread_mutex_unlock(&prof.lock);
-    if (first && status) fprintf(stderr, "pego: %s\n", prof.error);
+    if (*message) warn(message);
 }
 
 int pego_profile_start(const char *file, const char *options)
@@ -282,20 +315,21 @@ int pego_profile_active(void) { return prof.enabled; }
 
 /* ---- collecting ---- */
 
-static collector *this_collector(void)
+/* The calling thread's record, made at its first profiled parse. */
+static prof_thread *this_thread(void)
 {
-    if (my_collector) return my_collector;
-    collector *c = calloc(1, sizeof *c);
+    if (my_thread) return my_thread;
+    prof_thread *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     pthread_mutex_lock(&prof.lock);
-    c->next = prof.collectors;
-    prof.collectors = c;
+    c->next = prof.threads;
+    prof.threads = c;
     pthread_mutex_unlock(&prof.lock);
-    my_collector = c;
+    my_thread = c;
     return c;
 }
 
-static prof_grammar *grammar_of(collector *c, const pego_grammar *g)
+static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
 {
     for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
         if (pg->g == g && pg->hash == g->source_hash) return pg;
@@ -479,7 +513,7 @@ void rt_prof_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; 
 int rt_prof_parse_begin(pego_parser *p)
 {
     if (!prof.enabled) return 0;
-    collector *c = this_collector();
+    prof_thread *c = this_thread();
     prof_grammar *pg = c ? grammar_of(c, p->g) : NULL;
     if (!pg) return 0;
     rt_profile_state *s = p->prof;
@@ -522,7 +556,7 @@ void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes)
         prof_frame *f = &s->stack[--s->depth];
         if (--s->active[f->rule] == 0) s->pg->rules[f->rule].time_ns += now - f->start;
     }
-    collector *c = s->c;
+    prof_thread *c = s->c;
     if (c->nparses == c->capparses) {
         size_t cap = c->capparses ? c->capparses * 2 : 64;
         prof_parse *a = realloc(c->parses, cap * sizeof *a);
@@ -572,7 +606,7 @@ static char **read_argv(int *argc)
     return argv;
 }
 
-/* Merges every collector's data into one report and writes it. In append mode
+/* Merges every thread's data into one report and writes it. In append mode
  * what was written is cleared, so the next write adds only what came after. */
 static int write_report(void)
 {
@@ -587,11 +621,11 @@ static int write_report(void)
     int status = b ? 0 : -1;
     uint32_t gid = 0;
     uint64_t pid = 0;
-    for (collector *c = prof.collectors; c && b; c = c->next) {
+    for (prof_thread *c = prof.threads; c && b; c = c->next) {
         for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
             /* the same grammar seen by several threads is written once, merged */
             int first = 1;
-            for (collector *d = prof.collectors; d != c && first; d = d->next)
+            for (prof_thread *d = prof.threads; d != c && first; d = d->next)
                 for (prof_grammar *q = d->grammars; q; q = q->next)
                     if (q->g == pg->g && q->hash == pg->hash) first = 0;
             if (!first) continue;
@@ -602,7 +636,7 @@ static int write_report(void)
             int n = pg->nrules;
             for (int r = 0; r < n; r++) {
                 rep_rule sum = pg->rules[r];
-                for (collector *d = c->next; d; d = d->next)
+                for (prof_thread *d = c->next; d; d = d->next)
                     for (prof_grammar *q = d->grammars; q; q = q->next) {
                         if (q->g != pg->g || q->hash != pg->hash) continue;
                         const rep_rule *o = &q->rules[r];
@@ -625,7 +659,7 @@ static int write_report(void)
                 for (int z = 0; z < n; z++) {
                     size_t k = (size_t)a * (size_t)n + (size_t)z;
                     uint64_t calls = pg->edge_calls[k], t = pg->edge_ticks[k];
-                    for (collector *d = c->next; d; d = d->next)
+                    for (prof_thread *d = c->next; d; d = d->next)
                         for (prof_grammar *q = d->grammars; q; q = q->next)
                             if (q->g == pg->g && q->hash == pg->hash) { calls += q->edge_calls[k]; t += q->edge_ticks[k]; }
                     if (!calls) continue;
@@ -633,9 +667,9 @@ static int write_report(void)
                                    .time_ns = (uint64_t)((double)t * scale) };
                     rep_add_edge(b, &e);
                 }
-            /* calling-context trees: each collector's own, as separate stack records
+            /* calling-context trees: each thread's own, as separate stack records
              * (a reader adds up records with the same path) */
-            for (collector *d = c; d; d = d->next)
+            for (prof_thread *d = c; d; d = d->next)
                 for (prof_grammar *q = d->grammars; q; q = q->next) {
                     if (q->g != pg->g || q->hash != pg->hash) continue;
                     uint32_t frames[256];
@@ -653,7 +687,7 @@ static int write_report(void)
                         rep_add_stack(b, &st);
                     }
                 }
-            for (collector *d = prof.collectors; d; d = d->next)
+            for (prof_thread *d = prof.threads; d; d = d->next)
                 for (size_t i = 0; i < d->nparses; i++) {
                     prof_parse *pp = &d->parses[i];
                     if (pp->grammar->g != pg->g || pp->grammar->hash != pg->hash) continue;
@@ -665,19 +699,19 @@ static int write_report(void)
                 }
         }
     }
-    if (b) {
-        char *path = rep_expand_path(prof.file, prof.pid, prof.host, prof.start);
-        if (!path) status = -1;
-        else status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
-        free(path);
+    char *path = b ? rep_expand_path(prof.file, prof.pid, prof.host, prof.start) : NULL;
+    if (path) {
+        status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
     } else {
+        status = -1;
         snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
     }
+    free(path);
     rep_builder_free(b);
     for (int i = 0; i < argc; i++) free(argv[i]);
     free(argv);
     if (status == 0 && prof.append) {                /* appended: start the next frame empty */
-        for (collector *c = prof.collectors; c; c = c->next) {
+        for (prof_thread *c = prof.threads; c; c = c->next) {
             for (size_t i = 0; i < c->nparses; i++) free((char *)c->parses[i].parse.input);
             c->nparses = 0;
             for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
@@ -704,8 +738,9 @@ int pego_profile_flush(void)
  * program's exit status stays its own. */
 static void write_at_exit(void)
 {
+    char message[sizeof prof.error] = "";
     pthread_mutex_lock(&prof.lock);
-    int status = write_report();
+    if (write_report()) snprintf(message, sizeof message, "%s", prof.error);
     pthread_mutex_unlock(&prof.lock);
-    if (status) fprintf(stderr, "pego: %s\n", prof.error);
+    if (*message) warn(message);
 }

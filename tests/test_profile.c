@@ -1,23 +1,27 @@
-/* Tests of the profile collector: every column's exact value on small grammars
- * (worked out by hand in the comments), times that add up (self never above
- * time, the self times of a parse summing to its time), the per-parse state
- * (positions seen, calls an abort left open), each hint on a grammar built to
- * trigger it and its silence otherwise, and on every fixture: a profiled parse
- * gives the same result and statistics as an unprofiled one, and the
- * collector's totals equal the parse's statistics. */
+/* Tests of the collector of pego profile: every column's exact value on small
+ * grammars (worked out by hand in the comments), times that add up (self never
+ * above time, the self times of a parse summing to its time), the per-parse
+ * state (positions seen, calls an abort left open), each hint on a grammar
+ * built to trigger it and its silence otherwise, and on every fixture: a
+ * profiled parse gives the same result and statistics as an unprofiled one,
+ * and the collector's totals equal the parse's statistics. And the warnings
+ * of the runtime profiler: a malformed PEGO_FLAGS and a report the exit writer
+ * cannot write reach the warning handler, and nothing else. */
 #include <CUnit/Basic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pego.h"
 #include "fixtures.h"
 
 typedef struct {
-    pego_grammar *g;
-    pego_parser  *p;
-    pego_profile *prof;
+    pego_grammar   *g;
+    pego_parser    *p;
+    pego_collector *collector;
 } fixture;
 
 static fixture setup(const char *src)
@@ -26,9 +30,9 @@ static fixture setup(const char *src)
     f.g = pego_compile(src, strlen(src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f.g);
     f.p = pego_parser_new(f.g);
-    f.prof = pego_profile_new();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f.prof);
-    CU_ASSERT_EQUAL(pego_parser_add_profile(f.p, f.prof), 0);
+    f.collector = pego_collector_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.collector);
+    CU_ASSERT_EQUAL(pego_parser_add_collector(f.p, f.collector), 0);
     return f;
 }
 
@@ -42,7 +46,7 @@ static void teardown(fixture *f)
 {
     pego_parser_free(f->p);
     pego_grammar_free(f->g);
-    pego_profile_free(f->prof);
+    pego_collector_free(f->collector);
 }
 
 /* Compares a rule's counts (not its times) with the expected ones. */
@@ -51,10 +55,10 @@ typedef struct {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos, consumed, wasted;
 } counts;
 
-static void check_rule(const pego_profile *prof, counts want)
+static void check_rule(const pego_collector *collector, counts want)
 {
-    pego_profile_rule r;
-    if (pego_profile_find_rule(prof, want.name, &r) != 0) {
+    pego_collector_rule r;
+    if (pego_collector_find_rule(collector, want.name, &r) != 0) {
         CU_FAIL("rule not in the profile");
         fprintf(stderr, "\n  rule %s not in the profile\n", want.name);
         return;
@@ -75,14 +79,14 @@ static void check_rule(const pego_profile *prof, counts want)
 /* Times: self never above time, and the self times add up to the time of the
  * parses' start calls (each call's self time is its time less its nested
  * calls', so they telescope). */
-static void check_times(const pego_profile *prof)
+static void check_times(const pego_collector *collector)
 {
-    pego_profile_totals t;
-    pego_profile_get_totals(prof, &t);
+    pego_collector_totals t;
+    pego_collector_get_totals(collector, &t);
     uint64_t self = 0;
-    for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
-        pego_profile_rule r;
-        CU_ASSERT_EQUAL(pego_profile_get_rule(prof, i, &r), 0);
+    for (size_t i = 0; i < pego_collector_rule_count(collector); i++) {
+        pego_collector_rule r;
+        CU_ASSERT_EQUAL(pego_collector_get_rule(collector, i, &r), 0);
         CU_ASSERT(r.self_ns <= r.time_ns);
         CU_ASSERT(r.time_ns <= t.time_ns);
         self += r.self_ns;
@@ -97,23 +101,23 @@ static void test_memo_counts(void)
 {
     fixture f = setup("def main = v \"!\" / v \"?\" / v \".\" def v = w w def w = \"a\"");
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
-    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
-    check_rule(f.prof, (counts){ "w", 4, 4, 0, 4, 0, 2, 1, 0, 4, 0 });
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.collector, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    check_rule(f.collector, (counts){ "w", 4, 4, 0, 4, 0, 2, 1, 0, 4, 0 });
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 1);
     CU_ASSERT_EQUAL(t.calls, 8);
     CU_ASSERT_EQUAL(t.evals, 7);
     CU_ASSERT_EQUAL(t.memo_hits, 1);
     CU_ASSERT_EQUAL(t.examined, 3);
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 3);
-    pego_profile_rule r;
-    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 0, &r), 0);   /* in the order of first calls */
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 3);
+    pego_collector_rule r;
+    CU_ASSERT_EQUAL(pego_collector_get_rule(f.collector, 0, &r), 0);   /* in the order of first calls */
     CU_ASSERT_STRING_EQUAL(r.name, "main");
-    CU_ASSERT_EQUAL(pego_profile_get_rule(f.prof, 3, &r), -1);
-    CU_ASSERT_EQUAL(pego_profile_find_rule(f.prof, "nosuch", &r), -1);
-    check_times(f.prof);
+    CU_ASSERT_EQUAL(pego_collector_get_rule(f.collector, 3, &r), -1);
+    CU_ASSERT_EQUAL(pego_collector_find_rule(f.collector, "nosuch", &r), -1);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -123,10 +127,10 @@ static void test_failure_counts(void)
 {
     fixture f = setup("def main = a / b def a = \"x\" \"y\" \"z\" def b = \"x\" (?0-9)");
     CU_ASSERT_EQUAL(parse(&f, "x1", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
-    check_rule(f.prof, (counts){ "a", 1, 1, 0, 0, 1, 0, 0, 0, 0, 2 });
-    check_rule(f.prof, (counts){ "b", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
-    check_times(f.prof);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "a", 1, 1, 0, 0, 1, 0, 0, 0, 0, 2 });
+    check_rule(f.collector, (counts){ "b", 1, 1, 0, 1, 0, 0, 0, 0, 2, 0 });
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -139,14 +143,14 @@ static void test_left_recursion_counts(void)
 {
     fixture f = setup("def main = sum def sum = sum \"+\" n / n def n = (?0-9)");
     CU_ASSERT_EQUAL(parse(&f, "1+2", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
-    check_rule(f.prof, (counts){ "sum", 4, 3, 3, 3, 1, 0, 0, 0, 7, 0 });
-    check_rule(f.prof, (counts){ "n", 3, 3, 0, 3, 0, 1, 1, 0, 3, 0 });
-    pego_profile_rule main, sum;
-    pego_profile_find_rule(f.prof, "main", &main);
-    pego_profile_find_rule(f.prof, "sum", &sum);
+    check_rule(f.collector, (counts){ "main", 1, 1, 0, 1, 0, 0, 0, 0, 3, 0 });
+    check_rule(f.collector, (counts){ "sum", 4, 3, 3, 3, 1, 0, 0, 0, 7, 0 });
+    check_rule(f.collector, (counts){ "n", 3, 3, 0, 3, 0, 1, 1, 0, 3, 0 });
+    pego_collector_rule main, sum;
+    pego_collector_find_rule(f.collector, "main", &main);
+    pego_collector_find_rule(f.collector, "sum", &sum);
     CU_ASSERT(sum.time_ns <= main.time_ns);
-    check_times(f.prof);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -160,12 +164,12 @@ static void test_repeats_by_level(void)
     snprintf(src, sizeof src, "def main = e(mul) \"!\" / e \"?\"%s", pratt);
     fixture f = setup(src);
     CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 0, 0, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "e", 2, 2, 0, 2, 0, 0, 0, 0, 2, 0 });
     teardown(&f);
     snprintf(src, sizeof src, "def main = e \"!\" / e \"?\"%s", pratt);
     f = setup(src);
     CU_ASSERT_EQUAL(parse(&f, "1?", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "e", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    check_rule(f.collector, (counts){ "e", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
     teardown(&f);
 }
 
@@ -175,8 +179,8 @@ static void test_twin(void)
 {
     fixture f = setup("def main = &a a def a = \"x\"");
     CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "a", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 2);
+    check_rule(f.collector, (counts){ "a", 2, 2, 0, 2, 0, 1, 1, 0, 2, 0 });
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 2);
     teardown(&f);
 }
 
@@ -188,19 +192,19 @@ static void test_several_parses(void)
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(parse(&f, "aa!", NULL), PEGO_OK);
     /* second parse: v evaluated once, w at 0 and 1 */
-    check_rule(f.prof, (counts){ "v", 4, 3, 1, 4, 0, 1, 1, 0, 8, 0 });
-    check_rule(f.prof, (counts){ "w", 6, 6, 0, 6, 0, 2, 1, 0, 6, 0 });
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "v", 4, 3, 1, 4, 0, 1, 1, 0, 8, 0 });
+    check_rule(f.collector, (counts){ "w", 6, 6, 0, 6, 0, 2, 1, 0, 6, 0 });
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 2);
     CU_ASSERT_EQUAL(t.examined, 6);
-    check_times(f.prof);
-    pego_profile_reset(f.prof);
-    pego_profile_get_totals(f.prof, &t);
+    check_times(f.collector);
+    pego_collector_reset(f.collector);
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses + t.calls + t.evals + t.memo_hits + t.examined + t.time_ns, 0);
-    CU_ASSERT_EQUAL(pego_profile_rule_count(f.prof), 0);
+    CU_ASSERT_EQUAL(pego_collector_rule_count(f.collector), 0);
     CU_ASSERT_EQUAL(parse(&f, "aa.", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
+    check_rule(f.collector, (counts){ "v", 3, 2, 1, 3, 0, 1, 1, 0, 6, 0 });
     teardown(&f);
 }
 
@@ -213,14 +217,14 @@ static void test_aborted_parse(void)
     pego_options o = { .max_depth = 3 };
     CU_ASSERT_EQUAL(parse(&f, "((((x))))", &o), PEGO_ABORTED);
     CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
-    check_rule(f.prof, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
-    pego_profile_rule r;
-    pego_profile_find_rule(f.prof, "main", &r);
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    check_rule(f.collector, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
+    pego_collector_rule r;
+    pego_collector_find_rule(f.collector, "main", &r);
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 2);
     CU_ASSERT_EQUAL(r.time_ns, t.time_ns);
-    check_times(f.prof);
+    check_times(f.collector);
     teardown(&f);
 }
 
@@ -231,7 +235,7 @@ static const char *hints_of(const char *src, const char *input, const pego_optio
     fixture f = setup(src);
     parse(&f, input, opt);
     size_t n;
-    const char *const *h = pego_profile_hints(f.prof, &n);
+    const char *const *h = pego_collector_hints(f.collector, &n);
     out[0] = 0;
     for (size_t i = 0; h && i < n; i++) {
         strncat(out, h[i], sizeof out - strlen(out) - 2);
@@ -256,13 +260,13 @@ static const char nothing_else[] =
 
 static void test_hint_self_time(void)
 {
-    pego_profile *prof = pego_profile_new();
+    pego_collector *collector = pego_collector_new();
     size_t n;
-    const char *const *h = pego_profile_hints(prof, &n);
+    const char *const *h = pego_collector_hints(collector, &n);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     CU_ASSERT_STRING_EQUAL(h[0], "Nothing stands out: no rule was evaluated more than twice at one position, "
                                  "and no failed call examined 16 positions or more.");
-    pego_profile_free(prof);
+    pego_collector_free(collector);
     /* three rules at most, with shares */
     const char *s = hints_of("def main = a b c d def a = \"a\" def b = \"b\" def c = \"c\" def d = \"d\"", "abcd",
                              NULL);
@@ -296,7 +300,7 @@ static void test_hint_repeats(void)
     parse(&f, "a.", NULL);
     parse(&f, "\na.", NULL);
     size_t n;
-    const char *const *h = pego_profile_hints(f.prof, &n);
+    const char *const *h = pego_collector_hints(f.collector, &n);
     CU_ASSERT_EQUAL_FATAL(n, 2);
     CU_ASSERT_STRING_EQUAL(h[1], "Evaluated more than twice at one position: v 3 times at 1:1 of parse 1");
     teardown(&f);
@@ -356,12 +360,12 @@ static void test_with_other_sink(void)
     CU_ASSERT_EQUAL(pego_parser_set_trace(f.p, count_events, &events), 0);
     CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(events, 6);
-    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), 0);
-    CU_ASSERT_EQUAL(pego_parser_remove_profile(f.p, f.prof), -1);
+    CU_ASSERT_EQUAL(pego_parser_remove_collector(f.p, f.collector), 0);
+    CU_ASSERT_EQUAL(pego_parser_remove_collector(f.p, f.collector), -1);
     CU_ASSERT_EQUAL(parse(&f, "xx", NULL), PEGO_OK);
     CU_ASSERT_EQUAL(events, 12);
-    pego_profile_totals t;
-    pego_profile_get_totals(f.prof, &t);
+    pego_collector_totals t;
+    pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 1);
     CU_ASSERT_EQUAL(t.calls, 3);
     teardown(&f);
@@ -377,8 +381,8 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
         for (int rec = 0; rec < 2; rec++) {
             pego_options o = { .memo = memo ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT, .recognize = rec };
             pego_parser *plain = pego_parser_new(g), *profiled = pego_parser_new(g);
-            pego_profile *prof = pego_profile_new();
-            pego_parser_add_profile(profiled, prof);
+            pego_collector *collector = pego_collector_new();
+            pego_parser_add_collector(profiled, collector);
             const pego_result *a, *b;
             pego_status sa = pego_parse(plain, in, len, &o, &a), sb = pego_parse(profiled, in, len, &o, &b);
             char *ta = sa == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(a, PEGO_PRINT_SEXPR))
@@ -386,12 +390,12 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
             char *tb = sb == PEGO_OK ? (rec ? strdup("ok") : pego_result_print(b, PEGO_PRINT_SEXPR))
                                      : strdup(pego_result_error(b));
             const pego_stats *st = pego_result_stats(b);
-            pego_profile_totals t;
-            pego_profile_get_totals(prof, &t);
+            pego_collector_totals t;
+            pego_collector_get_totals(collector, &t);
             uint64_t calls = 0, evals = 0, memo_hits = 0, self = 0;
-            for (size_t i = 0; i < pego_profile_rule_count(prof); i++) {
-                pego_profile_rule r;
-                pego_profile_get_rule(prof, i, &r);
+            for (size_t i = 0; i < pego_collector_rule_count(collector); i++) {
+                pego_collector_rule r;
+                pego_collector_get_rule(collector, i, &r);
                 calls += r.calls;
                 evals += r.evals;
                 memo_hits += r.memo;
@@ -413,7 +417,7 @@ static int compare_profiled(const pego_grammar *g, const char *in, size_t len, c
             }
             free(ta);
             free(tb);
-            pego_profile_free(prof);
+            pego_collector_free(collector);
             pego_parser_free(plain);
             pego_parser_free(profiled);
         }
@@ -434,9 +438,120 @@ static void test_fixtures(void)
     CU_ASSERT(inputs >= 10);
 }
 
+/* ---- warnings ---- */
+
+/* A warning handler that writes each message and a newline to the file ud. */
+static void hear(const char *msg, void *ud)
+{
+    fprintf(ud, "%s\n", msg);
+    fflush(ud);
+}
+
+/* Everything written to a temporary file (malloc'd). */
+static char *contents(FILE *f)
+{
+    fflush(f);
+    off_t n = lseek(fileno(f), 0, SEEK_END);
+    char *text = calloc((size_t)n + 1, 1);
+    CU_ASSERT_FATAL(text && pread(fileno(f), text, (size_t)n, 0) == n);
+    return text;
+}
+
+/* The first parser of the process reads PEGO_FLAGS, so this test runs before
+ * any other creates one. A malformed value goes to the handler, once, and not
+ * to standard error; profiling stays off. */
+static void test_flags_warning(void)
+{
+    const char *src = "def main = \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    FILE *heard = tmpfile(), *err = tmpfile();
+    CU_ASSERT_FATAL(g && heard && err);
+    setenv("PEGO_FLAGS", "--frofile=x", 1);
+    pego_set_warning_handler(hear, heard);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fileno(err), 2);
+    pego_parser *a = pego_parser_new(g), *b = pego_parser_new(g);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    pego_set_warning_handler(NULL, NULL);
+    unsetenv("PEGO_FLAGS");
+    char *said = contents(heard), *printed = contents(err);
+    CU_ASSERT_STRING_EQUAL(said, "pego: unknown option in PEGO_FLAGS: --frofile=x\n");
+    CU_ASSERT_STRING_EQUAL(printed, "");
+    CU_ASSERT_FALSE(pego_profile_active());
+    free(said);
+    free(printed);
+    fclose(heard);
+    fclose(err);
+    pego_parser_free(a);
+    pego_parser_free(b);
+    pego_grammar_free(g);
+}
+
+/* Runs a child process that sets the handler hear (and then, with restore,
+ * the default again), turns profiling on with a report in a missing directory
+ * and exits, so that its exit writer fails. Sets *said to what the handler
+ * heard and *printed to the child's standard error; checks that they name the
+ * report. */
+static void exit_warning(int restore, char **said, char **printed)
+{
+    char dir[] = "/tmp/pego-test-XXXXXX", path[64], want[128];
+    FILE *heard = tmpfile(), *err = tmpfile();
+    CU_ASSERT_FATAL(mkdtemp(dir) && heard && err);
+    snprintf(path, sizeof path, "%s/missing/report.zst", dir);
+    snprintf(want, sizeof want, "pego: cannot write profile %s: No such file or directory\n", path);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        dup2(fileno(err), 2);
+        pego_set_warning_handler(hear, heard);
+        if (restore) pego_set_warning_handler(NULL, NULL);
+        exit(pego_profile_start(path, NULL) == 0 ? 0 : 3);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    *said = contents(heard);
+    *printed = contents(err);
+    CU_ASSERT_STRING_EQUAL(restore ? *printed : *said, want);
+    fclose(heard);
+    fclose(err);
+    rmdir(dir);
+}
+
+/* The exit writer's failure goes to the handler, not to standard error. */
+static void test_exit_warning(void)
+{
+    char *said, *printed;
+    exit_warning(0, &said, &printed);
+    CU_ASSERT_STRING_EQUAL(printed, "");
+    free(said);
+    free(printed);
+}
+
+/* A NULL handler restores the default: the message and a newline on standard
+ * error. */
+static void test_default_warning(void)
+{
+    char *said, *printed;
+    exit_warning(1, &said, &printed);
+    CU_ASSERT_STRING_EQUAL(said, "");
+    free(said);
+    free(printed);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    /* first: the test of PEGO_FLAGS needs a process that has no parser yet */
+    CU_pSuite w = CU_add_suite("warnings", NULL, NULL);
+    CU_add_test(w, "a malformed PEGO_FLAGS goes to the handler", test_flags_warning);
+    CU_add_test(w, "a report the exit writer cannot write goes to the handler", test_exit_warning);
+    CU_add_test(w, "a NULL handler restores standard error", test_default_warning);
     CU_pSuite s = CU_add_suite("profile", NULL, NULL);
     CU_add_test(s, "counts with memo hits", test_memo_counts);
     CU_add_test(s, "counts of failed calls and wasted input", test_failure_counts);
