@@ -574,7 +574,7 @@ static const ast_expr *attribute_arg(const ast_expr *e, const char *name)
 
 /* #error(message=...) runs its expression in an expectation window of its own
  * and records the message instead when it fails; #recover(skip=...) runs the
- * skip after a failure and records a recovered error (language.md 4). */
+ * skip after a failure and records a recovered error (docs/language.md 4). */
 static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
 {
     const ast_expr *kid = e->kids[0];

@@ -1,4 +1,4 @@
-/* The grammar parser (language.md A.4, A.5): recursive descent over the tokens of
+/* The grammar parser (docs/language.md A.4, A.5): recursive descent over the tokens of
  * lexer.c, building the AST of ast.h for the whole syntax (rules, types, Pratt
  * bodies, attributes, predicates, action terms). It reports syntax errors in the
  * "expected X, found Y" form, recovers at the next definition so that several

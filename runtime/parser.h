@@ -171,7 +171,7 @@ typedef struct { uint32_t label, value; } vm_capture;
 /* A mark of the state a Pratt machine restores: position, stacks, recovered errors. */
 typedef struct { uint32_t pos, vs, trail, rec; } vm_mark;
 
-/* One parse(min) of a Pratt expression (language.md 3.2). */
+/* One parse(min) of a Pratt expression (docs/language.md 3.2). */
 typedef struct {
     uint16_t pratt;
     uint8_t  state;
