@@ -175,7 +175,7 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 
 /* ---- runtime profiling (--profile, PEGO_FLAGS) -------------------------- */
 
-/* Profiling writes a zstd-compressed report (design.md section 8) when the
+/* Profiling writes a zstd-compressed report (docs/report-format.md) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
  * "--profile-detail"), read when the first parser of the process is created,

@@ -2,7 +2,7 @@
  * what the calls of any number of parses did (calls, evaluations, memo hits,
  * outcomes, repeated evaluations, consumed and wasted input) and where the time
  * went (inclusive time of the outermost active call of a rule, self time), and
- * turns the totals into a few hints (design.md section 6). */
+ * turns the totals into a few hints (docs/debugging.md, The hints). */
 #include "buf.h"
 #include "pego.h"
 
