@@ -401,7 +401,7 @@ static int is_cmp(cc_tok_kind k)
 static ast_term *parse_mul(parser *p) { return parse_binary_level(p, parse_unary, mul_ops); }
 static ast_term *parse_add(parser *p) { return parse_binary_level(p, parse_mul, add_ops); }
 
-/* Comparisons do not chain (6.5): a < b < c is a syntax error. */
+/* Comparisons do not chain (A.5): a < b < c is a syntax error. */
 static ast_term *parse_cmp(parser *p)
 {
     ast_term *l = parse_add(p);

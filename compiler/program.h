@@ -23,7 +23,7 @@ typedef struct {
     int line, col;              /* grammar source position of the instruction (0: none) */
 } vm_srcpos;
 
-/* Static facts about a rule (docs/language.md 2.1, 2.2; engine notes 4.1). */
+/* Static facts about a rule (docs/language.md 2.1, 2.2; docs/architecture.md, Static analysis). */
 enum {
     RULE_NULLABLE   = 1u << 0,
     RULE_NOFAIL     = 1u << 1,  /* proven to always succeed */
