@@ -1,6 +1,6 @@
 #!/bin/sh
-# Times `pego report` over 1,000 report files of a realistic size (design.md
-# section 13: about one second). The reports come from tests/mkreport
+# Times `pego report` over 1,000 report files of a realistic size (the target in
+# docs/benchmarks.md: about one second). The reports come from tests/mkreport
 # --synthetic: each is one process that parsed 50 inputs with a JSON grammar of
 # 24 rules, with its call graph (72 edges) and calling-context tree (150
 # paths), about 11 KB compressed. Prints the best of three runs.

@@ -214,7 +214,7 @@ void cli_print_json_string(FILE *out, const char *s)
 }
 
 /* Whether an expected item is an #error message: items print as a quoted
- * literal, a class or one of a few names (language.md 1.12). */
+ * literal, a class or one of a few names (docs/language.md 1.12). */
 static int is_message(const char *item)
 {
     static const char *const names[] = { "any character", "beginning of input", "end of input",

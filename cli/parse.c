@@ -1,6 +1,6 @@
 /* pego parse: parses standard input, -i TEXT, or each input file with a grammar
  * and prints the tree (JSON or S-expression), `ok` in recognition mode, or the
- * syntax error (language.md 1.14). */
+ * syntax error (docs/language.md 1.14). */
 #include "cli.h"
 
 #include <getopt.h>
@@ -79,7 +79,7 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
         free(text);
     }
     if (!nrecovered) return 0;
-    /* success with recovered errors (language.md 1.14): the tree, then the errors */
+    /* success with recovered errors (docs/language.md 1.14): the tree, then the errors */
     fflush(stdout);
     fprintf(stderr, "pego: %s", prefix);
     for (size_t i = 0; i < nrecovered; i++) fprintf(stderr, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));

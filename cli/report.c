@@ -1,7 +1,7 @@
 /* pego report: reads report files and directories (reports/reader.c), merges
  * them (reports/merge.c) and prints tables and hints, folded stacks, a flame
  * graph, a speedscope file, or the differences between two sets of reports
- * with --fail thresholds for CI (design.md section 9). Exit status: 0, or 1
+ * with --fail thresholds for CI (docs/debugging.md, Reading reports). Exit status: 0, or 1
  * for bad usage, when nothing at all could be read, when --strict and some
  * input was damaged, or when a --fail threshold was exceeded. */
 #include "cli.h"

@@ -1,4 +1,4 @@
-/* Static analysis of a checked grammar (language.md 2.1, 2.2): nullable rules,
+/* Static analysis of a checked grammar (docs/language.md 2.1, 2.2): nullable rules,
  * rules proven to always succeed, the left-call graph and its left-recursive
  * cycles with their leaders, and the memo classification of every rule
  * (transient, memo, plain, deferrable). */
@@ -90,7 +90,7 @@ static int expr_alwaysfail(analysis *a, const ast_expr *e)
     }
 }
 
-/* Conservative: proven to always succeed (language.md 2.2, step 2). */
+/* Conservative: proven to always succeed (docs/language.md 2.2, step 2). */
 static int expr_nofail(analysis *a, const ast_expr *e)
 {
     switch (e->kind) {
@@ -132,7 +132,7 @@ static void add_edge(analysis *a, int from, int to)
     a->adj[from][a->nadj[from]++] = to;
 }
 
-/* Adds the rules e may call before consuming input (language.md 2.2, step 2). */
+/* Adds the rules e may call before consuming input (docs/language.md 2.2, step 2). */
 static void left_calls(analysis *a, int from, const ast_expr *e)
 {
     switch (e->kind) {
@@ -326,7 +326,7 @@ static int count_calls(const ast_expr *e, int *callsites, analysis *a, int from)
 
 int cc_scope_has_captures(const ast_expr *e) { return scope_has_captures(e); }
 
-/* Whether an element occupies a value slot (language.md 1.4). */
+/* Whether an element occupies a value slot (docs/language.md 1.4). */
 int cc_has_value(const ast_expr *e)
 {
     switch (e->kind) {
@@ -341,7 +341,7 @@ int cc_has_value(const ast_expr *e)
 }
 
 /* A Pratt operand must not call its own rule before consuming input: that is
- * left recursion, which infix and postfix operators express (language.md 3.1).
+ * left recursion, which infix and postfix operators express (docs/language.md 3.1).
  * Uses the left-call graph; the extra node n holds the operand's left calls. */
 static void check_pratt_operands(analysis *a, const ast_grammar *ast, cc_errors *errs)
 {

@@ -1,4 +1,4 @@
-/* Definition and reference checks of a parsed grammar (language.md A.4, A.6, 1.4,
+/* Definition and reference checks of a parsed grammar (docs/language.md A.4, A.6, 1.4,
  * 1.9, 3.1, 4.1, 7.1): duplicate, reserved and badly named definitions, undefined
  * rules (resolving AST_CALL.rule), misplaced captures and captures without a value,
  * level-restricted calls, attributes and their arguments, #stream placement and

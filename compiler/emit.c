@@ -141,7 +141,7 @@ static int general_call(const cc_rule *r)
 
 static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
 
-/* First-character dispatch (engine notes 8.1): when an expression must begin
+/* First-character dispatch (docs/architecture.md, Matching): when an expression must begin
  * with a literal of ASCII first byte or with a class, a test of the next
  * character can skip it without pushing a choice entry. On a mismatch the test
  * records exactly what the expression would have recorded there, so results
@@ -574,7 +574,7 @@ static const ast_expr *attribute_arg(const ast_expr *e, const char *name)
 
 /* #error(message=...) runs its expression in an expectation window of its own
  * and records the message instead when it fails; #recover(skip=...) runs the
- * skip after a failure and records a recovered error (language.md 4). */
+ * skip after a failure and records a recovered error (docs/language.md 4). */
 static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
 {
     const ast_expr *kid = e->kids[0];

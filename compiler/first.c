@@ -1,4 +1,4 @@
-/* First-byte sets (engine notes 8.1), for the fast program: which input bytes
+/* First-byte sets (docs/architecture.md), for the fast program: which input bytes
  * can begin a non-empty match of an expression, and whether it can match the
  * empty string. The sets are conservative: a byte outside the set never begins
  * a match, so an expression that cannot match empty fails at once there (and at

@@ -1,4 +1,4 @@
-/* The grammar lexer (language.md A.1-A.3): white space and comments, identifiers,
+/* The grammar lexer (docs/language.md A.1-A.3): white space and comments, identifiers,
  * string literals and escapes, character classes with their validity rules,
  * integers, capture references and punctuation, always taking the longest token,
  * with positions (lines end at LF, CR LF or a lone CR; columns count code points)

@@ -1,4 +1,4 @@
-/* Internal to the grammar reader: the tokens of a grammar file (language.md A.1-A.3).
+/* Internal to the grammar reader: the tokens of a grammar file (docs/language.md A.1-A.3).
  * The lexer turns the whole source into an array of tokens ending with CC_TK_EOF,
  * reporting lexical errors as it goes and still producing a usable token, so that
  * the parser can go on and find further errors. */

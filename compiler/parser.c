@@ -1,4 +1,4 @@
-/* The grammar parser (language.md A.4, A.5): recursive descent over the tokens of
+/* The grammar parser (docs/language.md A.4, A.5): recursive descent over the tokens of
  * lexer.c, building the AST of ast.h for the whole syntax (rules, types, Pratt
  * bodies, attributes, predicates, action terms). It reports syntax errors in the
  * "expected X, found Y" form, recovers at the next definition so that several
@@ -401,7 +401,7 @@ static int is_cmp(cc_tok_kind k)
 static ast_term *parse_mul(parser *p) { return parse_binary_level(p, parse_unary, mul_ops); }
 static ast_term *parse_add(parser *p) { return parse_binary_level(p, parse_mul, add_ops); }
 
-/* Comparisons do not chain (6.5): a < b < c is a syntax error. */
+/* Comparisons do not chain (A.5): a < b < c is a syntax error. */
 static ast_term *parse_cmp(parser *p)
 {
     ast_term *l = parse_add(p);

@@ -23,7 +23,7 @@ typedef struct {
     int line, col;              /* grammar source position of the instruction (0: none) */
 } vm_srcpos;
 
-/* Static facts about a rule (language.md 2.1, 2.2; engine notes 4.1). */
+/* Static facts about a rule (docs/language.md 2.1, 2.2; docs/architecture.md, Static analysis). */
 enum {
     RULE_NULLABLE   = 1u << 0,
     RULE_NOFAIL     = 1u << 1,  /* proven to always succeed */
@@ -58,7 +58,7 @@ typedef struct {
     uint8_t  fffd;              /* contains U+FFFD: matches invalid bytes too */
 } cc_literal;
 
-/* A Pratt expression (language.md 3): its lines are small bodies ending in
+/* A Pratt expression (docs/language.md 3): its lines are small bodies ending in
  * SUBRET, each with a valued and a value-free address. */
 typedef struct {
     uint8_t  kind;              /* pratt_op_kind */

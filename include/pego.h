@@ -169,7 +169,7 @@ int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, c
 size_t      pego_result_recovered_count(const pego_result *r);
 const char *pego_result_recovered_error(const pego_result *r, size_t i);
 
-/* Printing (language.md 1.13). Returns a malloc'd string without a trailing
+/* Printing (docs/language.md 1.13). Returns a malloc'd string without a trailing
  * newline: "nil"/"null" for a nil result. */
 typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON } pego_print_format;
 char *pego_result_print(const pego_result *r, pego_print_format format);
@@ -186,7 +186,7 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 
 /* ---- runtime profiling (--profile, PEGO_FLAGS) -------------------------- */
 
-/* Profiling writes a zstd-compressed report (design.md section 8) when the
+/* Profiling writes a zstd-compressed report (docs/report-format.md) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
  * "--profile-detail"), read once, when the first parser of the process is

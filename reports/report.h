@@ -65,7 +65,7 @@ typedef struct rep_parse {
     uint32_t    top_rule;           /* the rule with the most self time, or REP_NO_RULE */
 } rep_parse;
 
-/* A rule's totals over every parse of the process (design.md section 6). */
+/* A rule's totals over every parse of the process (docs/report-format.md, rule). */
 typedef struct rep_rule {
     uint32_t grammar, rule;
     uint64_t calls, evals, memo, matched, failed;

@@ -1,6 +1,6 @@
-/* The tables of pego report (design.md section 9): the first line, rules by a
+/* The tables of pego report (docs/debugging.md, Reading reports): the first line, rules by a
  * metric, the slowest parses, a rule's callers and callees, and the hints of
- * design.md section 6 computed from the merged counts; as text, JSON or CSV. */
+ * docs/debugging.md computed from the merged counts; as text, JSON or CSV. */
 #include "summary.h"
 
 #include <jansson.h>
@@ -146,7 +146,7 @@ static void hints_free(hints *h)
     free(h->text);
 }
 
-/* The hints of design.md section 6, from the merged counts. */
+/* The hints of docs/debugging.md (Reading reports), from the merged counts. */
 static int make_hints(const rep_summary *s, hints *h)
 {
     size_t n;

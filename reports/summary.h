@@ -19,7 +19,7 @@
 
 #define REP_NONE UINT32_MAX
 
-/* The per-rule metrics of design.md section 6. */
+/* The per-rule metrics (docs/report-format.md, rule). */
 typedef struct rep_counts {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos;
     uint64_t consumed, wasted, time_ns, self_ns;

@@ -2,8 +2,8 @@
  * sink that adds up, per rule name, what the calls of any number of parses did
  * (calls, evaluations, memo hits, outcomes, repeated evaluations, consumed and
  * wasted input) and where the time went (inclusive time of the outermost active
- * call of a rule, self time), and turns the totals into a few hints (design.md
- * section 6). The process-wide profiler of --profile and PEGO_FLAGS is
+ * call of a rule, self time), and turns the totals into a few hints (docs/debugging.md,
+ * The hints). The process-wide profiler of --profile and PEGO_FLAGS is
  * runtime/profiler.c. */
 #include "buf.h"
 #include "pego.h"

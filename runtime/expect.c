@@ -1,4 +1,4 @@
-/* The expectation record and syntax errors (language.md 1.12): adding an item to
+/* The expectation record and syntax errors (docs/language.md 1.12): adding an item to
  * the open window, and turning the final record into the error text, with items
  * sorted byte-wise and rendered as the grammar's expectation table prints them. */
 #include "parser.h"
@@ -32,7 +32,7 @@ static void sort_by_rank(const pego_grammar *g, uint32_t *ids, uint32_t n)
     }
 }
 
-/* Appends "line:col: message" for a failure at far (language.md 1.12): the
+/* Appends "line:col: message" for a failure at far (docs/language.md 1.12): the
  * #error messages recorded there, in the order recorded, joined with "; "; or
  * else the items sorted byte-wise; or else "syntax error". Sorts ids in place. */
 void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)

@@ -1,6 +1,6 @@
 /* Positions of the input: byte offsets to the parse's unit (code points, where an
  * invalid byte counts as one, or bytes) and to lines and columns (a line starts
- * after each LF only; language.md 1.10). Tables are built on first use. */
+ * after each LF only; docs/language.md 1.10). Tables are built on first use. */
 #include "parser.h"
 #include "unicode.h"
 

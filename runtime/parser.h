@@ -184,7 +184,7 @@ struct pego_parser {
     rt_tree     tree;
     rt_input    in;
     uint32_t    silent;
-    uint32_t    hw;             /* end of the input examined so far (language of engine notes 4.6) */
+    uint32_t    hw;             /* high-water mark: end of the input examined so far */
     uint32_t    max_depth;
     int         noplain;
     int         fast;           /* this run executes the fast program */

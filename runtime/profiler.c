@@ -1,5 +1,5 @@
-/* The runtime profiler behind --profile and PEGO_FLAGS (design.md sections 7
- * and 8): exact attribution of steady-clock time to rules at every frame
+/* The runtime profiler behind --profile and PEGO_FLAGS (docs/profiling.md,
+ * docs/report-format.md): exact attribution of steady-clock time to rules at every frame
  * transfer of the VM's general call path, exact counts per rule, per-parse
  * records, the call graph, and a calling-context tree with recursion folded.
  * Each thread collects into a record of its own; at exit (or on a flush) the

@@ -1,6 +1,6 @@
 /* Trees: the node arena of a parse (nodes, child lists and fields in three arrays,
  * reset between parses) and printing in the S-expression and JSON forms of
- * language.md 1.13. Printing walks the tree with an explicit stack, so a tree as
+ * docs/language.md 1.13. Printing walks the tree with an explicit stack, so a tree as
  * deep as the nesting limit allows prints without deep C recursion. */
 #include "parser.h"
 #include "unicode.h"

@@ -11,7 +11,7 @@ What runs:
   1. every tests/golden/<area>/<name>.case file (or the files and directories given);
   2. every fixture: for each grammar fixtures/<g>.pego and each input fixtures/<g>/<input>
      (any file not ending in .sexpr or .json), the golden files <input>.sexpr and
-     <input>.json next to it.  The .sexpr file is in the golden format of language.md
+     <input>.json next to it.  The .sexpr file is in the golden format of docs/language.md
      1.13.4 (the S-expression and a newline, or "error: TEXT" and a newline); the .json
      file holds the indented JSON print form, or "error: TEXT" for an input that fails.
      Each golden file is one test, named fixtures/<g>/<input>.sexpr (or .json); it runs
@@ -302,7 +302,7 @@ def run_fixture(name, grammar, inp, golden, fmt, pego, srcdir):
     if want.startswith(b"error: "):
         expect = {"stderr": b"pego: " + want[len(b"error: "):], "status": 1}
     elif recovered >= 0:
-        # a tree, then "error: " and the recovered errors (language.md 1.13.4, 1.14)
+        # a tree, then "error: " and the recovered errors (docs/language.md 1.13.4, 1.14)
         expect = {"stdout": want[:recovered + 1],
                   "stderr": b"pego: " + want[recovered + len(b"\nerror: "):], "status": 1}
     else:

@@ -1,5 +1,5 @@
 /* Unit tests of the engine through the public API: compile small grammars, parse,
- * and compare the printed tree or the syntax error with what language.md says.
+ * and compare the printed tree or the syntax error with what docs/language.md says.
  * Also the memo policy (linear evaluations on an exponential grammar), the three
  * memo policies giving identical results, recognition mode, the nesting limit and
  * parser reuse. */

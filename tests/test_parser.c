@@ -1,7 +1,7 @@
 /* Tests of the grammar reader: the lexer (tokens, escapes, classes, positions,
  * adjacency), the parser (AST shapes, bounds, keywords, syntax errors, recovery,
  * limits) and the definition checks with the "not supported yet" refusals. Expected
- * messages and positions are written by hand from language.md (Part A). */
+ * messages and positions are written by hand from docs/language.md (Part A). */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>

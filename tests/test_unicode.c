@@ -1,6 +1,6 @@
 /* CUnit tests for runtime/unicode.c: UTF-8 decoding and encoding, the character
  * properties, Go strconv.Quote quoting, Go encoding/json strings and character-class
- * rendering. Every expected string is written out by hand from language.md or from
+ * rendering. Every expected string is written out by hand from docs/language.md or from
  * the documented behaviour of Go's utf8, unicode, strconv and encoding/json. */
 #include <CUnit/Basic.h>
 #include <string.h>
