@@ -1,4 +1,4 @@
-/* libFuzzer target for the report reader (reports/reader.c) and what follows
+/* libFuzzer target for the report reader (cli/report/reader.c) and what follows
  * it in pego report: merging, the tables, folded stacks and a diff.
  *
  * The first byte picks the input's form: odd, the rest is the decompressed
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "../reports/reader.h"
-#include "../reports/summary.h"
+#include "../cli/report/reader.h"
+#include "../cli/report/summary.h"
 
 static void ignore(void *ud, const char *text)
 {
