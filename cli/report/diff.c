@@ -41,11 +41,10 @@ int rep_threshold_parse(const char *text, rep_threshold *t)
     return 0;
 }
 
-static const rep_summary *row_base;
-
-static int by_label(const void *a, const void *b)
+static int by_label(const void *a, const void *b, void *ctx)
 {
-    return strcmp(row_base->rules[*(const uint32_t *)a].label, row_base->rules[*(const uint32_t *)b].label);
+    const rep_summary *s = ctx;
+    return strcmp(s->rules[*(const uint32_t *)a].label, s->rules[*(const uint32_t *)b].label);
 }
 
 /* The rules of s that were seen, sorted by label. */
@@ -56,8 +55,7 @@ static uint32_t *labelled_rules(const rep_summary *s, size_t *n)
     *n = 0;
     for (size_t i = 0; i < s->nrules; i++)
         if (s->rules[i].used) v[(*n)++] = (uint32_t)i;
-    row_base = s;
-    qsort(v, *n, sizeof *v, by_label);
+    qsort_r(v, *n, sizeof *v, by_label, (void *)s);
     return v;
 }
 

@@ -77,14 +77,17 @@ static json_t *json_share(double pct)
 
 /* ---- sorting ---- */
 
-static const rep_summary *sort_s;   /* qsort has no context argument */
-static rep_by sort_by;
+typedef struct rule_sort {
+    const rep_summary *s;
+    rep_by             by;
+} rule_sort;
 
-static int rule_order(const void *a, const void *b)
+static int rule_order(const void *a, const void *b, void *ctx)
 {
-    const rep_srule *x = &sort_s->rules[*(const uint32_t *)a], *y = &sort_s->rules[*(const uint32_t *)b];
-    if (sort_by != REP_BY_NAME) {
-        uint64_t u = rep_metric(&x->c, sort_by), v = rep_metric(&y->c, sort_by);
+    const rule_sort *k = ctx;
+    const rep_srule *x = &k->s->rules[*(const uint32_t *)a], *y = &k->s->rules[*(const uint32_t *)b];
+    if (k->by != REP_BY_NAME) {
+        uint64_t u = rep_metric(&x->c, k->by), v = rep_metric(&y->c, k->by);
         if (u != v) return u > v ? -1 : 1;
     }
     return strcmp(x->label, y->label);
@@ -97,9 +100,8 @@ uint32_t *rep_sorted_rules(const rep_summary *s, rep_by by, size_t *n)
     *n = 0;
     for (size_t i = 0; i < s->nrules; i++)
         if (s->rules[i].used && s->rules[i].c.calls) v[(*n)++] = (uint32_t)i;
-    sort_s = s;
-    sort_by = by;
-    qsort(v, *n, sizeof *v, rule_order);
+    rule_sort k = { s, by };
+    qsort_r(v, *n, sizeof *v, rule_order, &k);
     return v;
 }
 
@@ -365,14 +367,13 @@ static void csv_parses(const rep_summary *s, const rep_table_options *t, FILE *o
 
 /* ---- callers and callees ---- */
 
-static const rep_summary *edge_s;
-
-static int edge_order(const void *a, const void *b)
+static int edge_order(const void *a, const void *b, void *ctx)
 {
-    const rep_sedge *x = &edge_s->edges[*(const uint32_t *)a], *y = &edge_s->edges[*(const uint32_t *)b];
+    const rep_summary *s = ctx;
+    const rep_sedge *x = &s->edges[*(const uint32_t *)a], *y = &s->edges[*(const uint32_t *)b];
     if (x->time_ns != y->time_ns) return x->time_ns > y->time_ns ? -1 : 1;
-    int c = strcmp(edge_s->rules[x->caller].label, edge_s->rules[y->caller].label);
-    return c ? c : strcmp(edge_s->rules[x->callee].label, edge_s->rules[y->callee].label);
+    int c = strcmp(s->rules[x->caller].label, s->rules[y->caller].label);
+    return c ? c : strcmp(s->rules[x->callee].label, s->rules[y->callee].label);
 }
 
 /* The edges into (callers) or out of (callees) rule, by time. */
@@ -383,8 +384,7 @@ static uint32_t *rule_edges(const rep_summary *s, uint32_t rule, int callers, si
     *n = 0;
     for (size_t i = 0; i < s->nedges; i++)
         if ((callers ? s->edges[i].callee : s->edges[i].caller) == rule) v[(*n)++] = (uint32_t)i;
-    edge_s = s;
-    qsort(v, *n, sizeof *v, edge_order);
+    qsort_r(v, *n, sizeof *v, edge_order, (void *)s);
     return v;
 }
 
