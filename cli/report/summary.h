@@ -6,7 +6,8 @@
  * summed, and only the slowest are kept (all of them on request). A frame's
  * records are staged and merged only when the frame turns out whole.
  * tables.c prints the tables and hints, flame.c the folded stacks, the SVG
- * flame graph and the speedscope file, diff.c the comparison of two summaries.
+ * flame graph and the speedscope file, diff.c the comparison of two summaries;
+ * the tables are lists of columns (columns.h).
  * Part of the pego command (pego report), not of libpego. */
 #ifndef PEGO_REP_SUMMARY_H
 #define PEGO_REP_SUMMARY_H
@@ -153,12 +154,5 @@ typedef struct rep_diff_options {
  * report(ud, text). Returns the number exceeded, or -1 when out of memory. */
 long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
                     void (*report)(void *ud, const char *text), void *ud);
-
-/* ---- shared formatting helpers (tables.c) ---- */
-
-/* Nanoseconds to microseconds, rounded to nearest. */
-uint64_t rep_us(uint64_t ns);
-/* Writes one CSV field (quoted when needed). */
-void rep_csv_field(FILE *out, const char *s);
 
 #endif
