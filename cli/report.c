@@ -1,5 +1,5 @@
-/* pego report: reads report files and directories (reports/reader.c), merges
- * them (reports/merge.c) and prints tables and hints, folded stacks, a flame
+/* pego report: reads report files and directories (report/reader.c), merges
+ * them (report/merge.c) and prints tables and hints, folded stacks, a flame
  * graph, a speedscope file, or the differences between two sets of reports
  * with --fail thresholds for CI (docs/debugging.md, Reading reports). Exit status: 0, or 1
  * for bad usage, when nothing at all could be read, when --strict and some
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reports/reader.h"
-#include "../reports/summary.h"
+#include "report/reader.h"
+#include "report/summary.h"
 
 static const char report_usage[] =
     "usage: pego report [flags] FILE|DIR...\n"

@@ -2,7 +2,7 @@
  * every grammar error collected into a pego_diag. */
 #include "program.h"
 #include "pego.h"
-#include "../reports/report.h"
+#include "../runtime/report.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #define _GNU_SOURCE 1      /* secure_getenv */
 #endif
 #include "parser.h"
-#include "../reports/report.h"
+#include "report_writer.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,6 @@
-/* libFuzzer target for the report reader (reports/reader.c) and what follows
- * it in pego report: merging, the tables, folded stacks and a diff.
+/* libFuzzer target for the report reader (cli/report/reader.c) and what follows
+ * it in pego report: merging, the tables and the diff in text, JSON and CSV,
+ * and folded stacks.
  *
  * The first byte picks the input's form: odd, the rest is the decompressed
  * text of a frame (JSON Lines), compressed here into one zstd frame so that
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "../reports/reader.h"
-#include "../reports/summary.h"
+#include "../cli/report/reader.h"
+#include "../cli/report/summary.h"
 
 static void ignore(void *ud, const char *text)
 {
@@ -36,9 +37,16 @@ static void summarize(const void *data, size_t len, FILE *sink)
         t.format = REP_FORMAT_JSON;
         t.rule = "value";
         rep_print_tables(s, &t, sink, err, sizeof err);
+        t.format = REP_FORMAT_CSV;
+        t.rule = NULL;
+        rep_print_tables(s, &t, sink, err, sizeof err);
         rep_print_folded(s, 0, sink);
         rep_threshold fail = { REP_BY_CALLS, 5 };
         rep_diff_options o = { REP_FORMAT_TEXT, 20, &fail, 1, 1000000 };
+        rep_print_diff(s, s, &o, sink, ignore, NULL);
+        o.format = REP_FORMAT_JSON;
+        rep_print_diff(s, s, &o, sink, ignore, NULL);
+        o.format = REP_FORMAT_CSV;
         rep_print_diff(s, s, &o, sink, ignore, NULL);
     }
     rep_reader_free(r);

@@ -1,5 +1,5 @@
-/* mkreport: writes report files through the report writer (reports/writer.c),
- * for the tests and the benchmark of pego report.
+/* mkreport: writes report files through the report writer
+ * (runtime/report_writer.c), for the tests and the benchmark of pego report.
  *
  *   mkreport [--append] [--truncate N] OUT [DESCRIPTION]
  *       writes the frames described in DESCRIPTION (standard input by default)
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../reports/report.h"
+#include "../runtime/report_writer.h"
 
 #define MAX_WORDS  64
 #define MAX_RULES  256

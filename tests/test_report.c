@@ -1,12 +1,12 @@
-/* CUnit tests for report files: the writer (reports/writer.c) and the reader
- * (reports/reader.c) in a round trip of every record and field; replace and
- * append modes (no temporary file left, no half file, 8 processes appending at
- * once); %p %h %t %% expansion; symbolic links refused; file modes; every
- * damaged-input case with its exact message; merging (reports/merge.c) of two
- * processes and of two grammars that share a name; the SVG flame graph
- * (reports/flame.c) validated with xmllint and measured, and the speedscope
- * file. The command-line outputs of pego report are golden tests in
- * tests/golden/report/. */
+/* CUnit tests for report files: the writer (runtime/report_writer.c) and the
+ * reader (cli/report/reader.c) in a round trip of every record and field;
+ * replace and append modes (no temporary file left, no half file, 8 processes
+ * appending at once); %p %h %t %% expansion; symbolic links refused; file
+ * modes; every damaged-input case with its exact message; merging
+ * (cli/report/merge.c) of two processes and of two grammars that share a name;
+ * the SVG flame graph (cli/report/flame.c) validated with xmllint and
+ * measured, and the speedscope file. The command-line outputs of pego report
+ * are golden tests in tests/golden/report/. */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../reports/reader.h"
-#include "../reports/report.h"
-#include "../reports/summary.h"
+#include "../cli/report/reader.h"
+#include "../cli/report/summary.h"
+#include "../runtime/report_writer.h"
 
 static char dir[256];   /* a fresh temporary directory per run */
 

@@ -1,16 +1,14 @@
 /* Report files, format version 1 (docs/report-format.md): the records of one
- * report and the writer that turns them into one zstd frame of JSON Lines.
- *
- * The runtime profiler fills a builder at the end of a process and calls
- * rep_write_file(); `pego report` reads the same records back (reader.h) into
- * the same structs. Everything here is part of libpego and needs only libzstd.
- * Nothing here prints: errors come back as a return code and a message.
+ * report, shared by the writer of libpego (report_writer.h), which the runtime
+ * profiler fills at the end of a process, and the reader of `pego report`
+ * (cli/report/reader.h), which decodes them back into the same structs. Only
+ * types, constants and the source hash: nothing here needs a library.
  *
  * A frame holds, in this order: one header record, then grammar records, each
  * before any record that refers to it, then parse, rule, edge and stack records
- * in any order, and a footer that rep_write_file() adds. Rule ids are the
- * grammar's rule numbers (its rules list); grammar ids are chosen by the writer,
- * unique within one frame. */
+ * in any order, and a footer that the writer adds. Rule ids are the grammar's
+ * rule numbers (its rules list); grammar ids are chosen by the writer, unique
+ * within one frame. */
 #ifndef PEGO_REP_REPORT_H
 #define PEGO_REP_REPORT_H
 
@@ -103,37 +101,5 @@ static inline uint64_t rep_hash(const void *data, size_t len)
     }
     return h;
 }
-
-/* Expands a report file pattern: %p the process id, %h the host name, %t the
- * start time (Unix seconds), %% a percent sign; any other % sequence is kept as
- * it is. Returns a malloc'd string, or NULL when out of memory. */
-char *rep_expand_path(const char *pattern, int64_t pid, const char *host, int64_t start);
-
-/* The in-memory text of one report frame, built record by record. */
-typedef struct rep_builder rep_builder;
-
-/* Starts a frame with its header record; NULL when out of memory. */
-rep_builder *rep_builder_new(const rep_header *h);
-void         rep_builder_free(rep_builder *b);
-
-/* Each adds one record. They return 0, or -1 when out of memory; after a
- * failure the builder keeps failing and rep_write_file() says so. */
-int rep_add_grammar(rep_builder *b, const rep_grammar *g);
-int rep_add_parse(rep_builder *b, const rep_parse *p);
-int rep_add_rule(rep_builder *b, const rep_rule *r);
-int rep_add_edge(rep_builder *b, const rep_edge *e);
-int rep_add_stack(rep_builder *b, const rep_stack *s);
-
-/* The uncompressed records so far (without the footer), for tests and tools. */
-const char *rep_builder_text(const rep_builder *b, size_t *len);
-
-/* Writes the frame (records, then a footer counting parses and records) to
- * path as one zstd frame with a content checksum. append == 0: write a
- * temporary file beside path and rename it over path, so a reader never sees
- * half a report. append != 0: add the frame to the end of path under an
- * exclusive flock, one complete frame or nothing. path is never followed if it
- * is a symbolic link, and a new file gets mode 0644 less the umask. Returns 0,
- * or -1 with "cannot write profile PATH: REASON" in errbuf (errlen bytes). */
-int rep_write_file(const rep_builder *b, const char *path, int append, char *errbuf, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /* The report reader (reader.h): zstd streaming decompression of each file, a
- * line at a time parsed with jansson, decoded into the records of report.h and
+ * line at a time parsed with jansson, decoded into the records of runtime/report.h and
  * checked (see "flat records"). A frame's records go to the sink as they are
  * read; whether the frame was whole (zstd checksum, footer counts) is known
  * only at its end, so the sink stages them until frame_end. */

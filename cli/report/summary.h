@@ -5,8 +5,9 @@
  * (caller, callee), calling-context nodes by their rule path; parse records are
  * summed, and only the slowest are kept (all of them on request). A frame's
  * records are staged and merged only when the frame turns out whole.
- * summary.c prints the tables and hints, flame.c the folded stacks, the SVG
- * flame graph and the speedscope file, diff.c the comparison of two summaries.
+ * tables.c prints the tables and hints, flame.c the folded stacks, the SVG
+ * flame graph and the speedscope file, diff.c the comparison of two summaries;
+ * the tables are lists of columns (columns.h).
  * Part of the pego command (pego report), not of libpego. */
 #ifndef PEGO_REP_SUMMARY_H
 #define PEGO_REP_SUMMARY_H
@@ -15,7 +16,7 @@
 #include <stdio.h>
 
 #include "reader.h"
-#include "report.h"
+#include "../../runtime/report.h"
 
 #define REP_NONE UINT32_MAX
 
@@ -93,7 +94,7 @@ void         rep_summary_sink(rep_summary *s, rep_reader_sink *sink);
 /* After reading: labels, parse order, tree links. 0, or -1 when out of memory. */
 int          rep_summary_finish(rep_summary *s);
 
-/* ---- tables (summary.c) ---- */
+/* ---- tables (tables.c) ---- */
 
 typedef enum {
     REP_BY_SELF, REP_BY_TIME, REP_BY_CALLS, REP_BY_EVALS, REP_BY_MEMO, REP_BY_FAILED,
@@ -153,12 +154,5 @@ typedef struct rep_diff_options {
  * report(ud, text). Returns the number exceeded, or -1 when out of memory. */
 long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
                     void (*report)(void *ud, const char *text), void *ud);
-
-/* ---- shared formatting helpers (summary.c) ---- */
-
-/* Nanoseconds to microseconds, rounded to nearest. */
-uint64_t rep_us(uint64_t ns);
-/* Writes one CSV field (quoted when needed). */
-void rep_csv_field(FILE *out, const char *s);
 
 #endif

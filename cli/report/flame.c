@@ -8,6 +8,7 @@
  * never a C recursion. */
 #include "summary.h"
 
+#include "columns.h"
 #include "pego.h"
 
 #include <errno.h>

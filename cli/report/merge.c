@@ -533,19 +533,18 @@ void rep_summary_sink(rep_summary *s, rep_reader_sink *sink)
 
 /* ---- finishing ---- */
 
-static const rep_summary *sort_summary;   /* qsort has no context argument */
-
 static int by_parse_order(const void *a, const void *b)
 {
     return parse_order(a, b);
 }
 
-static int by_parent_then_label(const void *a, const void *b)
+static int by_parent_then_label(const void *a, const void *b, void *ctx)
 {
-    const rep_snode *x = &sort_summary->nodes[*(const uint32_t *)a];
-    const rep_snode *y = &sort_summary->nodes[*(const uint32_t *)b];
+    const rep_summary *s = ctx;
+    const rep_snode *x = &s->nodes[*(const uint32_t *)a];
+    const rep_snode *y = &s->nodes[*(const uint32_t *)b];
     if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
-    return strcmp(sort_summary->rules[x->rule].label, sort_summary->rules[y->rule].label);
+    return strcmp(s->rules[x->rule].label, s->rules[y->rule].label);
 }
 
 int rep_summary_finish(rep_summary *s)
@@ -580,8 +579,7 @@ int rep_summary_finish(rep_summary *s)
     uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);
     if (!order) return -1;
     for (size_t i = 0; i < s->nnodes; i++) order[i] = (uint32_t)i;
-    sort_summary = s;
-    qsort(order, s->nnodes, sizeof *order, by_parent_then_label);
+    qsort_r(order, s->nnodes, sizeof *order, by_parent_then_label, s);
     for (size_t i = s->nnodes; i-- > 0;) {
         rep_snode *n = &s->nodes[order[i]];
         uint32_t *head = n->parent == REP_NONE ? &s->root : &s->nodes[n->parent].child;

@@ -3,7 +3,7 @@
  * replacing it through a temporary file and a rename, or appending under an
  * exclusive lock. Also the file name pattern (%p %h %t %%).
  * Part of libpego: it never prints; failures come back as messages. */
-#include "report.h"
+#include "report_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../runtime/buf.h"
-#include "../runtime/unicode.h"
+#include "buf.h"
+#include "unicode.h"
 
 struct rep_builder {
     rt_buf   text;

@@ -1,6 +1,6 @@
 /* The report reader: streams report files (one or more zstd frames of JSON
  * Lines, docs/report-format.md) and directories of them, decoding one record
- * at a time into the structs of report.h and handing each to a sink. It checks
+ * at a time into the structs of runtime/report.h and handing each to a sink. It checks
  * what the format promises (header first, known grammar and rule ids, the
  * footer's counts, the zstd checksum) and reports every problem as a one-line
  * message naming the file and the frame; what it cannot use it skips. Part of
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "../../runtime/report.h"
 
 typedef enum { REP_REC_GRAMMAR, REP_REC_PARSE, REP_REC_RULE, REP_REC_EDGE, REP_REC_STACK } rep_record_kind;
 

@@ -3,10 +3,12 @@
  * ratio. Rules are matched by label (grammar:rule, with the grammar's hash only
  * when one side holds several sources of one grammar name), so a grammar whose
  * source changed is still compared, and the output says that it changed.
- * --fail thresholds ('calls>+5%') are checked here. */
+ * --fail thresholds ('calls>+5%') are checked here. The compared rules are
+ * tables of columns (columns.h). */
 #include "summary.h"
 
-#include <jansson.h>
+#include "columns.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +43,10 @@ int rep_threshold_parse(const char *text, rep_threshold *t)
     return 0;
 }
 
-static const rep_summary *row_base;
-
-static int by_label(const void *a, const void *b)
+static int by_label(const void *a, const void *b, void *ctx)
 {
-    return strcmp(row_base->rules[*(const uint32_t *)a].label, row_base->rules[*(const uint32_t *)b].label);
+    const rep_summary *s = ctx;
+    return strcmp(s->rules[*(const uint32_t *)a].label, s->rules[*(const uint32_t *)b].label);
 }
 
 /* The rules of s that were seen, sorted by label. */
@@ -56,8 +57,7 @@ static uint32_t *labelled_rules(const rep_summary *s, size_t *n)
     *n = 0;
     for (size_t i = 0; i < s->nrules; i++)
         if (s->rules[i].used) v[(*n)++] = (uint32_t)i;
-    row_base = s;
-    qsort(v, *n, sizeof *v, by_label);
+    qsort_r(v, *n, sizeof *v, by_label, (void *)s);
     return v;
 }
 
@@ -171,6 +171,128 @@ static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options
     return v;
 }
 
+/* ---- the columns of a compared rule ---- */
+
+static const rep_counts no_counts;   /* the side where the rule is missing */
+
+static const rep_counts *base_counts(const diff_row *r)
+{
+    return r->base ? &r->base->c : &no_counts;
+}
+
+static const rep_counts *new_counts(const diff_row *r)
+{
+    return r->now ? &r->now->c : &no_counts;
+}
+
+/* The count at field on both sides, compared as kind. */
+static rep_cell compared(rep_cell_kind kind, const diff_row *r, size_t field)
+{
+    return (rep_cell){ .kind = kind, .count = rep_field(new_counts(r), field),
+                       .base = rep_field(base_counts(r), field) };
+}
+
+static rep_cell base_count(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_field(base_counts(row), c->field) };
+}
+
+static rep_cell new_count(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_field(new_counts(row), c->field) };
+}
+
+static rep_cell base_us(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(base_counts(row), c->field)) };
+}
+
+static rep_cell new_us(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(new_counts(row), c->field)) };
+}
+
+static rep_cell changed(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return compared(REP_CELL_CHANGE, row, c->field);
+}
+
+static rep_cell grown(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return compared(REP_CELL_GROWTH, row, c->field);
+}
+
+static rep_cell ratio(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)t;
+    return compared(REP_CELL_RATIO, row, c->field);
+}
+
+static rep_cell row_label(const rep_column *c, const rep_table *t, const void *row)
+{
+    const diff_row *r = row;
+    (void)c;
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = (r->now ? r->now : r->base)->label };
+}
+
+static rep_cell row_status(const rep_column *c, const rep_table *t, const void *row)
+{
+    const diff_row *r = row;
+    (void)c;
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = r->base && r->now ? "both" : r->now ? "appeared" : "disappeared" };
+}
+
+/* A column of the count member of rep_counts, read with value. */
+#define COMPARED(name, formats, width, value, member) \
+    { name, formats, width, 0, value, offsetof(rep_counts, member), NULL }
+/* Both sides of member in CSV. */
+#define CSV_SIDES(member) \
+    COMPARED(#member "_base", REP_IN_CSV, 0, base_count, member), \
+    COMPARED(#member "_new", REP_IN_CSV, 0, new_count, member)
+
+/* The text and CSV tables of the compared rules: a row is a diff_row. */
+static const rep_column diff_columns[] = {
+    { "rule", REP_IN_CSV, 0, 0, row_label, 0, NULL },
+    { "status", REP_IN_CSV, 0, 0, row_status, 0, NULL },
+    COMPARED("calls_base", REP_IN_TEXT | REP_IN_CSV, 12, base_count, calls),
+    COMPARED("calls_new", REP_IN_TEXT | REP_IN_CSV, 11, new_count, calls),
+    COMPARED("change", REP_IN_TEXT, 10, changed, calls),
+    COMPARED("change%", REP_IN_TEXT, 8, grown, calls),
+    COMPARED("evals_chg", REP_IN_TEXT, 10, changed, evals),
+    COMPARED("memo_chg", REP_IN_TEXT, 10, changed, memo),
+    COMPARED("failed_chg", REP_IN_TEXT, 10, changed, failed),
+    COMPARED("self_base_us", REP_IN_TEXT, 13, base_us, self_ns),
+    COMPARED("self_new_us", REP_IN_TEXT, 12, new_us, self_ns),
+    COMPARED("ratio", REP_IN_TEXT, 7, ratio, self_ns),
+    { "rule", REP_IN_TEXT, 0, 0, row_label, 0, NULL },
+    CSV_SIDES(evals),
+    CSV_SIDES(memo),
+    CSV_SIDES(failed),
+    CSV_SIDES(wasted),
+    CSV_SIDES(time_ns),
+    CSV_SIDES(self_ns),
+};
+
+/* The counts JSON gives of each side and of its change; the times change as
+ * ratios instead. */
+#define JSON_COUNTS(X) X(calls) X(evals) X(memo) X(matched) X(failed) X(repeats) X(consumed) X(wasted)
+#define CHANGE_COLUMN(member) COMPARED(#member, REP_IN_JSON, 0, changed, member),
+#define SIDE_COLUMN(member)   REP_COUNT(#member, REP_IN_JSON, 0, rep_counts, member),
+
+/* The JSON object of a compared rule's change: a row is a diff_row. */
+static const rep_column change_columns[] = { JSON_COUNTS(CHANGE_COLUMN) };
+
+/* The JSON object of one side's counts: a row is a rep_counts. */
+static const rep_column side_columns[] = { JSON_COUNTS(SIDE_COLUMN) SIDE_COLUMN(time_ns) SIDE_COLUMN(self_ns) };
+
 /* ---- output ---- */
 
 static void text_side(FILE *out, const char *name, const rep_summary *s)
@@ -222,8 +344,8 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
     fputc('\n', out);
     changed_grammars(base, now, out, NULL);
     fputs("Rules compared (base -> new):\n", out);
-    fprintf(out, "%12s %11s %10s %8s %10s %10s %10s %13s %12s %7s  rule\n", "calls_base", "calls_new", "change",
-            "change%", "evals_chg", "memo_chg", "failed_chg", "self_base_us", "self_new_us", "ratio");
+    rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
+    rep_text_heading(&table, out);
     size_t shown = 0, common = 0;
     for (size_t i = 0; i < nrows; i++) {
         const diff_row *r = &rows[i];
@@ -231,17 +353,7 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
         common++;
         if (o->rows && shown == o->rows) continue;
         shown++;
-        const rep_counts *b = &r->base->c, *n = &r->now->c;
-        char pct[16] = "-", ratio[16] = "-", d[4][24];
-        if (b->calls) snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * (double)change(b->calls, n->calls) / (double)b->calls);
-        if (b->self_ns) snprintf(ratio, sizeof ratio, "%.3f", (double)n->self_ns / (double)b->self_ns);
-        snprintf(d[0], sizeof d[0], "%+lld", (long long)change(b->calls, n->calls));
-        snprintf(d[1], sizeof d[1], "%+lld", (long long)change(b->evals, n->evals));
-        snprintf(d[2], sizeof d[2], "%+lld", (long long)change(b->memo, n->memo));
-        snprintf(d[3], sizeof d[3], "%+lld", (long long)change(b->failed, n->failed));
-        fprintf(out, "%12llu %11llu %10s %8s %10s %10s %10s %13llu %12llu %7s  %s\n", (unsigned long long)b->calls,
-                (unsigned long long)n->calls, d[0], pct, d[1], d[2], d[3], (unsigned long long)rep_us(b->self_ns),
-                (unsigned long long)rep_us(n->self_ns), ratio, r->now->label);
+        rep_text_row(&table, r, out);
     }
     if (common == 0) fputs("  (none)\n", out);
     if (common > shown) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", common - shown, common - shown == 1 ? "" : "s");
@@ -251,16 +363,8 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
 
 static json_t *json_counts(const rep_counts *c)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "calls", (json_int_t)c->calls,
-                     "evals", (json_int_t)c->evals, "memo", (json_int_t)c->memo, "matched", (json_int_t)c->matched,
-                     "failed", (json_int_t)c->failed, "repeats", (json_int_t)c->repeats,
-                     "consumed", (json_int_t)c->consumed, "wasted", (json_int_t)c->wasted,
-                     "time_ns", (json_int_t)c->time_ns, "self_ns", (json_int_t)c->self_ns);
-}
-
-static json_t *json_ratio(uint64_t a, uint64_t b)
-{
-    return a ? json_real(round(1000.0 * (double)b / (double)a) / 1000.0) : json_null();
+    rep_table table = REP_TABLE(side_columns, 0, 0, NULL);
+    return rep_json_row(&table, c);
 }
 
 static json_t *json_side(const rep_summary *s)
@@ -278,6 +382,7 @@ static int print_json(const rep_summary *base, const rep_summary *now, const rep
     json_object_set_new(doc, "new", json_side(now));
     changed_grammars(base, now, NULL, changed);
     json_object_set_new(doc, "grammars_changed", changed);
+    rep_table changes = REP_TABLE(change_columns, 0, 0, NULL);
     size_t shown = 0;
     for (size_t i = 0; i < nrows; i++) {
         const diff_row *r = &rows[i];
@@ -289,20 +394,13 @@ static int print_json(const rep_summary *base, const rep_summary *now, const rep
         }
         if (o->rows && shown == o->rows) continue;
         shown++;
-        const rep_counts *b = &r->base->c, *n = &r->now->c;
-        json_t *d = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                              "calls", (json_int_t)change(b->calls, n->calls),
-                              "evals", (json_int_t)change(b->evals, n->evals),
-                              "memo", (json_int_t)change(b->memo, n->memo),
-                              "matched", (json_int_t)change(b->matched, n->matched),
-                              "failed", (json_int_t)change(b->failed, n->failed),
-                              "repeats", (json_int_t)change(b->repeats, n->repeats),
-                              "consumed", (json_int_t)change(b->consumed, n->consumed),
-                              "wasted", (json_int_t)change(b->wasted, n->wasted));
+        rep_cell time_ratio = compared(REP_CELL_RATIO, r, offsetof(rep_counts, time_ns));
+        rep_cell self_ratio = compared(REP_CELL_RATIO, r, offsetof(rep_counts, self_ns));
         json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "rule", r->now->label,
-                                              "base", json_counts(b), "new", json_counts(n), "change", d,
-                                              "time_ratio", json_ratio(b->time_ns, n->time_ns),
-                                              "self_ratio", json_ratio(b->self_ns, n->self_ns)));
+                                              "base", json_counts(&r->base->c), "new", json_counts(&r->now->c),
+                                              "change", rep_json_row(&changes, r),
+                                              "time_ratio", rep_cell_json(&time_ratio),
+                                              "self_ratio", rep_cell_json(&self_ratio)));
     }
     json_object_set_new(doc, "rules", list);
     json_object_set_new(doc, "appeared", appeared);
@@ -322,23 +420,13 @@ static int print_json(const rep_summary *base, const rep_summary *now, const rep
 
 static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out)
 {
-    fputs("rule,status,calls_base,calls_new,evals_base,evals_new,memo_base,memo_new,failed_base,failed_new,"
-          "wasted_base,wasted_new,time_ns_base,time_ns_new,self_ns_base,self_ns_new\n", out);
-    static const rep_counts zero;
+    rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
+    rep_csv_heading(&table, out);
     size_t shown = 0;
     for (size_t i = 0; i < nrows; i++) {
         const diff_row *r = &rows[i];
-        int both = r->base && r->now;
-        if (both && limit && shown++ >= limit) continue;
-        const rep_counts *b = r->base ? &r->base->c : &zero, *n = r->now ? &r->now->c : &zero;
-        rep_csv_field(out, (r->now ? r->now : r->base)->label);
-        fprintf(out, ",%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-                both ? "both" : r->now ? "appeared" : "disappeared", (unsigned long long)b->calls,
-                (unsigned long long)n->calls, (unsigned long long)b->evals, (unsigned long long)n->evals,
-                (unsigned long long)b->memo, (unsigned long long)n->memo, (unsigned long long)b->failed,
-                (unsigned long long)n->failed, (unsigned long long)b->wasted, (unsigned long long)n->wasted,
-                (unsigned long long)b->time_ns, (unsigned long long)n->time_ns, (unsigned long long)b->self_ns,
-                (unsigned long long)n->self_ns);
+        if (r->base && r->now && limit && shown++ >= limit) continue;
+        rep_csv_row(&table, r, out);
     }
 }
 

@@ -1,10 +1,11 @@
 /* The tables of pego report (docs/debugging.md, Reading reports): the first line, rules by a
  * metric, the slowest parses, a rule's callers and callees, and the hints of
- * docs/debugging.md computed from the merged counts; as text, JSON or CSV. */
+ * docs/debugging.md computed from the merged counts; as text, JSON or CSV.
+ * Each table is one list of columns (columns.h). */
 #include "summary.h"
 
-#include <jansson.h>
-#include <math.h>
+#include "columns.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,46 +46,19 @@ uint64_t rep_metric(const rep_counts *c, rep_by by)
     return 0;
 }
 
-uint64_t rep_us(uint64_t ns)
-{
-    return ns / 1000 + (ns % 1000 >= 500);
-}
-
-void rep_csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static double percent(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* A share rounded to 0.1%, for JSON. */
-static json_t *json_share(double pct)
-{
-    return json_real(round(pct * 10.0) / 10.0);
-}
-
 /* ---- sorting ---- */
 
-static const rep_summary *sort_s;   /* qsort has no context argument */
-static rep_by sort_by;
+typedef struct rule_sort {
+    const rep_summary *s;
+    rep_by             by;
+} rule_sort;
 
-static int rule_order(const void *a, const void *b)
+static int rule_order(const void *a, const void *b, void *ctx)
 {
-    const rep_srule *x = &sort_s->rules[*(const uint32_t *)a], *y = &sort_s->rules[*(const uint32_t *)b];
-    if (sort_by != REP_BY_NAME) {
-        uint64_t u = rep_metric(&x->c, sort_by), v = rep_metric(&y->c, sort_by);
+    const rule_sort *k = ctx;
+    const rep_srule *x = &k->s->rules[*(const uint32_t *)a], *y = &k->s->rules[*(const uint32_t *)b];
+    if (k->by != REP_BY_NAME) {
+        uint64_t u = rep_metric(&x->c, k->by), v = rep_metric(&y->c, k->by);
         if (u != v) return u > v ? -1 : 1;
     }
     return strcmp(x->label, y->label);
@@ -97,9 +71,8 @@ uint32_t *rep_sorted_rules(const rep_summary *s, rep_by by, size_t *n)
     *n = 0;
     for (size_t i = 0; i < s->nrules; i++)
         if (s->rules[i].used && s->rules[i].c.calls) v[(*n)++] = (uint32_t)i;
-    sort_s = s;
-    sort_by = by;
-    qsort(v, *n, sizeof *v, rule_order);
+    rule_sort k = { s, by };
+    qsort_r(v, *n, sizeof *v, rule_order, &k);
     return v;
 }
 
@@ -155,7 +128,7 @@ static int make_hints(const rep_summary *s, hints *h)
     if (!v) return -1;
     for (size_t i = 0; i < n && i < 3; i++) {
         const rep_srule *r = &s->rules[v[i]];
-        double pct = percent(r->c.self_ns, self);
+        double pct = rep_percent(r->c.self_ns, self);
         if (r->c.self_ns == 0 || (i > 0 && pct < 10.0)) break;
         if (i == 0)
             hint(h, "%s has the most self time: %.1f%% (%llu us in %llu call%s)", r->label, pct,
@@ -208,6 +181,55 @@ static int make_hints(const rep_summary *s, hints *h)
 
 /* ---- the rules table ---- */
 
+/* The label of the grammar whose uint32_t index is at c->field of the row;
+ * the table's ctx is the summary. */
+static rep_cell grammar_label(const rep_column *c, const rep_table *t, const void *row)
+{
+    const rep_summary *s = t->ctx;
+    uint32_t g;
+    memcpy(&g, (const char *)row + c->field, sizeof g);
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = s->grammars[g].label };
+}
+
+#define GRAMMAR(name, formats, type) { name, formats, 0, 0, grammar_label, offsetof(type, grammar), NULL }
+
+/* A text column shown only when the rules are sorted by its metric, which the
+ * usual columns do not show. */
+#define SORTED_BY(by, name, value, member) \
+    { name, REP_IN_TEXT, 10, 1u << (by), value, offsetof(rep_srule, member), NULL }
+
+/* A row is a rep_srule; shares are of the self time of every rule; the
+ * variant is 1 << the metric sorted by. */
+static const rep_column rule_columns[] = {
+    REP_US("time_us", REP_IN_TEXT, 12, rep_srule, c.self_ns),
+    REP_SHARE("share", REP_IN_TEXT, 7, rep_srule, c.self_ns),
+    GRAMMAR("grammar", REP_IN_DATA, rep_srule),
+    REP_TEXT("rule", REP_IN_DATA, 0, rep_srule, name),
+    REP_COUNT("calls", REP_IN_ALL, 10, rep_srule, c.calls),
+    REP_COUNT("evals", REP_IN_ALL, 10, rep_srule, c.evals),
+    REP_COUNT("memo", REP_IN_ALL, 8, rep_srule, c.memo),
+    REP_COUNT("matched", REP_IN_ALL, 10, rep_srule, c.matched),
+    REP_COUNT("failed", REP_IN_ALL, 10, rep_srule, c.failed),
+    REP_COUNT("repeats", REP_IN_DATA, 0, rep_srule, c.repeats),
+    REP_COUNT("max_repeats", REP_IN_DATA, 0, rep_srule, c.max_repeats),
+    REP_COUNT("max_repeats_pos", REP_IN_DATA, 0, rep_srule, c.max_repeats_pos),
+    REP_COUNT("consumed", REP_IN_DATA, 0, rep_srule, c.consumed),
+    REP_COUNT("wasted", REP_IN_DATA, 0, rep_srule, c.wasted),
+    REP_COUNT("time_ns", REP_IN_DATA, 0, rep_srule, c.time_ns),
+    REP_COUNT("self_ns", REP_IN_DATA, 0, rep_srule, c.self_ns),
+    REP_SHARE("share", REP_IN_DATA, 0, rep_srule, c.self_ns),
+    SORTED_BY(REP_BY_TIME, "total_us", rep_us_cell, c.time_ns),
+    SORTED_BY(REP_BY_REPEATS, "repeats", rep_count_cell, c.repeats),
+    SORTED_BY(REP_BY_CONSUMED, "consumed", rep_count_cell, c.consumed),
+    SORTED_BY(REP_BY_WASTED, "wasted", rep_count_cell, c.wasted),
+    REP_TEXT("rule", REP_IN_TEXT, 0, rep_srule, label),
+};
+
+static rep_table rules_table(const rep_summary *s, rep_by by)
+{
+    return REP_TABLE(rule_columns, 1u << by, total_self(s), s);
+}
+
 /* The rows of the rules table: sorted, above --min-self, matching --rule. */
 static uint32_t *table_rules(const rep_summary *s, const rep_table_options *t, size_t *n, size_t *hidden)
 {
@@ -218,7 +240,7 @@ static uint32_t *table_rules(const rep_summary *s, const rep_table_options *t, s
     for (size_t i = 0; i < *n; i++) {
         const rep_srule *r = &s->rules[v[i]];
         if (t->rule && strcmp(r->name, t->rule) != 0 && strcmp(r->label, t->rule) != 0) continue;
-        if (t->min_self > 0 && percent(r->c.self_ns, self) < t->min_self) continue;
+        if (t->min_self > 0 && rep_percent(r->c.self_ns, self) < t->min_self) continue;
         v[k++] = v[i];
     }
     *hidden = 0;
@@ -230,82 +252,72 @@ static uint32_t *table_rules(const rep_summary *s, const rep_table_options *t, s
     return v;
 }
 
-/* The extra column shown for a sort metric that is not among the usual ones. */
-static const char *extra_column(rep_by by)
-{
-    switch (by) {
-    case REP_BY_TIME:     return "total_us";
-    case REP_BY_REPEATS:  return "repeats";
-    case REP_BY_CONSUMED: return "consumed";
-    case REP_BY_WASTED:   return "wasted";
-    default:              return NULL;
-    }
-}
-
 static void text_rules(const rep_summary *s, const rep_table_options *t, const uint32_t *v, size_t n,
                        size_t hidden, FILE *out)
 {
-    uint64_t self = total_self(s);
-    const char *extra = extra_column(t->by);
+    rep_table table = rules_table(s, t->by);
     fprintf(out, "Rules by %s:\n", by_titles[t->by]);
-    fprintf(out, "%12s %7s %10s %10s %8s %10s %10s", "time_us", "share", "calls", "evals", "memo", "matched",
-            "failed");
-    if (extra) fprintf(out, " %10s", extra);
-    fputs("  rule\n", out);
-    for (size_t i = 0; i < n; i++) {
-        const rep_srule *r = &s->rules[v[i]];
-        const rep_counts *c = &r->c;
-        fprintf(out, "%12llu %6.1f%% %10llu %10llu %8llu %10llu %10llu", (unsigned long long)rep_us(c->self_ns),
-                percent(c->self_ns, self), (unsigned long long)c->calls, (unsigned long long)c->evals,
-                (unsigned long long)c->memo, (unsigned long long)c->matched, (unsigned long long)c->failed);
-        if (extra) {
-            uint64_t x = rep_metric(c, t->by);
-            fprintf(out, " %10llu", (unsigned long long)(t->by == REP_BY_TIME ? rep_us(x) : x));
-        }
-        fprintf(out, "  %s\n", r->label);
-    }
+    rep_text_heading(&table, out);
+    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->rules[v[i]], out);
     if (n == 0 && hidden == 0) fputs("  (none)\n", out);
     if (hidden) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", hidden, hidden == 1 ? "" : "s");
 }
 
-static json_t *json_rule(const rep_summary *s, const rep_srule *r, uint64_t self)
-{
-    const rep_counts *c = &r->c;
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-                     "grammar", s->grammars[r->grammar].label, "rule", r->name,
-                     "calls", (json_int_t)c->calls, "evals", (json_int_t)c->evals, "memo", (json_int_t)c->memo,
-                     "matched", (json_int_t)c->matched, "failed", (json_int_t)c->failed,
-                     "repeats", (json_int_t)c->repeats, "max_repeats", (json_int_t)c->max_repeats,
-                     "max_repeats_pos", (json_int_t)c->max_repeats_pos, "consumed", (json_int_t)c->consumed,
-                     "wasted", (json_int_t)c->wasted, "time_ns", (json_int_t)c->time_ns,
-                     "self_ns", (json_int_t)c->self_ns, "share", json_share(percent(c->self_ns, self)));
-}
-
-static void csv_rules(const rep_summary *s, const uint32_t *v, size_t n, FILE *out)
-{
-    uint64_t self = total_self(s);
-    fputs("grammar,rule,calls,evals,memo,matched,failed,repeats,max_repeats,max_repeats_pos,consumed,wasted,"
-          "time_ns,self_ns,share\n", out);
-    for (size_t i = 0; i < n; i++) {
-        const rep_srule *r = &s->rules[v[i]];
-        const rep_counts *c = &r->c;
-        rep_csv_field(out, s->grammars[r->grammar].label);
-        fputc(',', out);
-        rep_csv_field(out, r->name);
-        fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.1f\n",
-                (unsigned long long)c->calls, (unsigned long long)c->evals, (unsigned long long)c->memo,
-                (unsigned long long)c->matched, (unsigned long long)c->failed, (unsigned long long)c->repeats,
-                (unsigned long long)c->max_repeats, (unsigned long long)c->max_repeats_pos,
-                (unsigned long long)c->consumed, (unsigned long long)c->wasted, (unsigned long long)c->time_ns,
-                (unsigned long long)c->self_ns, percent(c->self_ns, self));
-    }
-}
-
 /* ---- the parses table ---- */
 
-static const char *parse_top(const rep_summary *s, const rep_sparse *p)
+static rep_cell parse_unit(const rep_column *c, const rep_table *t, const void *row)
 {
-    return p->top_rule == REP_NONE ? "-" : s->rules[p->top_rule].name;
+    (void)c;
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = unit_names[((const rep_sparse *)row)->unit] };
+}
+
+static rep_cell parse_result(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)c;
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = result_names[((const rep_sparse *)row)->result] };
+}
+
+/* The rule with the most self time in the parse, or none. */
+static rep_cell parse_top(const rep_column *c, const rep_table *t, const void *row)
+{
+    const rep_summary *s = t->ctx;
+    const rep_sparse *p = row;
+    (void)c;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = p->top_rule == REP_NONE ? NULL : s->rules[p->top_rule].name };
+}
+
+/* "INPUT: TOP", and the result when it is not ok. */
+static void print_parse(FILE *out, const rep_table *t, const void *row)
+{
+    const rep_sparse *p = row;
+    rep_cell top = parse_top(NULL, t, row);
+    fprintf(out, "%s: %s", *p->input ? p->input : "(unnamed)", top.text ? top.text : "-");
+    if (p->result != REP_RESULT_OK) fprintf(out, " [%s]", result_names[p->result]);
+}
+
+/* A row is a rep_sparse; shares are of the time of every parse. */
+static const rep_column parse_columns[] = {
+    REP_TEXT("input", REP_IN_DATA, 0, rep_sparse, input),
+    GRAMMAR("grammar", REP_IN_DATA, rep_sparse),
+    REP_COUNT("bytes", REP_IN_DATA, 0, rep_sparse, bytes),
+    { "unit", REP_IN_DATA, 0, 0, parse_unit, 0, NULL },
+    { "result", REP_IN_DATA, 0, 0, parse_result, 0, NULL },
+    REP_US("time_us", REP_IN_TEXT, 12, rep_sparse, time_ns),
+    REP_COUNT("time_ns", REP_IN_DATA, 0, rep_sparse, time_ns),
+    REP_SHARE("share", REP_IN_ALL, 7, rep_sparse, time_ns),
+    REP_COUNT("calls", REP_IN_ALL, 10, rep_sparse, calls),
+    REP_COUNT("evals", REP_IN_DATA, 0, rep_sparse, evals),
+    REP_COUNT("memo", REP_IN_DATA, 0, rep_sparse, memo),
+    REP_COUNT("clock_reads", REP_IN_DATA, 0, rep_sparse, clock_reads),
+    { "top_rule", REP_IN_DATA, 0, 0, parse_top, 0, NULL },
+    { "parse: top rule", REP_IN_TEXT, 0, 0, NULL, 0, print_parse },
+};
+
+static rep_table parses_table(const rep_summary *s)
+{
+    return REP_TABLE(parse_columns, 0, s->time_ns, s);
 }
 
 static size_t parse_rows(const rep_summary *s, const rep_table_options *t)
@@ -316,17 +328,11 @@ static size_t parse_rows(const rep_summary *s, const rep_table_options *t)
 
 static void text_parses(const rep_summary *s, const rep_table_options *t, FILE *out)
 {
+    rep_table table = parses_table(s);
     size_t n = parse_rows(s, t);
     fputs("Parses by time:\n", out);
-    fprintf(out, "%12s %7s %10s  %s\n", "time_us", "share", "calls", "parse: top rule");
-    for (size_t i = 0; i < n; i++) {
-        const rep_sparse *p = &s->top[i];
-        fprintf(out, "%12llu %6.1f%% %10llu  %s: %s", (unsigned long long)rep_us(p->time_ns),
-                percent(p->time_ns, s->time_ns), (unsigned long long)p->calls, *p->input ? p->input : "(unnamed)",
-                parse_top(s, p));
-        if (p->result != REP_RESULT_OK) fprintf(out, " [%s]", result_names[p->result]);
-        fputc('\n', out);
-    }
+    rep_text_heading(&table, out);
+    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->top[i], out);
     if (n == 0) fputs("  (none)\n", out);
     if (s->parses > n) {
         uint64_t more = s->parses - n;
@@ -334,112 +340,105 @@ static void text_parses(const rep_summary *s, const rep_table_options *t, FILE *
     }
 }
 
-static json_t *json_parse(const rep_summary *s, const rep_sparse *p)
-{
-    json_t *top = p->top_rule == REP_NONE ? json_null() : json_string(s->rules[p->top_rule].name);
-    return json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:I, s:o}",
-                     "input", p->input, "grammar", s->grammars[p->grammar].label, "bytes", (json_int_t)p->bytes,
-                     "unit", unit_names[p->unit], "result", result_names[p->result],
-                     "time_ns", (json_int_t)p->time_ns, "share", json_share(percent(p->time_ns, s->time_ns)),
-                     "calls", (json_int_t)p->calls, "evals", (json_int_t)p->evals, "memo", (json_int_t)p->memo,
-                     "clock_reads", (json_int_t)p->clock_reads, "top_rule", top);
-}
-
-static void csv_parses(const rep_summary *s, const rep_table_options *t, FILE *out)
-{
-    fputs("input,grammar,bytes,unit,result,time_ns,share,calls,evals,memo,clock_reads,top_rule\n", out);
-    size_t n = parse_rows(s, t);
-    for (size_t i = 0; i < n; i++) {
-        const rep_sparse *p = &s->top[i];
-        rep_csv_field(out, p->input);
-        fputc(',', out);
-        rep_csv_field(out, s->grammars[p->grammar].label);
-        fprintf(out, ",%llu,%s,%s,%llu,%.1f,%llu,%llu,%llu,%llu,", (unsigned long long)p->bytes,
-                unit_names[p->unit], result_names[p->result], (unsigned long long)p->time_ns,
-                percent(p->time_ns, s->time_ns), (unsigned long long)p->calls, (unsigned long long)p->evals,
-                (unsigned long long)p->memo, (unsigned long long)p->clock_reads);
-        rep_csv_field(out, p->top_rule == REP_NONE ? "" : s->rules[p->top_rule].name);
-        fputc('\n', out);
-    }
-}
-
 /* ---- callers and callees ---- */
 
-static const rep_summary *edge_s;
+enum { CALLERS = 1, CALLEES = 2 };   /* the variants of the edges table */
 
-static int edge_order(const void *a, const void *b)
+/* The edges of one rule: into it (callers) or out of it (callees). */
+typedef struct rule_edges {
+    const rep_summary *s;
+    uint32_t           rule;
+    int                callers;
+} rule_edges;
+
+static rep_cell edge_direction(const rep_column *c, const rep_table *t, const void *row)
 {
-    const rep_sedge *x = &edge_s->edges[*(const uint32_t *)a], *y = &edge_s->edges[*(const uint32_t *)b];
-    if (x->time_ns != y->time_ns) return x->time_ns > y->time_ns ? -1 : 1;
-    int c = strcmp(edge_s->rules[x->caller].label, edge_s->rules[y->caller].label);
-    return c ? c : strcmp(edge_s->rules[x->callee].label, edge_s->rules[y->callee].label);
+    const rule_edges *k = t->ctx;
+    (void)c;
+    (void)row;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = k->callers ? "caller" : "callee" };
 }
 
-/* The edges into (callers) or out of (callees) rule, by time. */
-static uint32_t *rule_edges(const rep_summary *s, uint32_t rule, int callers, size_t *n)
+static rep_cell edge_rule(const rep_column *c, const rep_table *t, const void *row)
 {
+    const rule_edges *k = t->ctx;
+    (void)c;
+    (void)row;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = k->s->rules[k->rule].label };
+}
+
+/* The rule at the other end of the edge. */
+static rep_cell edge_other(const rep_column *c, const rep_table *t, const void *row)
+{
+    const rule_edges *k = t->ctx;
+    const rep_sedge *e = row;
+    (void)c;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = k->s->rules[k->callers ? e->caller : e->callee].label };
+}
+
+/* A row is a rep_sedge; shares are of the time of the rule. */
+static const rep_column edge_columns[] = {
+    { "direction", REP_IN_CSV, 0, 0, edge_direction, 0, NULL },
+    { "rule", REP_IN_DATA, 0, 0, edge_rule, 0, NULL },
+    { "caller", REP_IN_JSON, 0, CALLERS, edge_other, 0, NULL },
+    { "callee", REP_IN_JSON, 0, CALLEES, edge_other, 0, NULL },
+    { "other", REP_IN_CSV, 0, 0, edge_other, 0, NULL },
+    REP_US("time_us", REP_IN_TEXT, 12, rep_sedge, time_ns),
+    REP_SHARE("share", REP_IN_TEXT, 7, rep_sedge, time_ns),
+    REP_COUNT("calls", REP_IN_ALL, 10, rep_sedge, calls),
+    REP_COUNT("time_ns", REP_IN_DATA, 0, rep_sedge, time_ns),
+    REP_SHARE("share", REP_IN_DATA, 0, rep_sedge, time_ns),
+    { "caller", REP_IN_TEXT, 0, CALLERS, edge_other, 0, NULL },
+    { "callee", REP_IN_TEXT, 0, CALLEES, edge_other, 0, NULL },
+};
+
+static rep_table edges_table(const rule_edges *k)
+{
+    return REP_TABLE(edge_columns, k->callers ? CALLERS : CALLEES, k->s->rules[k->rule].c.time_ns, k);
+}
+
+static int edge_order(const void *a, const void *b, void *ctx)
+{
+    const rep_summary *s = ctx;
+    const rep_sedge *x = &s->edges[*(const uint32_t *)a], *y = &s->edges[*(const uint32_t *)b];
+    if (x->time_ns != y->time_ns) return x->time_ns > y->time_ns ? -1 : 1;
+    int c = strcmp(s->rules[x->caller].label, s->rules[y->caller].label);
+    return c ? c : strcmp(s->rules[x->callee].label, s->rules[y->callee].label);
+}
+
+/* The indices of the edges, by time. */
+static uint32_t *sorted_edges(const rule_edges *k, size_t *n)
+{
+    const rep_summary *s = k->s;
     uint32_t *v = malloc((s->nedges ? s->nedges : 1) * sizeof *v);
     if (!v) return NULL;
     *n = 0;
     for (size_t i = 0; i < s->nedges; i++)
-        if ((callers ? s->edges[i].callee : s->edges[i].caller) == rule) v[(*n)++] = (uint32_t)i;
-    edge_s = s;
-    qsort(v, *n, sizeof *v, edge_order);
+        if ((k->callers ? s->edges[i].callee : s->edges[i].caller) == k->rule) v[(*n)++] = (uint32_t)i;
+    qsort_r(v, *n, sizeof *v, edge_order, (void *)s);
     return v;
 }
 
-static int text_edges(const rep_summary *s, uint32_t rule, int callers, FILE *out)
+/* Writes the callers or the callees of rule: text with its title, CSV rows,
+ * or JSON objects appended to arr. 0, or -1 when out of memory. */
+static int print_edges(const rep_summary *s, uint32_t rule, int callers, rep_format format, FILE *out, json_t *arr)
 {
+    rule_edges k = { s, rule, callers };
+    rep_table table = edges_table(&k);
     size_t n;
-    uint32_t *v = rule_edges(s, rule, callers, &n);
+    uint32_t *v = sorted_edges(&k, &n);
     if (!v) return -1;
-    const rep_srule *r = &s->rules[rule];
-    fprintf(out, "%s of %s:\n", callers ? "Callers" : "Callees", r->label);
-    fprintf(out, "%12s %7s %10s  %s\n", "time_us", "share", "calls", callers ? "caller" : "callee");
+    if (format == REP_FORMAT_TEXT) {
+        fprintf(out, "%s of %s:\n", callers ? "Callers" : "Callees", s->rules[rule].label);
+        rep_text_heading(&table, out);
+    }
     for (size_t i = 0; i < n; i++) {
         const rep_sedge *e = &s->edges[v[i]];
-        fprintf(out, "%12llu %6.1f%% %10llu  %s\n", (unsigned long long)rep_us(e->time_ns),
-                percent(e->time_ns, r->c.time_ns), (unsigned long long)e->calls,
-                s->rules[callers ? e->caller : e->callee].label);
+        if (format == REP_FORMAT_TEXT) rep_text_row(&table, e, out);
+        else if (format == REP_FORMAT_CSV) rep_csv_row(&table, e, out);
+        else json_array_append_new(arr, rep_json_row(&table, e));
     }
-    if (n == 0) fputs("  (none)\n", out);
-    free(v);
-    return 0;
-}
-
-static int json_edges(const rep_summary *s, uint32_t rule, int callers, json_t *arr)
-{
-    size_t n;
-    uint32_t *v = rule_edges(s, rule, callers, &n);
-    if (!v) return -1;
-    const rep_srule *r = &s->rules[rule];
-    for (size_t i = 0; i < n; i++) {
-        const rep_sedge *e = &s->edges[v[i]];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:o}", "rule", r->label,
-                                             callers ? "caller" : "callee",
-                                             s->rules[callers ? e->caller : e->callee].label,
-                                             "calls", (json_int_t)e->calls, "time_ns", (json_int_t)e->time_ns,
-                                             "share", json_share(percent(e->time_ns, r->c.time_ns))));
-    }
-    free(v);
-    return 0;
-}
-
-static int csv_edges(const rep_summary *s, uint32_t rule, int callers, FILE *out)
-{
-    size_t n;
-    uint32_t *v = rule_edges(s, rule, callers, &n);
-    if (!v) return -1;
-    const rep_srule *r = &s->rules[rule];
-    for (size_t i = 0; i < n; i++) {
-        const rep_sedge *e = &s->edges[v[i]];
-        fputs(callers ? "caller," : "callee,", out);
-        rep_csv_field(out, r->label);
-        fputc(',', out);
-        rep_csv_field(out, s->rules[callers ? e->caller : e->callee].label);
-        fprintf(out, ",%llu,%llu,%.1f\n", (unsigned long long)e->calls, (unsigned long long)e->time_ns,
-                percent(e->time_ns, r->c.time_ns));
-    }
+    if (format == REP_FORMAT_TEXT && n == 0) fputs("  (none)\n", out);
     free(v);
     return 0;
 }
@@ -479,7 +478,9 @@ static int print_text(const rep_summary *s, const rep_table_options *t, const ui
     text_rules(s, t, v, n, hidden, out);
     if (t->rule) {
         for (size_t i = 0; i < n; i++)
-            if (text_edges(s, v[i], 1, out) < 0 || text_edges(s, v[i], 0, out) < 0) return -1;
+            if (print_edges(s, v[i], 1, REP_FORMAT_TEXT, out, NULL) < 0 ||
+                print_edges(s, v[i], 0, REP_FORMAT_TEXT, out, NULL) < 0)
+                return -1;
         return 0;
     }
     text_parses(s, t, out);
@@ -495,12 +496,12 @@ static int print_text(const rep_summary *s, const rep_table_options *t, const ui
 
 static int print_json(const rep_summary *s, const rep_table_options *t, const uint32_t *v, size_t n, FILE *out)
 {
-    uint64_t self = total_self(s);
-    json_t *grammars = json_array(), *rules = json_array();
+    rep_table rules = rules_table(s, t->by);
+    json_t *grammars = json_array(), *list = json_array();
     json_t *doc = json_pack("{s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o}", "totals",
                             "processes", (json_int_t)s->processes, "parses", (json_int_t)s->parses,
                             "calls", (json_int_t)s->calls, "clock_reads", (json_int_t)s->clock_reads,
-                            "time_ns", (json_int_t)s->time_ns, "grammars", grammars, "rules", rules);
+                            "time_ns", (json_int_t)s->time_ns, "grammars", grammars, "rules", list);
     if (!doc) return -1;
     for (size_t i = 0; i < s->ngrammars; i++) {
         const rep_sgrammar *g = &s->grammars[i];
@@ -511,24 +512,27 @@ static int print_json(const rep_summary *s, const rep_table_options *t, const ui
                                                   g->label, "file", g->file, "hash", hash,
                                                   "parses", (json_int_t)g->parses, "bytes", (json_int_t)g->bytes));
     }
-    for (size_t i = 0; i < n; i++) json_array_append_new(rules, json_rule(s, &s->rules[v[i]], self));
+    for (size_t i = 0; i < n; i++) json_array_append_new(list, rep_json_row(&rules, &s->rules[v[i]]));
     int rc = 0;
     if (t->rule) {
         json_t *callers = json_array(), *callees = json_array();
         json_object_set_new(doc, "callers", callers);
         json_object_set_new(doc, "callees", callees);
         for (size_t i = 0; i < n && rc == 0; i++)
-            if (json_edges(s, v[i], 1, callers) < 0 || json_edges(s, v[i], 0, callees) < 0) rc = -1;
+            if (print_edges(s, v[i], 1, REP_FORMAT_JSON, NULL, callers) < 0 ||
+                print_edges(s, v[i], 0, REP_FORMAT_JSON, NULL, callees) < 0)
+                rc = -1;
     } else {
-        json_t *parses = json_array(), *list = json_array();
-        json_object_set_new(doc, "parses", parses);
+        rep_table parses = parses_table(s);
+        json_t *prows = json_array(), *hint_list = json_array();
+        json_object_set_new(doc, "parses", prows);
         size_t np = parse_rows(s, t);
-        for (size_t i = 0; i < np; i++) json_array_append_new(parses, json_parse(s, &s->top[i]));
+        for (size_t i = 0; i < np; i++) json_array_append_new(prows, rep_json_row(&parses, &s->top[i]));
         hints h = { 0 };
         rc = make_hints(s, &h);
-        for (size_t i = 0; i < h.n; i++) json_array_append_new(list, json_string(h.text[i]));
+        for (size_t i = 0; i < h.n; i++) json_array_append_new(hint_list, json_string(h.text[i]));
         hints_free(&h);
-        json_object_set_new(doc, "hints", list);
+        json_object_set_new(doc, "hints", hint_list);
     }
     if (rc == 0 && json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0) rc = -1;
     if (rc == 0) fputc('\n', out);
@@ -539,13 +543,21 @@ static int print_json(const rep_summary *s, const rep_table_options *t, const ui
 static int print_csv(const rep_summary *s, const rep_table_options *t, const uint32_t *v, size_t n, FILE *out)
 {
     if (t->rule) {
-        fputs("direction,rule,other,calls,time_ns,share\n", out);
+        rep_table edges = REP_TABLE(edge_columns, 0, 0, NULL);
+        rep_csv_heading(&edges, out);
         for (size_t i = 0; i < n; i++)
-            if (csv_edges(s, v[i], 1, out) < 0 || csv_edges(s, v[i], 0, out) < 0) return -1;
+            if (print_edges(s, v[i], 1, REP_FORMAT_CSV, out, NULL) < 0 ||
+                print_edges(s, v[i], 0, REP_FORMAT_CSV, out, NULL) < 0)
+                return -1;
     } else if (t->all_parses) {
-        csv_parses(s, t, out);
+        rep_table parses = parses_table(s);
+        size_t np = parse_rows(s, t);
+        rep_csv_heading(&parses, out);
+        for (size_t i = 0; i < np; i++) rep_csv_row(&parses, &s->top[i], out);
     } else {
-        csv_rules(s, v, n, out);
+        rep_table rules = rules_table(s, t->by);
+        rep_csv_heading(&rules, out);
+        for (size_t i = 0; i < n; i++) rep_csv_row(&rules, &s->rules[v[i]], out);
     }
     return 0;
 }
