@@ -1,6 +1,6 @@
 /* pego-bench: times pego_parse in-process on one grammar and one input, for bench/run.
  *
- *   pego-bench [options] GRAMMAR INPUT
+ *   pego-bench [options] GRAMMAR INPUT...
  *
  * The grammar is compiled and the input read into memory once; the input is then
  * parsed (after untimed warm-up parses) REPS times with one parser, reading
@@ -11,6 +11,11 @@
  *
  *   ok bytes=N reps=N median_ns=N min_ns=N max_ns=N mbps=X nodes=N memo=N
  *
+ * With several inputs, the parses take the inputs in turn (the first input, the
+ * second, ..., then the first again), so that a drift of the machine's speed hits
+ * every input alike, and one line is printed per input, in the order given (the
+ * profile-accuracy benchmark compares the times of inputs with one another).
+ *
  * mbps is 10^6 input bytes per second at the median time. Exit status: 0 when every
  * parse matched, 1 when the input was rejected (the syntax error goes to standard
  * error), 2 on a usage, grammar or I/O error, or any other failure.
@@ -20,14 +25,19 @@
  *   --reps N               timed parses (default 5)
  *   --warmup N             untimed parses before them (default 1)
  *   --once                 one parse, untimed (for callgrind: bench_parse_once is the
- *                          function to collect)
- *   --no-parse             compile and read only: the baseline for memory measurements
+ *                          function to collect); one input only
+ *   --no-parse             compile and read only: the baseline for memory measurements;
+ *                          one input only
  *   --memo default|all|none  memo policy of the parse
  *   --start RULE           start rule (default main)
  *   --reference            run the reference program (pego_options.reference), not the
  *                          fast program an unobserved parse runs
  *   --trace-noop           attach a trace sink that does nothing (only in a driver built
- *                          with -DPEGO_BENCH_TRACE, against a library with tracing) */
+ *                          with -DPEGO_BENCH_TRACE, against a library with tracing)
+ *   --cpu-time             time with the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID),
+ *                          not CLOCK_MONOTONIC: the time other processes take while the
+ *                          parse waits for a core is not counted (for comparing inputs
+ *                          on a shared machine); the line then ends in clock=thread-cpu */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -45,7 +55,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
-            "       [--memo default|all|none] [--start RULE] [--reference] [--trace-noop] GRAMMAR INPUT\n",
+            "       [--memo default|all|none] [--start RULE] [--reference] [--trace-noop] [--cpu-time]\n"
+            "       GRAMMAR INPUT...\n",
             progname);
     exit(2);
 }
@@ -94,10 +105,12 @@ static int parse_count(const char *s, long *v)
     return 0;
 }
 
+static clockid_t timing_clock = CLOCK_MONOTONIC;
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(timing_clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -175,12 +188,16 @@ int main(int argc, char **argv)
             trace = 1;
         else if (strcmp(a, "--reference") == 0)
             reference = 1;
+        else if (strcmp(a, "--cpu-time") == 0)
+            timing_clock = CLOCK_THREAD_CPUTIME_ID;
         else
             usage();
     }
-    if (argc - i != 2)
+    if (argc - i < 2 || ((once || no_parse) && argc - i != 2))
         usage();
-    const char *grammar_path = argv[i], *input_path = argv[i + 1];
+    const char *grammar_path = argv[i];
+    const char *const *input_paths = (const char *const *)argv + i + 1;
+    size_t n_inputs = (size_t)(argc - i - 1);
 
     pego_options opt = { 0 };
     opt.start_rule = start;
@@ -213,8 +230,16 @@ int main(int argc, char **argv)
         return 2;
     }
     pego_diag_free(diag);
-    size_t len;
-    char *input = read_file(input_path, &len);
+    char **inputs = malloc(n_inputs * sizeof *inputs);
+    size_t *lens = malloc(n_inputs * sizeof *lens);
+    if (!inputs || !lens) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return 2;
+    }
+    for (size_t k = 0; k < n_inputs; k++)
+        inputs[k] = read_file(input_paths[k], &lens[k]);
+    const char *input = inputs[0], *input_path = input_paths[0];
+    size_t len = lens[0];
     pego_parser *p = pego_parser_new(g);
     if (!p) {
         fprintf(stderr, "%s: out of memory\n", progname);
@@ -237,34 +262,48 @@ int main(int argc, char **argv)
         if (status == 0)
             printf("ok bytes=%zu reps=1 nodes=%zu\n", len, pego_result_node_count(res));
     } else {
-        uint64_t *times = malloc((size_t)reps * sizeof *times);
-        if (!times) {
+        /* times[k * reps + r]: the r-th timed parse of input k */
+        uint64_t *times = malloc(n_inputs * (size_t)reps * sizeof *times);
+        size_t *nodes = malloc(n_inputs * sizeof *nodes);
+        uint64_t *memo_stored = malloc(n_inputs * sizeof *memo_stored);
+        if (!times || !nodes || !memo_stored) {
             fprintf(stderr, "%s: out of memory\n", progname);
             return 2;
         }
         for (long r = 0; r < warmup + reps && status == 0; r++) {
-            uint64_t t0 = now_ns();
-            pego_status st = pego_parse(p, input, len, &opt, &res);
-            uint64_t t1 = now_ns();
-            status = check_result(st, res, opt.recognize, input_path);
-            if (r >= warmup)
-                times[r - warmup] = t1 - t0;
+            for (size_t k = 0; k < n_inputs && status == 0; k++) {
+                uint64_t t0 = now_ns();
+                pego_status st = pego_parse(p, inputs[k], lens[k], &opt, &res);
+                uint64_t t1 = now_ns();
+                status = check_result(st, res, opt.recognize, input_paths[k]);
+                if (r >= warmup)
+                    times[k * (size_t)reps + (size_t)(r - warmup)] = t1 - t0;
+                if (status == 0 && r == warmup + reps - 1) {
+                    nodes[k] = pego_result_node_count(res);
+                    memo_stored[k] = pego_result_stats(res)->memo_stored;
+                }
+            }
         }
-        if (status == 0) {
-            qsort(times, (size_t)reps, sizeof *times, compare_u64);
-            uint64_t median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
+        for (size_t k = 0; k < n_inputs && status == 0; k++) {
+            uint64_t *t = times + k * (size_t)reps;
+            qsort(t, (size_t)reps, sizeof *t, compare_u64);
+            uint64_t median = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
             if (median == 0)
                 median = 1;
-            const pego_stats *stats = pego_result_stats(res);
             printf("ok bytes=%zu reps=%ld median_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64
-                   " mbps=%.2f nodes=%zu memo=%" PRIu64 "\n",
-                   len, reps, median, times[0], times[reps - 1], (double)len * 1e3 / (double)median,
-                   pego_result_node_count(res), stats->memo_stored);
+                   " mbps=%.2f nodes=%zu memo=%" PRIu64 "%s\n",
+                   lens[k], reps, median, t[0], t[reps - 1], (double)lens[k] * 1e3 / (double)median,
+                   nodes[k], memo_stored[k], timing_clock == CLOCK_MONOTONIC ? "" : " clock=thread-cpu");
         }
         free(times);
+        free(nodes);
+        free(memo_stored);
     }
     pego_parser_free(p);
     pego_grammar_free(g);
-    free(input);
+    for (size_t k = 0; k < n_inputs; k++)
+        free(inputs[k]);
+    free(inputs);
+    free(lens);
     return status;
 }
