@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/smoke.sh: the smoke test of the benchmark harness (run by make check; no
 # benchmark figure is judged here). Runs the whole pipeline of bench/run on ~10 kB
-# inputs with one repetition and no callgrind, checks what it produced, and checks that
+# inputs with one repetition and no callgrind, checks what it produced (the profile-
+# accuracy tables and the gate of identical profiled runs included), and checks that
 # the harness stops when a parser accepts corrupted input. Prints one line per check and
 # a closing line "smoke: N passed, N failed, N skipped"; exit status 0 when none failed.
 #
@@ -49,6 +50,10 @@ check "results.md has the overheads table with the hooks row" grep -q '^| untrac
 check "results.md has the memory table" grep -q '^| peer | mode | input | peak RSS | × input | parse.s own |$' "$out/results.md"
 check "results.md has the targets" grep -q '^| target | measured | status |$' "$out/results.md"
 check "bench/run reports its checks" grep -q '^- Checks: [1-9][0-9]* passed, 0 failed' "$out/results.md"
+check "results.md has the profile-accuracy table" grep -q '^| grammar | mode | rule | true share | instructions | reference program | --profile | difference | --profile-detail | difference |$' "$out/results.md"
+check "results.md has the worst differences" grep -q '^| grammar | mode | worst difference, --profile | worst difference, --profile-detail | round spread | parts ÷ whole | profiled ÷ unprofiled | status |$' "$out/results.md"
+check "results.md has the accuracy target" grep -q '^| profiled time shares within 10 points of the true shares | worst --profile [0-9.]* points .* | \(met\|MISSED\) |$' "$out/results.md"
+check "results.md says whether the gate of identical profiled runs passed" grep -q "^Gate on times: .*--fail 'self>+20%'.*\*\*\(passed\|failed\)\*\*" "$out/results.md"
 
 # 3. A row with a positive speed for every parser, grammar and mode.
 row_ok() {   # row_ok GRAMMAR PEER MODE
@@ -67,6 +72,24 @@ for row in "json pego" "json lpeg" "json leg" "csv pego" "arith pego"; do
     done
 done
 
+# 3b. A row of the accuracy table for every grammar, mode and part, with shares that are
+# numbers (true, reference program, --profile and --profile-detail) and add up to 100.
+acc_rows_ok() {   # acc_rows_ok GRAMMAR PARTS
+    local mode part
+    for mode in recognize tree; do
+        for part in $2; do
+            awk -F'\t' -v g="$1" -v m="$mode" -v p="$part" '$1 == g && $2 == m && $3 == p {
+                    for (i = 4; i <= 8; i++) if (i != 5 && $i !~ /^[0-9]+(\.[0-9])?$/) exit 1
+                    found = 1 }
+                END { exit !found }' "$out/accuracy.tsv" || return 1
+        done
+        awk -F'\t' -v g="$1" -v m="$mode" '$1 == g && $2 == m { t += $4; p += $7 }
+            END { exit !(t > 99.5 && t < 100.5 && p > 99.5 && p < 100.5) }' "$out/accuracy.tsv" || return 1
+    done
+}
+check "accuracy.tsv has the rows of the mixed grammar" acc_rows_ok mixed "runs words items backtrack"
+check "accuracy.tsv has the rows of the calls grammar" acc_rows_ok calls "text list"
+
 # 4. The inputs and their corrupted copies, checked with pego's driver directly.
 drv=$out/bin/pego-bench
 accepts() { "$drv" --mode tree --once "$1" "$2" >/dev/null 2>&1; }
@@ -84,6 +107,14 @@ for spec in "json json" "csv csv" "arith txt"; do
     check "pego accepts the $g input" accepts "$grammar" "${input:-/nonexistent}"
     for bad in "$out"/inputs/"$g"-*.stray."$ext" "$out"/inputs/"$g"-*.trunc."$ext"; do
         [ -e "$bad" ] || continue
+        check "pego rejects $(basename "$bad")" rejects "$grammar" "$bad"
+    done
+done
+
+for g in mixed calls; do
+    grammar=$srcdir/bench/accuracy/$g.pego
+    check "pego accepts the $g accuracy input" accepts "$grammar" "$out/inputs/acc-$g.txt"
+    for bad in "$out/inputs/acc-$g.stray.txt" "$out/inputs/acc-$g.reversed.txt"; do
         check "pego rejects $(basename "$bad")" rejects "$grammar" "$bad"
     done
 done
