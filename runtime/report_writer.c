@@ -98,6 +98,7 @@ rep_builder *rep_builder_new(const rep_header *h)
     add_string(t, "clock", h->clock);
     add_string(t, "mode", h->mode);
     rt_buf_printf(t, ",\"detail\":%s", h->detail ? "true" : "false");
+    add_count(t, "clock_reads", h->clock_reads);
     if (close_record(b) < 0) {
         rep_builder_free(b);
         return NULL;
