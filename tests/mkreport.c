@@ -23,7 +23,8 @@
  *   edge grammar=1 caller=main callee=value calls=1 time_ns=900
  *   stack grammar=1 frames=main,value calls=1 self_ns=400
  *
- * A frame's clock and mode default to monotonic and exact.
+ * A frame's clock and mode default to monotonic and exact; without detail=1,
+ * its rule records have no repeats and wasted, as the writer writes them.
  * Instead of hash=, source=TEXT hashes TEXT with rep_hash(). result is ok,
  * syntax-error or aborted; top_rule=none gives a parse without a top rule. */
 #include <errno.h>

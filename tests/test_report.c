@@ -1,5 +1,6 @@
 /* CUnit tests for report files: the writer (runtime/report_writer.c) and the
  * reader (cli/report/reader.c) in a round trip of every record and field;
+ * the detail-only metrics written only with detail;
  * reports of the runtime profiler with each --profile-clock;
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
@@ -345,6 +346,35 @@ static void test_footer(void)
     plain[m] = '\0';
     CU_ASSERT_STRING_EQUAL(plain, expect);
     free(expect);
+}
+
+/* The detail-only metrics (repeats, max_repeats, max_repeats_pos, wasted) are
+ * written only when the header says detail: without it a rule record does
+ * not have them, rather than having zeros. */
+static void test_detail_fields(void)
+{
+    const char *want[] = {
+        "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+        "\"failed\":2,\"consumed\":90,\"time_ns\":5000,\"self_ns\":3000}\n",
+        "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+        "\"failed\":2,\"repeats\":3,\"max_repeats\":2,\"max_repeats_pos\":7,\"consumed\":90,\"wasted\":4,"
+        "\"time_ns\":5000,\"self_ns\":3000}\n",
+    };
+    for (int detail = 0; detail < 2; detail++) {
+        rep_header h = header(1);
+        h.detail = detail;
+        rep_builder *b = rep_builder_new(&h);
+        rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules };
+        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000 };
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
+        CU_ASSERT_EQUAL(rep_add_rule(b, &r), 0);
+        size_t len;
+        const char *rule = strstr(rep_builder_text(b, &len), "{\"type\":\"rule\"");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rule);
+        CU_ASSERT_STRING_EQUAL(rule, want[detail]);
+        rep_builder_free(b);
+    }
 }
 
 /* ---- writing files ---- */
@@ -1128,6 +1158,7 @@ int main(void)
     struct { const char *name; void (*fn)(void); } tests[] = {
         { "round trip of every record and field", test_round_trip },
         { "footer and one frame", test_footer },
+        { "detail-only metrics only with detail", test_detail_fields },
         { "replace mode", test_replace_mode },
         { "append from 8 processes at once", test_append_concurrent },
         { "%p %h %t %% expansion", test_expand_path },
