@@ -5,7 +5,8 @@
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
  * modes; every damaged-input case with its exact message; merging
- * (cli/report/merge.c) of two processes and of two grammars that share a name;
+ * (cli/report/merge.c) of two processes, of two grammars that share a name,
+ * and of frames with and without detail;
  * the SVG flame graph (cli/report/flame.c) validated with xmllint and
  * measured, and the speedscope file. The command-line outputs of pego report
  * are golden tests in tests/golden/report/. */
@@ -927,6 +928,69 @@ static void test_merge_processes(void)
     rep_summary_free(s);
 }
 
+/* The detail-only metrics are merged from frames whose header says detail
+ * only, even when a frame without detail has them (as earlier writers wrote
+ * them, as zeros or not); the headers' clocks and modes are counted per process. */
+static void test_merge_detail(void)
+{
+    const char *path = tmp("detail.zst");
+    unlink(path);
+    static const char grammar[] =
+        "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"a\"},{\"name\":\"b\"}]}\n";
+    char frame[1024];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1,\"clock\":\"thread-cpu\","
+             "\"mode\":\"exact\",\"detail\":false}\n%s"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":5,\"failed\":2,\"repeats\":5,\"max_repeats\":3,"
+             "\"max_repeats_pos\":9,\"wasted\":70}\n"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":1,\"failed\":1,\"wasted\":0}\n"
+             "{\"type\":\"footer\",\"parses\":0,\"records\":5}\n", grammar);
+    append_raw_frame(path, frame);
+    const char *paths[] = { path };
+    rep_summary *s = summarize(paths, 1, NULL, 10);
+    const rep_srule *a = find_rule(s, "g:a"), *b = find_rule(s, "g:b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL(a->c.calls, 5);
+    CU_ASSERT_EQUAL(a->c.repeats, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.max_repeats, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.max_repeats_pos, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.wasted, REP_UNSET);
+    CU_ASSERT_EQUAL(b->c.wasted, REP_UNSET);
+    CU_ASSERT_EQUAL(s->detail_processes, 0);
+    char text[512];
+    rep_measured_text(s, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "clock thread-cpu; mode exact; detail off");
+    rep_summary_free(s);
+
+    /* a frame with detail (no clock or mode: an older or other writer) adds its counts */
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1,\"detail\":true}\n%s"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":1,\"failed\":1,\"repeats\":1,\"max_repeats\":1,"
+             "\"max_repeats_pos\":4,\"wasted\":6}\n"
+             "{\"type\":\"footer\",\"parses\":0,\"records\":4}\n", grammar);
+    append_raw_frame(path, frame);
+    append_raw_frame(path, frame);
+    s = summarize(paths, 1, NULL, 10);
+    a = find_rule(s, "g:a");
+    b = find_rule(s, "g:b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_EQUAL(a->c.calls, 7);
+    CU_ASSERT_EQUAL(a->c.failed, 4);
+    CU_ASSERT_EQUAL(a->detail_failed, 2);
+    CU_ASSERT_EQUAL(a->c.repeats, 2);
+    CU_ASSERT_EQUAL(a->c.max_repeats, 1);
+    CU_ASSERT_EQUAL(a->c.max_repeats_pos, 4);
+    CU_ASSERT_EQUAL(a->c.wasted, 12);
+    CU_ASSERT_EQUAL(b->c.wasted, REP_UNSET);   /* b was called in the frame without detail only */
+    CU_ASSERT_EQUAL(s->processes, 3);
+    CU_ASSERT_EQUAL(s->detail_processes, 2);
+    rep_measured_text(s, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "clocks unknown (2 processes), thread-cpu (1); modes unknown (2 processes), exact (1); "
+                                 "detail on in 2 of 3 processes (repeats and wasted count those only)");
+    rep_summary_free(s);
+}
+
 /* Two grammars named json with different sources are kept apart. */
 static void test_merge_shared_name(void)
 {
@@ -1175,6 +1239,7 @@ int main(void)
         { "directories", test_directories },
         { "merging processes", test_merge_processes },
         { "grammars sharing a name", test_merge_shared_name },
+        { "detail-only metrics from detail frames only", test_merge_detail },
         { "SVG flame graph", test_flamegraph },
         { "the runtime profiler's clocks", test_profile_clock },
     };
