@@ -13,6 +13,17 @@
 #define EXIT_ERRORS 1
 #define EXIT_PROFILE_OPTION 70
 
+/* The profiling options of every command that parses (cli/main.c takes them
+ * out of argv before the command runs), for the commands' help. */
+#define CLI_PROFILE_HELP \
+    "Profiling (the same options work in PEGO_FLAGS; docs/profiling.md):\n" \
+    "  --profile FILE         write a report of every parse to FILE at exit\n" \
+    "  --profile-append       add the report to FILE as a new frame\n" \
+    "  --profile-detail       also count repeats and wasted input\n" \
+    "  --profile-clock CLOCK  time with wall (default: elapsed time) or cpu (the\n" \
+    "                         parsing thread's CPU time; costs more)\n" \
+    "A malformed profiling option exits with status 70.\n"
+
 /* Reads a whole file ("-" or NULL: standard input). Returns 0, or an errno value. */
 int   cli_read_file(const char *path, char **data, size_t *len);
 void  cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

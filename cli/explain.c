@@ -32,6 +32,8 @@ static const char explain_usage[] =
     "  -memo POLICY    default, all (memoize every rule) or none\n"
     "  -n N            calls listed per error (default 10; 0 lists all)\n"
     "\n"
+    CLI_PROFILE_HELP
+    "\n"
     "Exit status: 0 when the input matched (ok is printed), 1 a syntax error, recovered\n"
     "errors, a grammar error or bad usage.\n";
 

@@ -19,12 +19,17 @@ static const char usage[] =
     "  version   print the version\n"
     "  help      print this help\n"
     "\n"
-    "Every command accepts --help. Flags take one dash or two (-g or --g).\n";
+    "Every command accepts --help. Flags take one dash or two (-g or --g).\n"
+    "\n"
+    "The commands that parse (parse, trace, profile, explain) also take the profiling\n"
+    "options --profile FILE, --profile-append, --profile-detail and --profile-clock\n"
+    "wall|cpu, which any program using libpego reads from PEGO_FLAGS (docs/profiling.md).\n";
 
 /* Takes the profiling options out of argv (they go with every command that
  * parses: --profile FILE, --profile=FILE, --profile-append, --profile-detail,
- * and the sampling options, refused for now) and turns profiling on; the
- * command line wins over PEGO_FLAGS. A malformed option exits 70. */
+ * --profile-clock wall|cpu, and the sampling options, refused for now) and
+ * turns profiling on; the command line wins over PEGO_FLAGS. A malformed
+ * option exits 70. */
 static int profile_options(int *argc, char **argv)
 {
     size_t cap = 1;
@@ -44,7 +49,7 @@ static int profile_options(int *argc, char **argv)
         }
         strcat(opts, " ");
         strcat(opts, a);
-        if (strcmp(name, "profile") == 0 && i + 1 < *argc) {
+        if ((strcmp(name, "profile") == 0 || strcmp(name, "profile-clock") == 0) && i + 1 < *argc) {
             strcat(opts, " ");
             strcat(opts, argv[++i]);
         }

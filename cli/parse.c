@@ -26,6 +26,9 @@ static const char parse_usage[] =
     "  -backend NAME   accepted for compatibility; there is one engine\n"
     "\n"
     "With several files, each result or error is preceded by the file name.\n"
+    "\n"
+    CLI_PROFILE_HELP
+    "\n"
     "Exit status: 0 success, 1 a syntax error, grammar error or bad usage.\n";
 
 enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_BACKEND, OPT_HELP, OPT_STREAM };

@@ -32,6 +32,8 @@ static const char profile_usage[] =
     "  -n N            rules shown (default 30; 0 shows all)\n"
     "  -f FORMAT       text (default) or json (the same data, times in nanoseconds)\n"
     "\n"
+    CLI_PROFILE_HELP
+    "\n"
     "The profile is printed even when an input has a syntax error.\n"
     "Exit status: 0 when the profile was printed, 1 a grammar error or bad usage.\n";
 

@@ -2,8 +2,9 @@
  * them (report/merge.c) and prints tables and hints, folded stacks, a flame
  * graph, a speedscope file, or the differences between two sets of reports
  * with --fail thresholds for CI (docs/debugging.md, Reading reports). Exit status: 0, or 1
- * for bad usage, when nothing at all could be read, when --strict and some
- * input was damaged, or when a --fail threshold was exceeded. */
+ * for bad usage (a detail-only metric asked for that no report has is one),
+ * when nothing at all could be read, when --strict and some input was
+ * damaged, or when a --fail threshold was exceeded. */
 #include "cli.h"
 
 #include <errno.h>
@@ -22,7 +23,8 @@ static const char report_usage[] =
     "Summarizes report files written with --profile (every *.zst under a DIR).\n"
     "\n"
     "  --by METRIC        sort rules by self (default), time, calls, evals, memo, failed,\n"
-    "                     repeats, consumed, wasted or name\n"
+    "                     repeats, consumed, wasted or name (repeats and wasted need\n"
+    "                     reports written with --profile-detail)\n"
     "  -n N               rows per table (default 20 rules, 10 parses; 0: all)\n"
     "  --grammar NAME     only the grammar NAME (or NAME@HASH when names are shared)\n"
     "  --rule NAME        that rule's row, callers and callees\n"
@@ -37,12 +39,18 @@ static const char report_usage[] =
     "  --against NEW...   ... with NEW reports (files after it)\n"
     "  --fail SPEC        with --diff: exit 1 when a rule's METRIC grows more than P%\n"
     "                     (SPEC is METRIC>+P%; metrics calls, evals, memo, failed, wasted,\n"
-    "                     time, self; repeatable)\n"
+    "                     time, self; repeatable; wasted needs --profile-detail reports on\n"
+    "                     both sides)\n"
     "  --min-time TIME    time and self thresholds ignore increases below TIME (default 1ms)\n"
     "  --strict           exit 1 when any input is damaged\n"
     "\n"
-    "Exit status: 0; 1 for bad usage, when nothing could be read, with --strict when some\n"
-    "input was damaged, or when a --fail threshold was exceeded.\n";
+    "The line under the first says how the reports were measured: their clocks, the\n"
+    "mode and whether they have the detail-only metrics (repeats, wasted); those come\n"
+    "from reports written with --profile-detail only, and show - where none has them.\n"
+    "\n"
+    "Exit status: 0; 1 for bad usage (also --by or --fail on a detail-only metric that\n"
+    "no report read has), when nothing could be read, with --strict when some input was\n"
+    "damaged, or when a --fail threshold was exceeded.\n";
 
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
@@ -265,6 +273,24 @@ static int parse_args(report_config *c, int argc, char **argv)
     return 0;
 }
 
+/* A --by or --fail on a detail-only metric needs reports that have it: 0, or
+ * -1 after a message naming the option when none read (on a side) has it. */
+static int detail_needed(const report_config *c, const rep_summary *base, const rep_summary *now, int tables)
+{
+    if (tables && rep_by_detail(c->table.by) && !base->detail_processes) {
+        cli_error("--by %s: no report was written with --profile-detail", rep_by_name(c->table.by));
+        return -1;
+    }
+    for (size_t i = 0; i < c->nfail; i++) {
+        const rep_threshold *t = &c->fail[i];
+        if (!rep_by_detail(t->metric) || (base->detail_processes && now->detail_processes)) continue;
+        cli_error("--fail %s>+%g%%: no %sreport was written with --profile-detail", rep_by_name(t->metric),
+                  t->percent, base->detail_processes ? "new " : now->detail_processes ? "base " : "");
+        return -1;
+    }
+    return 0;
+}
+
 /* Reads the files of one side into a new summary; NULL after a message when
  * out of memory. */
 static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
@@ -325,6 +351,9 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
 
+    int tables = !c.diff && !c.folded && (c.format_given || (!c.flamegraph && !c.speedscope));
+    if (detail_needed(&c, base, now, tables) < 0) goto done;
+
     char err[512];
     status = 0;
     if (c.diff) {
@@ -346,7 +375,7 @@ int cmd_report(int argc, char **argv)
                 cli_error("out of memory");
                 status = EXIT_ERRORS;
             }
-        } else if (c.format_given || (!c.flamegraph && !c.speedscope)) {
+        } else if (tables) {
             if (rep_print_tables(base, &c.table, stdout, err, sizeof err) < 0) {
                 cli_error("%s", err);
                 status = EXIT_ERRORS;

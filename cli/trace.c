@@ -31,6 +31,8 @@ static const char trace_usage[] =
     "  -failures       add to each failed call what it expected at its farthest position\n"
     "  -f FORMAT       text (default) or json (one object per event and line)\n"
     "\n"
+    CLI_PROFILE_HELP
+    "\n"
     "Exit status: 0 success, 1 a syntax error or recovered errors (printed after the\n"
     "trace), a grammar error or bad usage.\n";
 

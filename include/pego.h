@@ -189,7 +189,7 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 /* Profiling writes a zstd-compressed report (docs/report-format.md) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
- * "--profile-detail"), read once, when the first parser of the process is
+ * "--profile-detail", "--profile-clock=wall" or "--profile-clock=cpu"), read once, when the first parser of the process is
  * created (ignored in set-user-ID and set-group-ID programs), or from code.
  * The exit writer is registered with atexit the first time a report file is
  * set, and stays: after pego_profile_stop, what was collected is still
@@ -200,7 +200,10 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 /* Turns profiling on: file is the report file (%p, %h, %t, %% are expanded;
  * NULL to take it from options), options a space-separated list of the same
  * options as PEGO_FLAGS (NULL for none). Options given here win over
- * PEGO_FLAGS. Returns 0, or -1 with pego_profile_error() saying why. */
+ * PEGO_FLAGS. --profile-clock=wall (the default) times with a steady clock,
+ * --profile-clock=cpu with the parsing thread's CPU time; the clock is chosen
+ * when profiling starts, and asking for the other one later is an error.
+ * Returns 0, or -1 with pego_profile_error() saying why. */
 int pego_profile_start(const char *file, const char *options);
 /* Stops collecting; what was collected is still written at exit. */
 int pego_profile_stop(void);

@@ -1,7 +1,8 @@
 /* The runtime profiler behind --profile and PEGO_FLAGS (docs/profiling.md,
- * docs/report-format.md): exact attribution of steady-clock time to rules at every frame
- * transfer of the VM's general call path, exact counts per rule, per-parse
- * records, the call graph, and a calling-context tree with recursion folded.
+ * docs/report-format.md): exact attribution of clock time (steady, or the
+ * thread's CPU time with --profile-clock=cpu) to rules at every frame transfer
+ * of the VM's general call path, exact counts per rule, per-parse records, the
+ * call graph, and a calling-context tree with recursion folded.
  * Each thread collects into a record of its own; at exit (or on a flush) the
  * records are merged into one report, written as one zstd frame.
  *
@@ -29,12 +30,18 @@
 
 /* ---- the clock ---- */
 
-static int use_tsc = -1;   /* decided once: an invariant TSC, else CLOCK_MONOTONIC */
+/* The clocks a report can be measured with: its header names them "monotonic",
+ * "tsc" and "thread-cpu". --profile-clock=wall gives the first or the second,
+ * --profile-clock=cpu the third. */
+typedef enum { PROF_CLOCK_MONOTONIC, PROF_CLOCK_TSC, PROF_CLOCK_THREAD_CPU } prof_clock;
+static const char *const clock_names[] = { "monotonic", "tsc", "thread-cpu" };
 
-static uint64_t mono_ns(void)
+static int clock_kind = -1;   /* a prof_clock, decided once, when collecting first starts */
+
+static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -50,13 +57,14 @@ static int invariant_tsc(void)
 #endif
 }
 
-/* One reading of the profiler's clock, in ticks. */
+/* One reading of the profiler's clock, in ticks: every measurement goes
+ * through here. The thread's CPU time is per thread, as a parse is. */
 static inline uint64_t ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (use_tsc) return __rdtsc();
+    if (clock_kind == PROF_CLOCK_TSC) return __rdtsc();
 #endif
-    return mono_ns();
+    return clock_ns(clock_kind == PROF_CLOCK_THREAD_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
 }
 
 /* Calibration: ticks and nanoseconds at the start, to convert ticks at the end. */
@@ -64,10 +72,19 @@ static uint64_t cal_ticks, cal_ns;
 
 static double ns_per_tick(void)
 {
-    if (!use_tsc) return 1.0;
-    uint64_t t = ticks(), n = mono_ns();
+    if (clock_kind != PROF_CLOCK_TSC) return 1.0;
+    uint64_t t = ticks(), n = clock_ns(CLOCK_MONOTONIC);
     if (t <= cal_ticks || n <= cal_ns) return 1.0;
     return (double)(n - cal_ns) / (double)(t - cal_ticks);
+}
+
+/* Decides the clock: the thread's CPU time when asked (cpu), else an
+ * invariant TSC where the processor has one, else CLOCK_MONOTONIC. */
+static void choose_clock(int cpu)
+{
+    clock_kind = cpu ? PROF_CLOCK_THREAD_CPU : invariant_tsc() ? PROF_CLOCK_TSC : PROF_CLOCK_MONOTONIC;
+    cal_ticks = ticks();
+    cal_ns = clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---- what is collected ---- */
@@ -132,6 +149,7 @@ static struct {
     int      configured;             /* a report file is set */
     int      exit_registered;
     int      detail, append;
+    int      clock;                  /* --profile-clock: CLOCK_UNSET, CLOCK_WALL or CLOCK_CPU */
     char    *file;                   /* the pattern given */
     char     error[512];             /* the last configuration or write error */
     int64_t  pid, start;
@@ -172,8 +190,10 @@ static void warn(const char *text)
 
 /* ---- options ---- */
 
+enum { CLOCK_UNSET, CLOCK_WALL, CLOCK_CPU };   /* what --profile-clock asks for */
+
 typedef struct {
-    int   has_file, append, detail;
+    int   has_file, append, detail, clock;
     char *file;
     char  error[256];
 } prof_options;
@@ -186,6 +206,16 @@ static int option_error(prof_options *o, const char *fmt, ...)
     vsnprintf(o->error, sizeof o->error, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* The value of --profile-clock (NULL when it has none). */
+static int clock_option(prof_options *o, const char *value)
+{
+    if (!value || !*value) return option_error(o, "--profile-clock needs a value: wall or cpu");
+    if (strcmp(value, "wall") == 0) o->clock = CLOCK_WALL;
+    else if (strcmp(value, "cpu") == 0) o->clock = CLOCK_CPU;
+    else return option_error(o, "--profile-clock takes wall or cpu, not %s", value);
+    return 0;
 }
 
 /* Parses a space-separated option list (PEGO_FLAGS, or options given to
@@ -209,6 +239,10 @@ static int parse_options(const char *text, const char *where, prof_options *o)
             o->append = 1;
         } else if (strcmp(tok, "--profile-detail") == 0 || strcmp(tok, "-profile-detail") == 0) {
             o->detail = 1;
+        } else if (strcmp(tok, "--profile-clock") == 0 || strcmp(tok, "-profile-clock") == 0) {
+            status = clock_option(o, strtok_r(NULL, " \t\n", &save));
+        } else if (strncmp(tok, "--profile-clock=", 16) == 0 || strncmp(tok, "-profile-clock=", 15) == 0) {
+            status = clock_option(o, strchr(tok, '=') + 1);
         } else if (strncmp(tok, "--profile-interval", 18) == 0 || strncmp(tok, "-profile-interval", 17) == 0) {
             status = option_error(o, "--profile-interval is not supported yet");
         } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
@@ -223,26 +257,38 @@ static int parse_options(const char *text, const char *where, prof_options *o)
 
 static void write_at_exit(void);
 
-/* Applies options (with the lock held): a file turns profiling on. */
-static void apply_options(const prof_options *o)
+/* Adds the flags of o (with the lock held); wins: its clock replaces one
+ * already asked for (the code's options win over PEGO_FLAGS). */
+static void merge_flags(const prof_options *o, int wins)
 {
     if (o->append) prof.append = 1;
     if (o->detail) prof.detail = 1;
+    if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
+}
+
+/* Applies options (with the lock held): a file configures a report. */
+static void apply_options(const prof_options *o, int wins)
+{
+    merge_flags(o, wins);
     if (!o->has_file) return;
     free(prof.file);
     prof.file = strdup(o->file);
-    prof.configured = prof.enabled = prof.file != NULL;
+    prof.configured = prof.file != NULL;
     if (!prof.start) {
         prof.start = (int64_t)time(NULL);
         prof.pid = (int64_t)getpid();
         if (gethostname(prof.host, sizeof prof.host - 1) != 0) strcpy(prof.host, "unknown");
     }
-    if (use_tsc < 0) {
-        use_tsc = invariant_tsc();
-        cal_ticks = ticks();
-        cal_ns = mono_ns();
-    }
     if (!prof.exit_registered && atexit(write_at_exit) == 0) prof.exit_registered = 1;
+}
+
+/* Turns collecting on (with the lock held, a report configured). The clock is
+ * chosen the first time, once every option is known, and then stays: a
+ * report never mixes clocks. */
+static void start_collecting(void)
+{
+    if (clock_kind < 0) choose_clock(prof.clock == CLOCK_CPU);
+    prof.enabled = 1;
 }
 
 /* Reads PEGO_FLAGS once per process (ignored in set-user-ID and set-group-ID
@@ -256,10 +302,11 @@ static int read_env_locked(void)
     if (!env || !*env) return 0;
     prof_options o = { 0 };
     int status = parse_options(env, "PEGO_FLAGS", &o);
-    if (status == 0 && !prof.configured) apply_options(&o);
-    else if (status == 0) {               /* the code's options win; add only what it left unset */
-        if (o.append) prof.append = 1;
-        if (o.detail) prof.detail = 1;
+    if (status == 0 && !prof.configured) {
+        apply_options(&o, 0);
+        if (prof.configured) start_collecting();
+    } else if (status == 0) {
+        merge_flags(&o, 0);               /* the code's options win; add only what it left unset */
     }
     if (status) snprintf(prof.error, sizeof prof.error, "%s", o.error);
     free(o.file);
@@ -288,13 +335,14 @@ int pego_profile_start(const char *file, const char *options)
         else { free(o.file); o.file = strdup(file); o.has_file = 1; }
     }
     pthread_mutex_lock(&prof.lock);
+    if (!status && o.clock && clock_kind >= 0 && (o.clock == CLOCK_CPU) != (clock_kind == PROF_CLOCK_THREAD_CPU))
+        status = option_error(&o, "--profile-clock cannot change once profiling has started");
     if (status) {
         snprintf(prof.error, sizeof prof.error, "%s", o.error);
     } else {
-        if (o.has_file) apply_options(&o);
-        else if (o.append || o.detail) { prof.append |= o.append; prof.detail |= o.detail; }
+        apply_options(&o, 1);
         status = read_env_locked();
-        if (!status && prof.configured) prof.enabled = 1;
+        if (!status && prof.configured) start_collecting();
     }
     pthread_mutex_unlock(&prof.lock);
     free(o.file);
@@ -611,12 +659,17 @@ static char **read_argv(int *argc)
 static int write_report(void)
 {
     if (!prof.configured || !prof.file) return 0;
+    if (clock_kind < 0) choose_clock(prof.clock == CLOCK_CPU);   /* configured, never started: nothing was measured */
     double scale = ns_per_tick();
     int argc;
     char **argv = read_argv(&argc);
+    uint64_t reads = 0;
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        for (size_t i = 0; i < c->nparses; i++) reads += c->parses[i].parse.clock_reads;
     rep_header h = { .version = REP_FORMAT_VERSION, .pego = PEGO_VERSION, .pid = prof.pid, .host = prof.host,
                      .argc = argc, .argv = (const char *const *)argv, .start = prof.start,
-                     .clock = use_tsc ? "tsc" : "monotonic", .mode = "exact", .detail = prof.detail };
+                     .clock = clock_names[clock_kind], .mode = "exact", .detail = prof.detail,
+                     .clock_reads = reads };
     rep_builder *b = rep_builder_new(&h);
     int status = b ? 0 : -1;
     uint32_t gid = 0;

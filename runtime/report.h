@@ -28,9 +28,10 @@ typedef struct rep_header {
     int                argc;
     const char *const *argv;
     int64_t            start;       /* process start, Unix seconds; written as ISO 8601 UTC */
-    const char        *clock;       /* "monotonic" or "tsc" */
-    const char        *mode;        /* "exact" (sampling comes later) */
-    int                detail;      /* repeats and wasted were collected */
+    const char        *clock;       /* "monotonic", "tsc" or "thread-cpu" */
+    const char        *mode;        /* "exact": the clock is read at every frame transfer */
+    int                detail;      /* repeats and wasted were collected: rule records have them */
+    uint64_t           clock_reads; /* clock readings of the whole process (0 when unknown) */
 } rep_header;
 
 /* One rule of a grammar: its id is its index in the grammar's rules list. */

@@ -24,6 +24,7 @@ struct rep_builder {
     rt_buf   text;
     uint64_t records;     /* header included */
     uint64_t parses;
+    int      detail;      /* the header's: rule records carry the detail-only metrics */
 };
 
 char *rep_expand_path(const char *pattern, int64_t pid, const char *host, int64_t start)
@@ -98,6 +99,8 @@ rep_builder *rep_builder_new(const rep_header *h)
     add_string(t, "clock", h->clock);
     add_string(t, "mode", h->mode);
     rt_buf_printf(t, ",\"detail\":%s", h->detail ? "true" : "false");
+    add_count(t, "clock_reads", h->clock_reads);
+    b->detail = h->detail != 0;
     if (close_record(b) < 0) {
         rep_builder_free(b);
         return NULL;
@@ -165,11 +168,13 @@ int rep_add_rule(rep_builder *b, const rep_rule *r)
     add_count(t, "memo", r->memo);
     add_count(t, "matched", r->matched);
     add_count(t, "failed", r->failed);
-    add_count(t, "repeats", r->repeats);
-    add_count(t, "max_repeats", r->max_repeats);
-    add_count(t, "max_repeats_pos", r->max_repeats_pos);
+    if (b->detail) {                  /* collected only with --profile-detail: absent, not 0, without it */
+        add_count(t, "repeats", r->repeats);
+        add_count(t, "max_repeats", r->max_repeats);
+        add_count(t, "max_repeats_pos", r->max_repeats_pos);
+    }
     add_count(t, "consumed", r->consumed);
-    add_count(t, "wasted", r->wasted);
+    if (b->detail) add_count(t, "wasted", r->wasted);
     add_count(t, "time_ns", r->time_ns);
     add_count(t, "self_ns", r->self_ns);
     return close_record(b);

@@ -20,7 +20,9 @@ rep_builder *rep_builder_new(const rep_header *h);
 void         rep_builder_free(rep_builder *b);
 
 /* Each adds one record. They return 0, or -1 when out of memory; after a
- * failure the builder keeps failing and rep_write_file() says so. */
+ * failure the builder keeps failing and rep_write_file() says so. A rule
+ * record has repeats, max_repeats, max_repeats_pos and wasted only when the
+ * header says detail. */
 int rep_add_grammar(rep_builder *b, const rep_grammar *g);
 int rep_add_parse(rep_builder *b, const rep_parse *p);
 int rep_add_rule(rep_builder *b, const rep_rule *r);

@@ -14,6 +14,7 @@
  * comment line). Unset numbers are 0; rule ids may be given by rule name.
  *
  *   frame pid=1 host=ci-1 start=1764434400 detail=1 argv=pego,parse,x.json
+ *         clock=monotonic mode=exact clock_reads=100
  *   grammar id=1 name=json file=json.pego hash=00000000000000aa rules=main,value,string
  *   parse grammar=1 input=a.json bytes=100 unit=bytes result=ok time_ns=5000
  *         calls=50 evals=40 memo=10 clock_reads=100 top_rule=value
@@ -22,6 +23,8 @@
  *   edge grammar=1 caller=main callee=value calls=1 time_ns=900
  *   stack grammar=1 frames=main,value calls=1 self_ns=400
  *
+ * A frame's clock and mode default to monotonic and exact; without detail=1,
+ * its rule records have no repeats and wasted, as the writer writes them.
  * Instead of hash=, source=TEXT hashes TEXT with rep_hash(). result is ok,
  * syntax-error or aborted; top_rule=none gives a parse without a top rule. */
 #include <errno.h>
@@ -131,7 +134,9 @@ static void start_frame(state *s, char **w, int n)
     rep_header h = {
         .version = REP_FORMAT_VERSION, .pego = "0.1.0", .pid = (int64_t)number(s, w, n, "pid"),
         .host = s->host_copy, .argc = argc, .argv = s->argv, .start = (int64_t)number(s, w, n, "start"),
-        .clock = "monotonic", .mode = "exact", .detail = (int)number(s, w, n, "detail"),
+        .clock = value(w, n, "clock") ? value(w, n, "clock") : "monotonic",
+        .mode = value(w, n, "mode") ? value(w, n, "mode") : "exact", .detail = (int)number(s, w, n, "detail"),
+        .clock_reads = number(s, w, n, "clock_reads"),
     };
     if (!(s->b = rep_builder_new(&h))) die(s, "out of memory", NULL);
 }
@@ -269,7 +274,7 @@ static void synthetic(const char *dir, unsigned long count)
     for (unsigned long k = 0; k < count; k++) {
         uint64_t x = 0x9E3779B97F4A7C15ULL ^ (k + 1);
         rep_header h = { REP_FORMAT_VERSION, "0.1.0", (int64_t)(1000 + k), "ci-1", 4, argv, 1764434400, "monotonic",
-                         "exact", 1 };
+                         "exact", 1, 0 };
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { 1, "json", "json.pego", 0x1234abcd5678ef00ULL, NSYN, info };
         int rc = b ? rep_add_grammar(b, &g) : -1;

@@ -6,7 +6,8 @@
  * profiled parse gives the same result and statistics as an unprofiled one,
  * and the collector's totals equal the parse's statistics. And the warnings
  * of the runtime profiler: a malformed PEGO_FLAGS and a report the exit writer
- * cannot write reach the warning handler, and nothing else. */
+ * cannot write reach the warning handler, and nothing else; and the errors of
+ * --profile-clock. */
 #include <CUnit/Basic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -544,6 +545,51 @@ static void test_default_warning(void)
     free(printed);
 }
 
+/* Runs child in a child process; returns its exit status (-1 if it did not exit). */
+static int in_child(int (*child)(void))
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) _exit(child());
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The clock is chosen when profiling starts and cannot change afterwards;
+ * asking for the same one again is no error. _exit: no report is written. */
+static int clock_change(void)
+{
+    char dir[] = "/tmp/pego-test-XXXXXX", path[64];
+    if (!mkdtemp(dir)) return 1;
+    snprintf(path, sizeof path, "%s/r.zst", dir);
+    int status = pego_profile_start(path, "--profile-clock=cpu") == 0 ? 0 : 2;
+    if (!status && pego_profile_start(NULL, "--profile-clock=wall") != -1) status = 3;
+    if (!status && strcmp(pego_profile_error(), "--profile-clock cannot change once profiling has started") != 0)
+        status = 4;
+    if (!status && pego_profile_start(NULL, "--profile-clock=cpu --profile-detail") != 0) status = 5;
+    rmdir(dir);
+    return status;
+}
+
+/* --profile-clock takes wall or cpu; anything else is the call's error (in
+ * PEGO_FLAGS, read once per process, tests/profile.test checks the warning). */
+static void test_clock_errors(void)
+{
+    CU_ASSERT_EQUAL(pego_profile_start(NULL, "--profile-clock=sometimes"), -1);
+    CU_ASSERT_STRING_EQUAL(pego_profile_error(), "--profile-clock takes wall or cpu, not sometimes");
+    CU_ASSERT_EQUAL(pego_profile_start(NULL, "--profile-clock=CPU"), -1);
+    CU_ASSERT_STRING_EQUAL(pego_profile_error(), "--profile-clock takes wall or cpu, not CPU");
+    CU_ASSERT_EQUAL(pego_profile_start(NULL, "--profile-clock="), -1);
+    CU_ASSERT_STRING_EQUAL(pego_profile_error(), "--profile-clock needs a value: wall or cpu");
+    CU_ASSERT_EQUAL(pego_profile_start(NULL, "--profile-detail --profile-clock"), -1);
+    CU_ASSERT_STRING_EQUAL(pego_profile_error(), "--profile-clock needs a value: wall or cpu");
+    CU_ASSERT_FALSE(pego_profile_active());
+    CU_ASSERT_EQUAL(in_child(clock_change), 0);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -552,6 +598,7 @@ int main(void)
     CU_add_test(w, "a malformed PEGO_FLAGS goes to the handler", test_flags_warning);
     CU_add_test(w, "a report the exit writer cannot write goes to the handler", test_exit_warning);
     CU_add_test(w, "a NULL handler restores standard error", test_default_warning);
+    CU_add_test(w, "errors of --profile-clock", test_clock_errors);
     CU_pSuite s = CU_add_suite("profile", NULL, NULL);
     CU_add_test(s, "counts with memo hits", test_memo_counts);
     CU_add_test(s, "counts of failed calls and wasted input", test_failure_counts);

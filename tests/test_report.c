@@ -1,9 +1,12 @@
 /* CUnit tests for report files: the writer (runtime/report_writer.c) and the
  * reader (cli/report/reader.c) in a round trip of every record and field;
+ * the detail-only metrics written only with detail;
+ * reports of the runtime profiler with each --profile-clock;
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
  * modes; every damaged-input case with its exact message; merging
- * (cli/report/merge.c) of two processes and of two grammars that share a name;
+ * (cli/report/merge.c) of two processes, of two grammars that share a name,
+ * and of frames with and without detail;
  * the SVG flame graph (cli/report/flame.c) validated with xmllint and
  * measured, and the speedscope file. The command-line outputs of pego report
  * are golden tests in tests/golden/report/. */
@@ -19,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
+
+#include "pego.h"
 
 #include "../cli/report/reader.h"
 #include "../cli/report/summary.h"
@@ -91,9 +96,9 @@ static size_t count_prefix(const capture *c, const char *prefix)
 
 static void fmt_header(char *b, size_t n, const rep_header *h)
 {
-    int k = snprintf(b, n, "header v%d pego=%s pid=%lld host=%s start=%lld clock=%s mode=%s detail=%d argv=",
+    int k = snprintf(b, n, "header v%d pego=%s pid=%lld host=%s start=%lld clock=%s mode=%s detail=%d reads=%llu argv=",
                      h->version, h->pego, (long long)h->pid, h->host, (long long)h->start, h->clock, h->mode,
-                     h->detail);
+                     h->detail, (unsigned long long)h->clock_reads);
     for (int i = 0; i < h->argc && k > 0 && (size_t)k < n; i++)
         k += snprintf(b + k, n - (size_t)k, "[%s]", h->argv[i]);
 }
@@ -196,7 +201,7 @@ static const char *const test_argv[] = { "pego", "parse", "-g", "json.pego", "a 
 
 static rep_header header(int64_t pid)
 {
-    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1 };
+    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72 };
     return h;
 }
 
@@ -296,7 +301,7 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(st.problems, 0);
     CU_ASSERT_EQUAL(st.files, 1);
     const char *want[] = {
-        ("header v1 pego=0.1.0 pid=4242 host=ci-7 start=1764434400 clock=monotonic mode=exact detail=1 "
+        ("header v1 pego=0.1.0 pid=4242 host=ci-7 start=1764434400 clock=monotonic mode=exact detail=1 reads=72 "
          "argv=[pego][parse][-g][json.pego][a \"b\".json]"),
         "grammar 1 json dir/json.pego abcdef0123456789 main@1:1 value@2:1 string@3:5",
         "grammar 7 calc \"x\"  0000000000000001 expr@10:1 term@11:3",
@@ -329,7 +334,7 @@ static void test_footer(void)
     CU_ASSERT_EQUAL(strncmp(text, "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1,\"pego\":\"0.1.0\","
                                   "\"pid\":1,\"host\":\"ci-7\",\"argv\":[\"pego\",\"parse\",\"-g\",\"json.pego\","
                                   "\"a \\\"b\\\".json\"],\"start\":\"2025-11-29T16:40:00Z\",\"clock\":\"monotonic\","
-                                  "\"mode\":\"exact\",\"detail\":true}\n", 217), 0);
+                                  "\"mode\":\"exact\",\"detail\":true,\"clock_reads\":72}\n", 234), 0);
     write_report(b, path, 0);
     FILE *f = fopen(path, "rb");
     static char comp[1 << 16], plain[1 << 16];
@@ -342,6 +347,35 @@ static void test_footer(void)
     plain[m] = '\0';
     CU_ASSERT_STRING_EQUAL(plain, expect);
     free(expect);
+}
+
+/* The detail-only metrics (repeats, max_repeats, max_repeats_pos, wasted) are
+ * written only when the header says detail: without it a rule record does
+ * not have them, rather than having zeros. */
+static void test_detail_fields(void)
+{
+    const char *want[] = {
+        "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+        "\"failed\":2,\"consumed\":90,\"time_ns\":5000,\"self_ns\":3000}\n",
+        "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+        "\"failed\":2,\"repeats\":3,\"max_repeats\":2,\"max_repeats_pos\":7,\"consumed\":90,\"wasted\":4,"
+        "\"time_ns\":5000,\"self_ns\":3000}\n",
+    };
+    for (int detail = 0; detail < 2; detail++) {
+        rep_header h = header(1);
+        h.detail = detail;
+        rep_builder *b = rep_builder_new(&h);
+        rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules };
+        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000 };
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
+        CU_ASSERT_EQUAL(rep_add_rule(b, &r), 0);
+        size_t len;
+        const char *rule = strstr(rep_builder_text(b, &len), "{\"type\":\"rule\"");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rule);
+        CU_ASSERT_STRING_EQUAL(rule, want[detail]);
+        rep_builder_free(b);
+    }
 }
 
 /* ---- writing files ---- */
@@ -894,6 +928,69 @@ static void test_merge_processes(void)
     rep_summary_free(s);
 }
 
+/* The detail-only metrics are merged from frames whose header says detail
+ * only, even when a frame without detail has them (as earlier writers wrote
+ * them, as zeros or not); the headers' clocks and modes are counted per process. */
+static void test_merge_detail(void)
+{
+    const char *path = tmp("detail.zst");
+    unlink(path);
+    static const char grammar[] =
+        "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"a\"},{\"name\":\"b\"}]}\n";
+    char frame[1024];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1,\"clock\":\"thread-cpu\","
+             "\"mode\":\"exact\",\"detail\":false}\n%s"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":5,\"failed\":2,\"repeats\":5,\"max_repeats\":3,"
+             "\"max_repeats_pos\":9,\"wasted\":70}\n"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":1,\"failed\":1,\"wasted\":0}\n"
+             "{\"type\":\"footer\",\"parses\":0,\"records\":5}\n", grammar);
+    append_raw_frame(path, frame);
+    const char *paths[] = { path };
+    rep_summary *s = summarize(paths, 1, NULL, 10);
+    const rep_srule *a = find_rule(s, "g:a"), *b = find_rule(s, "g:b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL(a->c.calls, 5);
+    CU_ASSERT_EQUAL(a->c.repeats, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.max_repeats, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.max_repeats_pos, REP_UNSET);
+    CU_ASSERT_EQUAL(a->c.wasted, REP_UNSET);
+    CU_ASSERT_EQUAL(b->c.wasted, REP_UNSET);
+    CU_ASSERT_EQUAL(s->detail_processes, 0);
+    char text[512];
+    rep_measured_text(s, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "clock thread-cpu; mode exact; detail off");
+    rep_summary_free(s);
+
+    /* a frame with detail (no clock or mode: an older or other writer) adds its counts */
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1,\"detail\":true}\n%s"
+             "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":1,\"failed\":1,\"repeats\":1,\"max_repeats\":1,"
+             "\"max_repeats_pos\":4,\"wasted\":6}\n"
+             "{\"type\":\"footer\",\"parses\":0,\"records\":4}\n", grammar);
+    append_raw_frame(path, frame);
+    append_raw_frame(path, frame);
+    s = summarize(paths, 1, NULL, 10);
+    a = find_rule(s, "g:a");
+    b = find_rule(s, "g:b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_EQUAL(a->c.calls, 7);
+    CU_ASSERT_EQUAL(a->c.failed, 4);
+    CU_ASSERT_EQUAL(a->detail_failed, 2);
+    CU_ASSERT_EQUAL(a->c.repeats, 2);
+    CU_ASSERT_EQUAL(a->c.max_repeats, 1);
+    CU_ASSERT_EQUAL(a->c.max_repeats_pos, 4);
+    CU_ASSERT_EQUAL(a->c.wasted, 12);
+    CU_ASSERT_EQUAL(b->c.wasted, REP_UNSET);   /* b was called in the frame without detail only */
+    CU_ASSERT_EQUAL(s->processes, 3);
+    CU_ASSERT_EQUAL(s->detail_processes, 2);
+    rep_measured_text(s, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "clocks unknown (2 processes), thread-cpu (1); modes unknown (2 processes), exact (1); "
+                                 "detail on in 2 of 3 processes (repeats and wasted count those only)");
+    rep_summary_free(s);
+}
+
 /* Two grammars named json with different sources are kept apart. */
 static void test_merge_shared_name(void)
 {
@@ -923,6 +1020,124 @@ static void test_merge_shared_name(void)
     CU_ASSERT_PTR_NOT_NULL(find_rule(s, "json:value"));
     CU_ASSERT_EQUAL(find_rule(s, "json:value")->c.calls, 10);
     rep_summary_free(s);
+}
+
+/* ---- reports of the runtime profiler ---- */
+
+/* What a report says about how it was measured, and its one parse. */
+typedef struct measured {
+    char     clock[32];
+    int      detail, parses;
+    uint64_t reads, parse_reads, parse_ns;
+} measured;
+
+static int measured_begin(void *ud, const rep_header *h)
+{
+    measured *m = ud;
+    snprintf(m->clock, sizeof m->clock, "%s", h->clock);
+    m->detail = h->detail;
+    m->reads = h->clock_reads;
+    return 0;
+}
+
+static int measured_record(void *ud, rep_record_kind kind, const void *rec)
+{
+    measured *m = ud;
+    if (kind != REP_REC_PARSE) return 0;
+    m->parses++;
+    m->parse_reads = ((const rep_parse *)rec)->clock_reads;
+    m->parse_ns = ((const rep_parse *)rec)->time_ns;
+    return 0;
+}
+
+/* A trace callback that sleeps 30 ms in the first call: wall time, no CPU time. */
+static int sleep_once(const pego_trace_event *ev, void *ud)
+{
+    int *slept = ud;
+    if (ev->kind == PEGO_TRACE_ENTER && !*slept) {
+        *slept = 1;
+        usleep(30000);
+    }
+    return 0;
+}
+
+/* Profiles one parse of a small grammar in a child process (PEGO_FLAGS set to
+ * env, or unset; options given to pego_profile_start, after a first parser
+ * has read PEGO_FLAGS when early), the parse sleeping 30 ms in its first
+ * call; the child's exit writes the report to path, which is read back. */
+static measured profile_in_child(const char *path, const char *env, const char *options, int early)
+{
+    measured m = { "", 0, 0, 0, 0, 0 };
+    unlink(path);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (env) setenv("PEGO_FLAGS", env, 1);
+        else unsetenv("PEGO_FLAGS");
+        const char *src = "def main = a b\ndef a = \"x\"\ndef b = \"y\"";
+        pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+        pego_parser *p = g && early ? pego_parser_new(g) : NULL;
+        if (!g || pego_profile_start(path, options) != 0) _exit(3);
+        if (!p) p = pego_parser_new(g);
+        int slept = 0;
+        const pego_result *r;
+        int ok = p && pego_parser_set_trace(p, sleep_once, &slept) == 0 && pego_parse(p, "xy", 2, NULL, &r) == PEGO_OK;
+        pego_parser_free(p);
+        pego_grammar_free(g);
+        exit(ok ? 0 : 4);                /* the exit writer writes the report */
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rep_reader_sink sink = { &m, NULL, measured_begin, measured_record, NULL };
+    rep_reader *r = rep_reader_new(&sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(rep_read_path(r, path), 0);
+    CU_ASSERT_EQUAL(rep_reader_stats(r)->frames, 1);
+    rep_reader_free(r);
+    CU_ASSERT_EQUAL(m.parses, 1);
+    return m;
+}
+
+static int wall_clock(const char *name)
+{
+    return strcmp(name, "monotonic") == 0 || strcmp(name, "tsc") == 0;
+}
+
+/* --profile-clock: wall time counts the 30 ms the parse slept, the thread's
+ * CPU time does not; the header names the clock and counts the readings. */
+static void test_profile_clock(void)
+{
+    const char *path = tmp("clock.zst");
+    measured m = profile_in_child(path, NULL, NULL, 0);
+    CU_ASSERT(wall_clock(m.clock));
+    CU_ASSERT(m.parse_ns >= 30000000);
+    CU_ASSERT(m.parse_reads > 0);
+    CU_ASSERT_EQUAL(m.reads, m.parse_reads);
+    CU_ASSERT_EQUAL(m.detail, 0);
+    m = profile_in_child(path, NULL, "--profile-clock=wall --profile-detail", 0);
+    CU_ASSERT(wall_clock(m.clock));
+    CU_ASSERT(m.parse_ns >= 30000000);
+    CU_ASSERT_EQUAL(m.detail, 1);
+    m = profile_in_child(path, NULL, "--profile-clock=cpu", 0);
+    CU_ASSERT_STRING_EQUAL(m.clock, "thread-cpu");
+    CU_ASSERT(m.parse_ns < 15000000);
+    CU_ASSERT_EQUAL(m.reads, m.parse_reads);
+    m = profile_in_child(path, NULL, "--profile-clock cpu", 0);
+    CU_ASSERT_STRING_EQUAL(m.clock, "thread-cpu");
+    /* PEGO_FLAGS alone, and the code's options winning over it */
+    for (int early = 0; early < 2; early++) {
+        m = profile_in_child(path, "--profile-clock=cpu", NULL, early);
+        CU_ASSERT_STRING_EQUAL(m.clock, "thread-cpu");
+        CU_ASSERT(m.parse_ns < 15000000);
+        m = profile_in_child(path, "--profile-clock=cpu", "--profile-clock=wall", early);
+        CU_ASSERT(wall_clock(m.clock));
+        CU_ASSERT(m.parse_ns >= 30000000);
+        m = profile_in_child(path, "--profile-clock=wall", "--profile-clock=cpu", early);
+        CU_ASSERT_STRING_EQUAL(m.clock, "thread-cpu");
+    }
 }
 
 /* ---- the SVG flame graph ---- */
@@ -1007,6 +1222,7 @@ int main(void)
     struct { const char *name; void (*fn)(void); } tests[] = {
         { "round trip of every record and field", test_round_trip },
         { "footer and one frame", test_footer },
+        { "detail-only metrics only with detail", test_detail_fields },
         { "replace mode", test_replace_mode },
         { "append from 8 processes at once", test_append_concurrent },
         { "%p %h %t %% expansion", test_expand_path },
@@ -1023,7 +1239,9 @@ int main(void)
         { "directories", test_directories },
         { "merging processes", test_merge_processes },
         { "grammars sharing a name", test_merge_shared_name },
+        { "detail-only metrics from detail frames only", test_merge_detail },
         { "SVG flame graph", test_flamegraph },
+        { "the runtime profiler's clocks", test_profile_clock },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (!CU_add_test(s, tests[i].name, tests[i].fn)) return CU_get_error();

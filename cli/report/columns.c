@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "summary.h"
+
 uint64_t rep_us(uint64_t ns)
 {
     return ns / 1000 + (ns % 1000 >= 500);
@@ -38,6 +40,13 @@ rep_cell rep_us_cell(const rep_column *c, const rep_table *t, const void *row)
 rep_cell rep_share_cell(const rep_column *c, const rep_table *t, const void *row)
 {
     return (rep_cell){ .kind = REP_CELL_SHARE, .share = rep_percent(rep_field(row, c->field), t->whole) };
+}
+
+rep_cell rep_detail_cell(const rep_column *c, const rep_table *t, const void *row)
+{
+    uint64_t v = rep_field(row, c->field);
+    (void)t;
+    return v == REP_UNSET ? (rep_cell){ .kind = REP_CELL_NONE } : (rep_cell){ .kind = REP_CELL_COUNT, .count = v };
 }
 
 rep_cell rep_text_cell(const rep_column *c, const rep_table *t, const void *row)
@@ -89,6 +98,8 @@ static void text_cell(FILE *out, int width, const rep_cell *cell)
         break;
     case REP_CELL_RATIO:
         if (cell->base) snprintf(text, sizeof text, "%.3f", (double)cell->count / (double)cell->base);
+        break;
+    case REP_CELL_NONE:
         break;
     }
     fprintf(out, "%*s", width, text);
@@ -163,6 +174,8 @@ static void csv_cell(FILE *out, const rep_cell *cell)
     case REP_CELL_RATIO:
         if (cell->base) fprintf(out, "%.3f", (double)cell->count / (double)cell->base);
         break;
+    case REP_CELL_NONE:
+        break;
     }
 }
 
@@ -211,6 +224,8 @@ json_t *rep_cell_json(const rep_cell *cell)
     case REP_CELL_RATIO:
         if (!cell->base) return json_null();
         return json_real(round(1000.0 * (double)cell->count / (double)cell->base) / 1000.0);
+    case REP_CELL_NONE:
+        return json_null();
     }
     return json_null();
 }
@@ -223,6 +238,7 @@ json_t *rep_json_row(const rep_table *t, const void *row)
         const rep_column *c = &t->columns[i];
         if (!shown(t, c, REP_IN_JSON)) continue;
         rep_cell cell = c->value(c, t, row);
+        if (cell.kind == REP_CELL_NONE) continue;   /* not collected: absent */
         if (json_object_set_new(obj, c->name, rep_cell_json(&cell)) < 0) {
             json_decref(obj);
             return NULL;

@@ -23,6 +23,7 @@ typedef enum {
     REP_CELL_CHANGE,    /* count - base, signed */
     REP_CELL_GROWTH,    /* count - base as a signed percentage of base; none when base is 0 */
     REP_CELL_RATIO,     /* count / base; none when base is 0 */
+    REP_CELL_NONE,      /* a metric that was not collected (summary.h, REP_UNSET) */
 } rep_cell_kind;
 
 /* One value of a table. */
@@ -40,11 +41,14 @@ typedef struct rep_table  rep_table;
  * Text:  %llu for a count, %.1f%% for a share, %+lld for a change, %+.1f%% for
  *        a growth and %.3f for a ratio ("-" when none), text as it is ("-" for
  *        none), right-aligned in the column's width, one space between columns;
- *        a column of width 0 is left-aligned after two spaces.
+ *        a column of width 0 is left-aligned after two spaces. "-" for a
+ *        metric not collected.
  * JSON:  integers; shares and growths rounded to 0.1, ratios to 0.001 (null when none);
- *        text as a string, or null.
+ *        text as a string, or null. A metric not collected is left out of a
+ *        row's object (null where a cell stands alone).
  * CSV:   %llu, %lld, shares and growths %.1f, ratios %.3f (empty when none);
- *        text quoted when needed, empty for none. */
+ *        text quoted when needed, empty for none; empty for a metric not
+ *        collected. */
 struct rep_column {
     const char *name;       /* text and CSV heading, JSON key */
     unsigned    formats;    /* REP_IN_... */
@@ -78,6 +82,8 @@ rep_cell rep_count_cell(const rep_column *c, const rep_table *t, const void *row
 rep_cell rep_us_cell(const rep_column *c, const rep_table *t, const void *row);
 rep_cell rep_share_cell(const rep_column *c, const rep_table *t, const void *row);
 rep_cell rep_text_cell(const rep_column *c, const rep_table *t, const void *row);
+/* The uint64_t at c->field of the row as a count, or none when it is REP_UNSET. */
+rep_cell rep_detail_cell(const rep_column *c, const rep_table *t, const void *row);
 
 /* Columns of those four, for a row of type type whose field is member. */
 #define REP_COUNT(name, formats, width, type, member) \
@@ -88,6 +94,8 @@ rep_cell rep_text_cell(const rep_column *c, const rep_table *t, const void *row)
     { name, formats, width, 0, rep_share_cell, offsetof(type, member), NULL }
 #define REP_TEXT(name, formats, width, type, member) \
     { name, formats, width, 0, rep_text_cell, offsetof(type, member), NULL }
+#define REP_DETAIL(name, formats, width, type, member) \
+    { name, formats, width, 0, rep_detail_cell, offsetof(type, member), NULL }
 
 void    rep_text_heading(const rep_table *t, FILE *out);
 void    rep_text_row(const rep_table *t, const void *row, FILE *out);

@@ -3,8 +3,9 @@
  * ratio. Rules are matched by label (grammar:rule, with the grammar's hash only
  * when one side holds several sources of one grammar name), so a grammar whose
  * source changed is still compared, and the output says that it changed.
- * --fail thresholds ('calls>+5%') are checked here. The compared rules are
- * tables of columns (columns.h). */
+ * --fail thresholds ('calls>+5%') are checked here. A detail-only metric is
+ * compared where both sides collected it, and is absent elsewhere. The
+ * compared rules are tables of columns (columns.h). */
 #include "summary.h"
 
 #include "columns.h"
@@ -14,8 +15,20 @@
 #include <string.h>
 
 typedef struct diff_row {
-    const rep_srule *base, *now;   /* NULL on the side where the rule is missing */
+    const rep_srule  *base, *now;   /* NULL on the side where the rule is missing */
+    const rep_counts *bc, *nc;      /* their counts, or those of a rule never called on that side */
 } diff_row;
+
+/* The counts of a rule missing on a side: all 0, or, when no report of the
+ * side has the detail-only metrics, without them. */
+static const rep_counts zero_counts;
+static const rep_counts unset_counts = { .repeats = REP_UNSET, .max_repeats = REP_UNSET,
+                                         .max_repeats_pos = REP_UNSET, .wasted = REP_UNSET };
+
+static const rep_counts *counts_of(const rep_srule *r, const rep_summary *side)
+{
+    return r ? &r->c : side->detail_processes ? &zero_counts : &unset_counts;
+}
 
 static const char *const metric_names[] = {
     [REP_BY_SELF] = "self", [REP_BY_TIME] = "time", [REP_BY_CALLS] = "calls", [REP_BY_EVALS] = "evals",
@@ -106,7 +119,9 @@ static diff_row *make_rows(const rep_summary *base, const rep_summary *now, size
     while (i < nb || j < nn) {
         const rep_srule *x = i < nb ? &base->rules[b[i]] : NULL, *y = j < nn ? &now->rules[n[j]] : NULL;
         int c = !x ? 1 : !y ? -1 : strcmp(x->label, y->label);
-        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL };
+        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL, NULL, NULL };
+        r.bc = counts_of(r.base, base);
+        r.nc = counts_of(r.now, now);
         if (c <= 0) i++;
         if (c >= 0) j++;
         if ((r.base && r.base->c.calls) || (r.now && r.now->c.calls)) rows[k++] = r;
@@ -165,6 +180,7 @@ static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options
         for (size_t j = 0; j < o->nfail; j++) {
             const rep_threshold *t = &o->fail[j];
             uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
+            if (b == REP_UNSET || n == REP_UNSET) continue;   /* a side without detail */
             if (exceeds(o, t, b, n)) v[(*nf)++] = (failure){ rows[i].now, t, b, n };
         }
     }
@@ -173,47 +189,36 @@ static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options
 
 /* ---- the columns of a compared rule ---- */
 
-static const rep_counts no_counts;   /* the side where the rule is missing */
-
-static const rep_counts *base_counts(const diff_row *r)
-{
-    return r->base ? &r->base->c : &no_counts;
-}
-
-static const rep_counts *new_counts(const diff_row *r)
-{
-    return r->now ? &r->now->c : &no_counts;
-}
-
-/* The count at field on both sides, compared as kind. */
+/* The count at field on both sides, compared as kind; none when a side did
+ * not collect it. */
 static rep_cell compared(rep_cell_kind kind, const diff_row *r, size_t field)
 {
-    return (rep_cell){ .kind = kind, .count = rep_field(new_counts(r), field),
-                       .base = rep_field(base_counts(r), field) };
+    uint64_t now = rep_field(r->nc, field), base = rep_field(r->bc, field);
+    if (now == REP_UNSET || base == REP_UNSET) return (rep_cell){ .kind = REP_CELL_NONE };
+    return (rep_cell){ .kind = kind, .count = now, .base = base };
 }
 
+/* A count of one side (none for a detail-only one the side did not collect). */
 static rep_cell base_count(const rep_column *c, const rep_table *t, const void *row)
 {
-    (void)t;
-    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_field(base_counts(row), c->field) };
+    return rep_detail_cell(c, t, ((const diff_row *)row)->bc);
 }
 
 static rep_cell new_count(const rep_column *c, const rep_table *t, const void *row)
 {
-    (void)t;
-    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_field(new_counts(row), c->field) };
+    return rep_detail_cell(c, t, ((const diff_row *)row)->nc);
 }
 
 static rep_cell base_us(const rep_column *c, const rep_table *t, const void *row)
 {
     (void)t;
-    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(base_counts(row), c->field)) };
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(((const diff_row *)row)->bc, c->field)) };
 }
 
 static rep_cell new_us(const rep_column *c, const rep_table *t, const void *row)
 {
     (void)t;
-    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(new_counts(row), c->field)) };
+    return (rep_cell){ .kind = REP_CELL_COUNT, .count = rep_us(rep_field(((const diff_row *)row)->nc, c->field)) };
 }
 
 static rep_cell changed(const rep_column *c, const rep_table *t, const void *row)
@@ -285,12 +290,13 @@ static const rep_column diff_columns[] = {
  * ratios instead. */
 #define JSON_COUNTS(X) X(calls) X(evals) X(memo) X(matched) X(failed) X(repeats) X(consumed) X(wasted)
 #define CHANGE_COLUMN(member) COMPARED(#member, REP_IN_JSON, 0, changed, member),
-#define SIDE_COLUMN(member)   REP_COUNT(#member, REP_IN_JSON, 0, rep_counts, member),
+#define SIDE_COLUMN(member)   REP_DETAIL(#member, REP_IN_JSON, 0, rep_counts, member),
 
 /* The JSON object of a compared rule's change: a row is a diff_row. */
 static const rep_column change_columns[] = { JSON_COUNTS(CHANGE_COLUMN) };
 
-/* The JSON object of one side's counts: a row is a rep_counts. */
+/* The JSON object of one side's counts (a detail-only one absent when not
+ * collected): a row is a rep_counts. */
 static const rep_column side_columns[] = { JSON_COUNTS(SIDE_COLUMN) SIDE_COLUMN(time_ns) SIDE_COLUMN(self_ns) };
 
 /* ---- output ---- */
@@ -337,11 +343,17 @@ static void text_only(FILE *out, const char *title, const diff_row *rows, size_t
 static void text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
                       const diff_row *rows, size_t nrows, FILE *out)
 {
+    char a[512], b[512];
     fputs("Pego profile diff: ", out);
     text_side(out, "base", base);
     fputs("; ", out);
     text_side(out, "new", now);
     fputc('\n', out);
+    rep_measured_text(base, a, sizeof a);
+    rep_measured_text(now, b, sizeof b);
+    if (strcmp(a, b) == 0 && *a) fprintf(out, "Measured: %s\n", a);
+    if (strcmp(a, b) != 0 && *a) fprintf(out, "Base measured: %s\n", a);
+    if (strcmp(a, b) != 0 && *b) fprintf(out, "New measured: %s\n", b);
     changed_grammars(base, now, out, NULL);
     fputs("Rules compared (base -> new):\n", out);
     rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
@@ -369,8 +381,8 @@ static json_t *json_counts(const rep_counts *c)
 
 static json_t *json_side(const rep_summary *s)
 {
-    return json_pack("{s:I, s:I, s:I}", "processes", (json_int_t)s->processes, "parses", (json_int_t)s->parses,
-                     "calls", (json_int_t)s->calls);
+    return json_pack("{s:I, s:I, s:I, s:o}", "processes", (json_int_t)s->processes, "parses", (json_int_t)s->parses,
+                     "calls", (json_int_t)s->calls, "measured", rep_measured_json(s));
 }
 
 static int print_json(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,

@@ -3,7 +3,9 @@
  * rule, and added to the totals only at frame_end(complete), so a damaged
  * frame leaves no trace. Parse records are summed and only the slowest
  * opt.parse_limit are kept, in a bounded heap, so memory does not grow with the
- * number of parses. */
+ * number of parses. The headers' clocks, modes and detail flags are counted
+ * per process; the detail-only metrics are merged from frames with detail
+ * only. */
 #include "summary.h"
 
 #include <stdlib.h>
@@ -100,7 +102,7 @@ struct rep_merge {
     uint32_t     *string_next;
     size_t        string_next_cap;
     u64map        rule_ids, edge_ids, node_ids;
-    size_t        grammars_cap, rules_cap, edges_cap, nodes_cap;
+    size_t        grammars_cap, rules_cap, edges_cap, nodes_cap, clocks_cap, modes_cap;
 
     /* the frame being read */
     frame_grammar *fg;
@@ -114,6 +116,8 @@ struct rep_merge {
     uint32_t      *path;      /* merged rule indices of the staged stacks */
     size_t         npath, path_cap;
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
+    int            detail;    /* the frame's header says detail */
+    const char    *clock, *mode;   /* the frame's header's, interned */
     parse_list     fparses;
     parse_list     parses_kept;
     uint64_t       seq;
@@ -193,6 +197,8 @@ void rep_summary_free(rep_summary *s)
     free(s->edges);
     free(s->nodes);
     free(s->top);
+    free(s->clocks);
+    free(s->modes);
     free(s);
 }
 
@@ -303,6 +309,8 @@ static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
     r = (uint32_t)s->nrules;
     if (map_put(&m->rule_ids, key, r) < 0) return REP_NONE;
     memset(&s->rules[r], 0, sizeof s->rules[r]);
+    rep_counts *c = &s->rules[r].c;
+    c->repeats = c->max_repeats = c->max_repeats_pos = c->wasted = REP_UNSET;
     s->rules[r].grammar = grammar;
     s->rules[r].name = m->strings[id];
     s->nrules++;
@@ -368,6 +376,7 @@ static int on_rule(rep_summary *s, const rep_rule *r)
         r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->max_repeats, r->max_repeats_pos,
         r->consumed, r->wasted, r->time_ns, r->self_ns,
     };
+    if (!m->detail) st->c.repeats = st->c.max_repeats = st->c.max_repeats_pos = st->c.wasted = REP_UNSET;
     return 0;
 }
 
@@ -418,9 +427,15 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
     return n;
 }
 
+/* Adds a detail-only count b (REP_UNSET: not collected) to *a. */
+static void add_detail(uint64_t *a, uint64_t b)
+{
+    if (b != REP_UNSET) *a = *a == REP_UNSET ? b : *a + b;
+}
+
 static void add_counts(rep_counts *a, const rep_counts *b)
 {
-    if (b->max_repeats > a->max_repeats) {
+    if (b->max_repeats != REP_UNSET && (a->max_repeats == REP_UNSET || b->max_repeats > a->max_repeats)) {
         a->max_repeats = b->max_repeats;
         a->max_repeats_pos = b->max_repeats_pos;
     }
@@ -429,11 +444,24 @@ static void add_counts(rep_counts *a, const rep_counts *b)
     a->memo += b->memo;
     a->matched += b->matched;
     a->failed += b->failed;
-    a->repeats += b->repeats;
+    add_detail(&a->repeats, b->repeats);
     a->consumed += b->consumed;
-    a->wasted += b->wasted;
+    add_detail(&a->wasted, b->wasted);
     a->time_ns += b->time_ns;
     a->self_ns += b->self_ns;
+}
+
+/* Counts one more process in the list of kinds (a clock, a mode); -1 when out of memory. */
+static int count_kind(rep_kind **v, size_t *n, size_t *cap, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].name == name) {
+            (*v)[i].processes++;
+            return 0;
+        }
+    if (rep_reserve(v, cap, *n + 1, sizeof **v) < 0) return -1;
+    (*v)[(*n)++] = (rep_kind){ name, 1 };
+    return 0;
 }
 
 /* Adds the staged frame to the totals. */
@@ -443,6 +471,12 @@ static int frame_commit(rep_summary *s)
     int selected = !s->opt.grammar;
     for (size_t i = 0; i < m->nfg; i++) selected |= m->fg[i].grammar != REP_NONE;
     s->processes += selected;   /* with --grammar, the processes that used it */
+    if (selected) {
+        s->detail_processes += m->detail;
+        if (count_kind(&s->clocks, &s->nclocks, &m->clocks_cap, m->clock) < 0 ||
+            count_kind(&s->modes, &s->nmodes, &m->modes_cap, m->mode) < 0)
+            return -1;
+    }
     s->parses += m->parses;
     s->calls += m->calls;
     s->evals += m->evals;
@@ -455,9 +489,14 @@ static int frame_commit(rep_summary *s)
         s->grammars[f->grammar].used = 1;
         s->grammars[f->grammar].parses += f->parses;
         s->grammars[f->grammar].bytes += f->bytes;
+        if (m->detail) s->grammars[f->grammar].detail_bytes += f->bytes;
         for (size_t j = 0; j < f->nrules; j++) s->rules[f->rules[j]].used = 1;
     }
-    for (size_t i = 0; i < m->nsr; i++) add_counts(&s->rules[m->sr[i].rule].c, &m->sr[i].c);
+    for (size_t i = 0; i < m->nsr; i++) {
+        rep_srule *r = &s->rules[m->sr[i].rule];
+        add_counts(&r->c, &m->sr[i].c);
+        if (m->detail) r->detail_failed += m->sr[i].c.failed;
+    }
     for (size_t i = 0; i < m->nse; i++) {
         const rep_sedge *e = &m->se[i];
         uint64_t key = (uint64_t)e->caller << 32 | e->callee;
@@ -497,9 +536,15 @@ static int frame_commit(rep_summary *s)
 
 static int sink_frame_begin(void *ud, const rep_header *h)
 {
-    (void)h;
     rep_merge *m = ((rep_summary *)ud)->m;
     frame_reset(m);
+    m->detail = h->detail != 0;
+    uint32_t clock = intern(m, *h->clock ? h->clock : "unknown"), mode = intern(m, *h->mode ? h->mode : "unknown");
+    if (clock == REP_NONE || mode == REP_NONE) m->oom = 1;
+    else {
+        m->clock = m->strings[clock];
+        m->mode = m->strings[mode];
+    }
     return m->oom ? -1 : 0;
 }
 
@@ -538,6 +583,14 @@ static int by_parse_order(const void *a, const void *b)
     return parse_order(a, b);
 }
 
+/* Kinds with the most processes first, then by name. */
+static int by_processes(const void *a, const void *b)
+{
+    const rep_kind *x = a, *y = b;
+    if (x->processes != y->processes) return x->processes > y->processes ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 static int by_parent_then_label(const void *a, const void *b, void *ctx)
 {
     const rep_summary *s = ctx;
@@ -574,6 +627,8 @@ int rep_summary_finish(rep_summary *s)
     m->parses_kept.v = NULL;
     m->parses_kept.n = m->parses_kept.cap = 0;
     if (s->ntop) qsort(s->top, s->ntop, sizeof *s->top, by_parse_order);
+    if (s->nclocks) qsort(s->clocks, s->nclocks, sizeof *s->clocks, by_processes);
+    if (s->nmodes) qsort(s->modes, s->nmodes, sizeof *s->modes, by_processes);
 
     /* link the calling-context tree: children in label order */
     uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);

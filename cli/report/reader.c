@@ -335,6 +335,7 @@ static int read_header(rep_reader *r, json_t *o)
     const field *detail = flat_get(r, "detail");
     if (detail && detail->kind != F_TRUE && detail->kind != F_FALSE && !bad) bad = "detail";
     h.detail = detail && detail->kind == F_TRUE;
+    h.clock_reads = count_field(r, "clock_reads", &bad);
     if (bad) {
         say(r, "frame %lu: bad header record (field %s); skipped", r->frame, bad);
         r->skip = 1;

@@ -12,6 +12,7 @@
 #ifndef PEGO_REP_SUMMARY_H
 #define PEGO_REP_SUMMARY_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,8 +20,11 @@
 #include "../../runtime/report.h"
 
 #define REP_NONE UINT32_MAX
+#define REP_UNSET UINT64_MAX   /* a detail-only metric that no report merged into it collected */
 
-/* The per-rule metrics (docs/report-format.md, rule). */
+/* The per-rule metrics (docs/report-format.md, rule). The detail-only ones
+ * (repeats, max_repeats, max_repeats_pos, wasted) come only from frames whose
+ * header says detail, and are REP_UNSET when none of those had the rule. */
 typedef struct rep_counts {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos;
     uint64_t consumed, wasted, time_ns, self_ns;
@@ -31,6 +35,7 @@ typedef struct rep_sgrammar {
     uint64_t    hash;
     char       *label;     /* name, or name@HASH8 when several sources share the name */
     uint64_t    parses, bytes;
+    uint64_t    detail_bytes;   /* bytes parsed in frames with detail: what wasted compares with */
     int         used;      /* seen in a whole frame */
 } rep_sgrammar;
 
@@ -39,6 +44,7 @@ typedef struct rep_srule {
     const char *name;
     char       *label;     /* "grammar:rule" */
     rep_counts  c;
+    uint64_t    detail_failed;   /* failed calls in frames with detail: the calls wasted counts */
     int         used;
 } rep_srule;
 
@@ -68,9 +74,18 @@ typedef struct rep_summary_options {
 
 typedef struct rep_merge rep_merge;
 
+/* How many processes were measured one way (a clock, a mode). */
+typedef struct rep_kind {
+    const char *name;
+    uint64_t    processes;
+} rep_kind;
+
 typedef struct rep_summary {
     rep_summary_options opt;
     uint64_t      processes, parses, calls, evals, memo, clock_reads, time_ns;
+    uint64_t      detail_processes;   /* processes whose reports have the detail-only metrics */
+    rep_kind     *clocks, *modes;     /* the processes of each clock and mode; after finish, most first */
+    size_t        nclocks, nmodes;
     rep_sgrammar *grammars;
     size_t        ngrammars;
     rep_srule    *rules;
@@ -115,8 +130,17 @@ typedef struct rep_table_options {
 
 /* Parses a --by name; -1 if unknown. */
 int  rep_by_parse(const char *name);
-/* The metric a rule is sorted by. */
+/* The name of a metric, as --by and --fail spell it. */
+const char *rep_by_name(rep_by by);
+/* Whether the metric is detail-only (repeats, wasted: collected only with --profile-detail). */
+int  rep_by_detail(rep_by by);
+/* The metric a rule is sorted by; REP_UNSET for a detail-only one not collected. */
 uint64_t rep_metric(const rep_counts *c, rep_by by);
+/* "clock monotonic; mode exact; detail on": how the reports read were
+ * measured, saying so when they differ; "" when no process was read. */
+void rep_measured_text(const rep_summary *s, char *text, size_t len);
+/* The same as a JSON object; NULL when out of memory. */
+json_t *rep_measured_json(const rep_summary *s);
 /* Rule indices of the used rules, sorted by the metric (ties by label); n set. */
 uint32_t *rep_sorted_rules(const rep_summary *s, rep_by by, size_t *n);
 /* Prints the tables; returns 0, or -1 with a message in err (e.g. no such rule). */

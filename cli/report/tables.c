@@ -29,6 +29,16 @@ int rep_by_parse(const char *name)
     return -1;
 }
 
+const char *rep_by_name(rep_by by)
+{
+    return by_names[by];
+}
+
+int rep_by_detail(rep_by by)
+{
+    return by == REP_BY_REPEATS || by == REP_BY_WASTED;
+}
+
 uint64_t rep_metric(const rep_counts *c, rep_by by)
 {
     switch (by) {
@@ -59,6 +69,7 @@ static int rule_order(const void *a, const void *b, void *ctx)
     const rep_srule *x = &k->s->rules[*(const uint32_t *)a], *y = &k->s->rules[*(const uint32_t *)b];
     if (k->by != REP_BY_NAME) {
         uint64_t u = rep_metric(&x->c, k->by), v = rep_metric(&y->c, k->by);
+        if (u != v && (u == REP_UNSET || v == REP_UNSET)) return u == REP_UNSET ? 1 : -1;   /* not collected: last */
         if (u != v) return u > v ? -1 : 1;
     }
     return strcmp(x->label, y->label);
@@ -145,7 +156,7 @@ static int make_hints(const rep_summary *s, hints *h)
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < HINTS_PER_KIND; i++) {
         const rep_srule *r = &s->rules[v[i]];
-        if (r->c.max_repeats < 2) continue;
+        if (r->c.max_repeats == REP_UNSET || r->c.max_repeats < 2) continue;
         hint(h, "%s is evaluated %llu times at one position (position %llu); %llu repeated evaluations in all",
              r->label, (unsigned long long)r->c.max_repeats + 1, (unsigned long long)r->c.max_repeats_pos,
              (unsigned long long)r->c.repeats);
@@ -153,23 +164,25 @@ static int make_hints(const rep_summary *s, hints *h)
     }
     free(v);
 
-    /* failed calls that examine much input, then more input than was parsed */
+    /* failed calls that examine much input, then more input than was parsed;
+     * both of the processes with detail only, which wasted covers */
     v = rep_sorted_rules(s, REP_BY_WASTED, &n);
     if (!v) return -1;
     shown = 0;
     for (size_t i = 0; i < n && shown < HINTS_PER_KIND; i++) {
         const rep_srule *r = &s->rules[v[i]];
-        if (!r->c.failed || r->c.wasted / r->c.failed < 16) continue;
+        uint64_t failed = r->detail_failed;
+        if (r->c.wasted == REP_UNSET || !failed || r->c.wasted / failed < 16) continue;
         hint(h, "%s: its failed calls examine %llu positions on average (%llu failed calls, %llu positions in all)",
-             r->label, (unsigned long long)(r->c.wasted / r->c.failed), (unsigned long long)r->c.failed,
+             r->label, (unsigned long long)(r->c.wasted / failed), (unsigned long long)failed,
              (unsigned long long)r->c.wasted);
         shown++;
     }
     shown = 0;
     for (size_t i = 0; i < n && shown < HINTS_PER_KIND; i++) {
         const rep_srule *r = &s->rules[v[i]];
-        uint64_t parsed = s->grammars[r->grammar].bytes;
-        if (r->c.wasted <= parsed) continue;
+        uint64_t parsed = s->grammars[r->grammar].detail_bytes;
+        if (r->c.wasted == REP_UNSET || r->c.wasted <= parsed) continue;
         hint(h, "%s: its failed calls examined %llu positions in all, more than the %llu of input parsed",
              r->label, (unsigned long long)r->c.wasted, (unsigned long long)parsed);
         shown++;
@@ -210,18 +223,18 @@ static const rep_column rule_columns[] = {
     REP_COUNT("memo", REP_IN_ALL, 8, rep_srule, c.memo),
     REP_COUNT("matched", REP_IN_ALL, 10, rep_srule, c.matched),
     REP_COUNT("failed", REP_IN_ALL, 10, rep_srule, c.failed),
-    REP_COUNT("repeats", REP_IN_DATA, 0, rep_srule, c.repeats),
-    REP_COUNT("max_repeats", REP_IN_DATA, 0, rep_srule, c.max_repeats),
-    REP_COUNT("max_repeats_pos", REP_IN_DATA, 0, rep_srule, c.max_repeats_pos),
+    REP_DETAIL("repeats", REP_IN_DATA, 0, rep_srule, c.repeats),
+    REP_DETAIL("max_repeats", REP_IN_DATA, 0, rep_srule, c.max_repeats),
+    REP_DETAIL("max_repeats_pos", REP_IN_DATA, 0, rep_srule, c.max_repeats_pos),
     REP_COUNT("consumed", REP_IN_DATA, 0, rep_srule, c.consumed),
-    REP_COUNT("wasted", REP_IN_DATA, 0, rep_srule, c.wasted),
+    REP_DETAIL("wasted", REP_IN_DATA, 0, rep_srule, c.wasted),
     REP_COUNT("time_ns", REP_IN_DATA, 0, rep_srule, c.time_ns),
     REP_COUNT("self_ns", REP_IN_DATA, 0, rep_srule, c.self_ns),
     REP_SHARE("share", REP_IN_DATA, 0, rep_srule, c.self_ns),
     SORTED_BY(REP_BY_TIME, "total_us", rep_us_cell, c.time_ns),
-    SORTED_BY(REP_BY_REPEATS, "repeats", rep_count_cell, c.repeats),
+    SORTED_BY(REP_BY_REPEATS, "repeats", rep_detail_cell, c.repeats),
     SORTED_BY(REP_BY_CONSUMED, "consumed", rep_count_cell, c.consumed),
-    SORTED_BY(REP_BY_WASTED, "wasted", rep_count_cell, c.wasted),
+    SORTED_BY(REP_BY_WASTED, "wasted", rep_detail_cell, c.wasted),
     REP_TEXT("rule", REP_IN_TEXT, 0, rep_srule, label),
 };
 
@@ -445,11 +458,74 @@ static int print_edges(const rep_summary *s, uint32_t rule, int callers, rep_for
 
 /* ---- the whole output ---- */
 
+static void append(char *text, size_t len, size_t *k, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Appends to text (len bytes) at *k; past the end, *k stays at len or beyond. */
+static void append(char *text, size_t len, size_t *k, const char *fmt, ...)
+{
+    if (*k >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(text + *k, len - *k, fmt, ap);
+    va_end(ap);
+    *k = w < 0 ? len : *k + (size_t)w;
+}
+
+/* "clock monotonic", or "clocks monotonic (2 processes), thread-cpu (1)". */
+static void append_kinds(char *text, size_t len, size_t *k, const char *what, const rep_kind *v, size_t n)
+{
+    if (n == 1) {
+        append(text, len, k, "%s %s", what, v[0].name);
+        return;
+    }
+    append(text, len, k, "%ss", what);
+    for (size_t i = 0; i < n; i++)
+        append(text, len, k, "%s %s (%llu%s)", i ? "," : "", v[i].name, (unsigned long long)v[i].processes,
+               i ? "" : v[i].processes == 1 ? " process" : " processes");
+}
+
+void rep_measured_text(const rep_summary *s, char *text, size_t len)
+{
+    size_t k = 0;
+    *text = '\0';
+    if (!s->processes) return;
+    append_kinds(text, len, &k, "clock", s->clocks, s->nclocks);
+    append(text, len, &k, "; ");
+    append_kinds(text, len, &k, "mode", s->modes, s->nmodes);
+    if (s->detail_processes == s->processes) append(text, len, &k, "; detail on");
+    else if (s->detail_processes == 0) append(text, len, &k, "; detail off");
+    else
+        append(text, len, &k, "; detail on in %llu of %llu processes (repeats and wasted count those only)",
+               (unsigned long long)s->detail_processes, (unsigned long long)s->processes);
+}
+
+/* [{"clock": NAME, "processes": N}, ...] */
+static json_t *kinds_json(const char *what, const rep_kind *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n && a; i++)
+        if (json_array_append_new(a, json_pack("{s:s, s:I}", what, v[i].name, "processes",
+                                               (json_int_t)v[i].processes)) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+json_t *rep_measured_json(const rep_summary *s)
+{
+    return json_pack("{s:o, s:o, s:I}", "clocks", kinds_json("clock", s->clocks, s->nclocks), "modes",
+                     kinds_json("mode", s->modes, s->nmodes), "detail_processes", (json_int_t)s->detail_processes);
+}
+
 static void text_head(const rep_summary *s, FILE *out)
 {
+    char measured[512];
     fprintf(out, "Pego profile: %llu process%s, %llu parse%s, %llu calls, %llu clock readings\n",
             (unsigned long long)s->processes, s->processes == 1 ? "" : "es", (unsigned long long)s->parses,
             s->parses == 1 ? "" : "s", (unsigned long long)s->calls, (unsigned long long)s->clock_reads);
+    rep_measured_text(s, measured, sizeof measured);
+    if (*measured) fprintf(out, "Measured: %s\n", measured);
     if (!s->shared_names) return;
     for (size_t i = 0; i < s->ngrammars; i++) {
         const rep_sgrammar *g = &s->grammars[i];
@@ -498,10 +574,11 @@ static int print_json(const rep_summary *s, const rep_table_options *t, const ui
 {
     rep_table rules = rules_table(s, t->by);
     json_t *grammars = json_array(), *list = json_array();
-    json_t *doc = json_pack("{s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o}", "totals",
+    json_t *doc = json_pack("{s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o}", "totals",
                             "processes", (json_int_t)s->processes, "parses", (json_int_t)s->parses,
                             "calls", (json_int_t)s->calls, "clock_reads", (json_int_t)s->clock_reads,
-                            "time_ns", (json_int_t)s->time_ns, "grammars", grammars, "rules", list);
+                            "time_ns", (json_int_t)s->time_ns, "measured", rep_measured_json(s),
+                            "grammars", grammars, "rules", list);
     if (!doc) return -1;
     for (size_t i = 0; i < s->ngrammars; i++) {
         const rep_sgrammar *g = &s->grammars[i];
