@@ -132,7 +132,7 @@ static long rule_by_name(pego_collector *c, const char *name)
     size_t k = hash_name(name) & (c->capbyname - 1);
     for (; c->byname[k]; k = (k + 1) & (c->capbyname - 1))
         if (strcmp(c->rules[c->byname[k] - 1].name, name) == 0) return (long)c->byname[k] - 1;
-    if (rt_grow((void **)&c->rules, &c->caprules, c->nrules + 1, sizeof *c->rules) < 0) return -1;
+    if (rt_buf_grow((void **)&c->rules, &c->caprules, c->nrules + 1, sizeof *c->rules) < 0) return -1;
     rule_entry *r = &c->rules[c->nrules];
     memset(r, 0, sizeof *r);
     r->name = strdup(name);
@@ -148,7 +148,7 @@ static long rule_of(pego_collector *c, const pego_trace_event *ev)
     size_t id = (size_t)ev->rule_id;
     if (id >= c->capbyid) {
         size_t old = c->capbyid;
-        if (rt_grow((void **)&c->byid, &c->capbyid, id + 1, sizeof *c->byid) < 0) return -1;
+        if (rt_buf_grow((void **)&c->byid, &c->capbyid, id + 1, sizeof *c->byid) < 0) return -1;
         memset(c->byid + old, 0, (c->capbyid - old) * sizeof *c->byid);
     }
     id_entry *slot = &c->byid[id];
@@ -213,7 +213,7 @@ static void call_entered(pego_collector *c, const pego_trace_event *ev, uint64_t
 {
     if (ev->depth == 1) start_parse(c);
     long rule = rule_of(c, ev);
-    if (rule < 0 || rt_grow((void **)&c->stack, &c->capstack, c->nstack + 1, sizeof *c->stack) < 0) {
+    if (rule < 0 || rt_buf_grow((void **)&c->stack, &c->capstack, c->nstack + 1, sizeof *c->stack) < 0) {
         c->oom = 1;
         return;
     }

@@ -3,7 +3,6 @@
  * sorted byte-wise and rendered as the grammar's expectation table prints them. */
 #include "parser.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@ static void sort_by_rank(const pego_grammar *g, uint32_t *ids, uint32_t n)
 /* Appends "line:col: message" for a failure at far (docs/language.md 1.12): the
  * #error messages recorded there, in the order recorded, joined with "; "; or
  * else the items sorted byte-wise; or else "syntax error". Sorts ids in place. */
-void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)
+void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)
 {
     const pego_grammar *g = p->g;
     int line, col;
@@ -57,7 +56,7 @@ void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, u
 }
 
 /* Builds the syntax error of a failed parse from the outer expectation record. */
-int rt_result_syntax_error(pego_parser *p)
+int rt_expect_syntax_error(pego_parser *p)
 {
     pego_result *r = &p->res;
     rt_expect *x = &p->exp;
@@ -66,7 +65,7 @@ int rt_result_syntax_error(pego_parser *p)
     uint32_t *ids = RT_AT(x->items, x->base);
     rt_buf b;
     rt_buf_init(&b);
-    rt_format_failure(p, &b, x->far, ids, n);
+    rt_expect_format_failure(p, &b, x->far, ids, n);
     rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
     r->expected = calloc(n ? n : 1, sizeof(char *));
     r->nexpected = 0;
@@ -77,22 +76,4 @@ int rt_result_syntax_error(pego_parser *p)
     r->error_message = strstr(r->error, ": ") + 2;
     r->status = PEGO_SYNTAX_ERROR;
     return PEGO_SYNTAX_ERROR;
-}
-
-int rt_result_abort(pego_parser *p, const char *fmt, ...)
-{
-    pego_result *r = &p->res;
-    rt_buf b;
-    rt_buf_init(&b);
-    va_list ap;
-    va_start(ap, fmt);
-    char msg[256];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    rt_buf_adds(&b, msg);
-    free(r->error);
-    r->error = rt_buf_take(&b);
-    r->error_message = r->error;
-    if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */
-    return r->status;
 }

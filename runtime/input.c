@@ -46,7 +46,7 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
         uint32_t k = 0, b = 0;
         while (b < in->len) {
             uint32_t cp;
-            int w = rt_utf8_decode(s + b, in->len - b, &cp);
+            int w = rt_unicode_decode(s + b, in->len - b, &cp);
             for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;
             b += (uint32_t)w;
             k++;

@@ -2,10 +2,12 @@
  * reusable state, runs the VM, and exposes the result, its tree and its errors. */
 #include "parser.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char  *rt_print(pego_parser *p, uint32_t root, int json);
+char  *rt_tree_print(pego_parser *p, uint32_t root, int json);
 size_t rt_tree_count(pego_parser *p, uint32_t root);
 
 const char *pego_version(void) { return PEGO_VERSION; }
@@ -17,11 +19,11 @@ pego_parser *pego_parser_new(const pego_grammar *g)
     if (!p) return NULL;
     p->g = g;
     p->res.parser = p;
-    rt_profile_init();
+    rt_profiler_init();
     return p;
 }
 
-void rt_result_clear(pego_parser *p)
+void rt_parse_clear_result(pego_parser *p)
 {
     pego_result *r = &p->res;
     free(r->error);
@@ -30,10 +32,30 @@ void rt_result_clear(pego_parser *p)
     r->parser = p;
 }
 
+/* Ends a parse that stops for another reason than a syntax error: the message
+ * becomes the result's error; the status stays EUSAGE or ENOMEM if already set. */
+int rt_parse_abort(pego_parser *p, const char *fmt, ...)
+{
+    pego_result *r = &p->res;
+    rt_buf b;
+    rt_buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt_buf_adds(&b, msg);
+    free(r->error);
+    r->error = rt_buf_take(&b);
+    r->error_message = r->error;
+    if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */
+    return r->status;
+}
+
 void pego_parser_free(pego_parser *p)
 {
     if (!p) return;
-    rt_result_clear(p);
+    rt_parse_clear_result(p);
     free(p->es);
     free(p->vs);
     free(p->trail);
@@ -41,7 +63,7 @@ void pego_parser_free(pego_parser *p)
     free(p->exp.items);
     free(p->scratch);
     free(p->trace_items);
-    rt_prof_parser_free(p);
+    rt_profiler_parser_free(p);
     free(p->pf);
     free(p->rec);
     free(p->held);
@@ -58,21 +80,21 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     static const pego_options defaults = { 0 };
     const pego_grammar *g = p->g;
     if (!opt) opt = &defaults;
-    rt_result_clear(p);
+    rt_parse_clear_result(p);
     if (out) *out = &p->res;
     const char *start = opt->start_rule ? opt->start_rule : "main";
     int rule = pego_grammar_rule_index(g, start);
     if (rule < 0) {
         p->res.status = PEGO_EUSAGE;
-        return (pego_status)rt_result_abort(p, "undefined rule %s", start);
+        return (pego_status)rt_parse_abort(p, "undefined rule %s", start);
     }
     if (len >= UINT32_MAX) {
         p->res.status = PEGO_EUSAGE;
-        return (pego_status)rt_result_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
+        return (pego_status)rt_parse_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
     p->policy = opt->memo;
-    p->prof_on = p->internal ? 0 : rt_prof_parse_begin(p);
+    p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
@@ -86,7 +108,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     int fast = g->has_fast && !p->observing && !opt->reference && max_depth > g->fast_reserve;
     int status = PEGO_SYNTAX_ERROR;
     for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
-        if (pass) rt_result_clear(p);
+        if (pass) rt_parse_clear_result(p);
         rt_tree_reset(&p->tree);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
@@ -96,14 +118,14 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
             rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
             p->res.status = PEGO_ENOMEM;
-            return (pego_status)rt_result_abort(p, "out of memory");
+            return (pego_status)rt_parse_abort(p, "out of memory");
         }
         status = vm_run(p, variant);
     }
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
-    if (p->prof_on) rt_prof_parse_end(p, opt->input_name, len);
+    if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
@@ -174,7 +196,7 @@ size_t pego_result_node_count(const pego_result *r)
 char *pego_result_print(const pego_result *r, pego_print_format format)
 {
     if (r->status != PEGO_OK) return NULL;
-    return rt_print(r->parser, r->value, format == PEGO_PRINT_JSON);
+    return rt_tree_print(r->parser, r->value, format == PEGO_PRINT_JSON);
 }
 
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col)
@@ -198,18 +220,18 @@ static const rt_tree *tree_of(const pego_result *r) { return &r->parser->tree; }
 pego_node_kind pego_node_type(const pego_result *r, const pego_node *n)
 {
     (void)r;
-    return (pego_node_kind)rt_node_kind(n);
+    return (pego_node_kind)rt_tree_node_kind(n);
 }
 
 const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 {
     (void)r;
-    return rt_node_type_name(n);
+    return rt_tree_node_type_name(n);
 }
 
 const char *pego_node_rule(const pego_result *r, const pego_node *n)
 {
-    return rt_node_label(n) >= 0 ? r->parser->g->rules[rt_node_label(n)].name : NULL;
+    return rt_tree_node_label(n) >= 0 ? r->parser->g->rules[rt_tree_node_label(n)].name : NULL;
 }
 
 uint64_t pego_node_start(const pego_result *r, const pego_node *n) { return rt_input_unit(&r->parser->in, n->start); }
@@ -221,12 +243,12 @@ const char *pego_node_text(const pego_result *r, const pego_node *n, size_t *len
     return r->parser->in.input + n->start;
 }
 
-size_t pego_node_child_count(const pego_result *r, const pego_node *n) { return rt_node_nkids(tree_of(r), n); }
+size_t pego_node_child_count(const pego_result *r, const pego_node *n) { return rt_tree_node_nkids(tree_of(r), n); }
 
 const pego_node *pego_node_child(const pego_result *r, const pego_node *n, size_t i)
 {
     const rt_tree *t = tree_of(r);
-    if (i >= rt_node_nkids(t, n)) return NULL;
+    if (i >= rt_tree_node_nkids(t, n)) return NULL;
     uint32_t v = t->kids[n->kids + i];
     return v ? &t->nodes[v - 1] : NULL;
 }

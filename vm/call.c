@@ -23,7 +23,7 @@ static int decide_memo(pego_parser *p, const cc_rule *r, uint32_t pos)
         p->memo.seen[bit >> 6] |= mask;
     }
 #ifdef PEGO_FAULT_INJECTION
-    if (rt_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
+    if (vm_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
 #endif
     return memoize;
 }
@@ -41,7 +41,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
      * expectation window and examined range. An observed call is reported
      * before the memo table is consulted, so a memo hit is an ordinary call. */
     st->calls++;
-    if (watched && rt_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
+    if (watched && rt_trace_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
     uint32_t min = c->level ? c->level - 1 : 0;
     rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, c->variant, r->pos, min) : NULL;
     /* An entry computed inside a lookahead recorded no expectations; one with
@@ -56,14 +56,14 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
         }
         /* a growing seed carries the errors its round recovered, like any entry */
         if ((m->flags & MEMO_OK) && vm_recover_replay(p, m) < 0) return VM_OOM;
-        if (watched && rt_observe_hit(p, c->variant, r->pos, p->ngf + 1, c->level, m)) return VM_ABORTED;
+        if (watched && rt_trace_observe_hit(p, c->variant, r->pos, p->ngf + 1, c->level, m)) return VM_ABORTED;
         if (!(m->flags & MEMO_OK)) return VM_FAIL;
         r->pos = m->end;
         if (c->variant < nrules && vm_push_value(p, r, m->value) < 0) return VM_OOM;
         r->ip = g->code + c->ret;
         return VM_NEXT;
     }
-    if (p->ngf == p->capgf && rt_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
+    if (p->ngf == p->capgf && rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
         return VM_OOM;
     vm_gframe *gf = &p->gf[p->ngf];
     *gf = (vm_gframe){ .variant = c->variant, .pos = r->pos, .saved_far = p->exp.far,
@@ -117,10 +117,10 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
             return FINISH_OOM;
         p->res.stats.memo_stored++;
     }
-    if (OBSERVING(p) && gf->traced && rt_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
+    if (OBSERVING(p) && gf->traced && rt_trace_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
 #ifdef PEGO_FAULT_INJECTION
-    if (rt_fault_skip_traced_merge && gf->traced) merge = 0;
+    if (vm_fault_skip_traced_merge && gf->traced) merge = 0;
 #endif
     vm_close_window(p, gf->saved_far, gf->saved_base, merge);
     p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;

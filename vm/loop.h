@@ -42,7 +42,7 @@
 /* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. */
 #define PUSH_ENTRY(k) do { \
         if (esn == p->capes) { \
-            if (rt_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
+            if (rt_buf_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
             es = p->es; \
         } \
         e = &es[esn++]; \
@@ -83,7 +83,7 @@
                   depth = r.depth, es = p->es)
 
 #define PUSH_VALUE(v) do { \
-        if (vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
+        if (vsn == p->capvs && rt_buf_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
     } while (0)
 #define NODE(var, type, start, kids, nkids) do { \
@@ -183,7 +183,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(ANY): {
             if (pos >= len) { EXPECT(pos, EXP_ANY); goto fail; }
             uint32_t start = pos, ch;
-            pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_utf8_decode(s + pos, len - pos, &ch);
+            pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_unicode_decode(s + pos, len - pos, &ch);
             PUSH_MATCH(start);
             ip++;
             NEXT;
@@ -451,7 +451,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             if (v != VAL_NIL && !(v & VAL_CALLED)) {
                 pego_node *n = &p->tree.nodes[v - 1];
-                if (rt_node_label(n) < 0) rt_node_set_label(n, ip->a);
+                if (rt_tree_node_label(n) < 0) rt_tree_node_set_label(n, ip->a);
             }
             p->vs[vsn - 1] = v == VAL_NIL ? v : (v | VAL_CALLED);
             ip++;
@@ -504,7 +504,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         }
         CASE(CAPTURE):
             if (!VALUED) break;
-            if (tn == p->captrail && rt_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
+            if (tn == p->captrail && rt_buf_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
                 goto oom;
             p->trail[tn++] = (vm_capture){ (uint32_t)ip->a, p->vs[vsn - 1] };
             ip++;
@@ -614,17 +614,17 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
 corrupt:
     FLUSH_CALLS();
-    return rt_result_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
+    return rt_parse_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
 too_deep:
     FLUSH_CALLS();
-    return rt_result_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
+    return rt_parse_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
 aborted:
     FLUSH_CALLS();
-    return rt_result_abort(p, "parse aborted by a trace callback");
+    return rt_parse_abort(p, "parse aborted by a trace callback");
 oom:
     FLUSH_CALLS();
     p->res.status = PEGO_ENOMEM;
-    return rt_result_abort(p, "out of memory");
+    return rt_parse_abort(p, "out of memory");
 }
 
 #undef FLUSH_CALLS

@@ -32,7 +32,7 @@ static void restore(pego_parser *p, vm_regs *r, vm_mark m)
  * the stack may move. -1 when out of memory, -2 past the nesting limit. */
 static int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
 {
-    if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return -1;
+    if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return -1;
     vm_pframe *below = &p->pf[p->npf - 1];
     p->pf[p->npf++] = (vm_pframe){ .pratt = below->pratt, .state = PS_HEAD, .valued = below->valued, .min = min };
     *f = &p->pf[p->npf - 1];
@@ -48,7 +48,7 @@ static uint32_t operator_node(pego_parser *p, const vm_regs *r, const cc_pratt *
     const pego_grammar *g = p->g;
     uint32_t v = rt_tree_node(&p->tree, NODE_OPERATOR, start, r->pos, kids, nkids);
     if (!v) return 0;
-    rt_node_set_label(&p->tree.nodes[v - 1], pr->rule);
+    rt_tree_node_set_label(&p->tree.nodes[v - 1], pr->rule);
     if (g->label_operator >= 0 && vm_scalar_field(p, v, g->label_operator, FIELD_INT, (uint32_t)op->number) < 0)
         return 0;
     return v;
@@ -60,7 +60,7 @@ vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
      * entry is on top). */
     const vm_entry *e = &p->es[r->esn - 1];
     uint32_t variant = e->kind == E_GCALL ? p->gf[e->u.gcall.frame].variant : e->u.call.variant;
-    if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
+    if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
         return VM_OOM;
     p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)r->ip->a, .state = PS_HEAD, .outer = 1,
                                    .valued = variant < (uint32_t)p->g->nrules,
@@ -286,8 +286,8 @@ vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r)
             v = vm_apply_fields(p, v, e->trail, r->tn, e->pos, r->pos);
             if (!v) return VM_OOM;
         }
-        if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_node_label(&p->tree.nodes[v - 1]) < 0)
-            rt_node_set_label(&p->tree.nodes[v - 1], ip->a);
+        if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_tree_node_label(&p->tree.nodes[v - 1]) < 0)
+            rt_tree_node_set_label(&p->tree.nodes[v - 1], ip->a);
     }
     r->tn = e->trail;
     f->out_ok = 1;

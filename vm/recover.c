@@ -38,10 +38,10 @@ vm_step vm_recover_close(pego_parser *p, vm_regs *r)
 static uint32_t recovered_error(pego_parser *p, uint32_t far, uint32_t *ids, uint32_t n)
 {
     uint32_t text = (uint32_t)p->strings.len;
-    rt_format_failure(p, &p->strings, far, ids, n);
+    rt_expect_format_failure(p, &p->strings, far, ids, n);
     rt_buf_addc(&p->strings, 0);
     if (p->strings.oom) return UINT32_MAX;
-    if (p->nrec == p->caprec && rt_grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
+    if (p->nrec == p->caprec && rt_buf_grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
         return UINT32_MAX;
     p->rec[p->nrec++] = (rt_recovered){ far, text };
     return text;
@@ -83,7 +83,7 @@ vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e)
         /* #recover: hold the failure, restore, and run the skip */
         rt_expect *x = &p->exp;
         uint32_t n = x->n - x->base, far = x->far;
-        if (rt_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) return VM_OOM;
+        if (rt_buf_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) return VM_OOM;
         if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
         vm_close_window(p, entry.u.window.saved_far, entry.u.window.saved_base, 0);
         vm_restore_entry(p, r, &entry);
@@ -107,7 +107,7 @@ vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e)
 int vm_recover_replay(pego_parser *p, const rt_memo_entry *m)
 {
     if (!m->rec_len) return 0;
-    if (rt_grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
+    if (rt_buf_grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
     memcpy(p->rec + p->nrec, p->memo.recs + m->rec_off, m->rec_len * sizeof(rt_recovered));
     p->nrec += m->rec_len;
     return 0;

@@ -14,4 +14,4 @@
 #define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->level = (uint16_t)(lvl))
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
-#define SYNTAX_ERROR() rt_result_syntax_error(p)
+#define SYNTAX_ERROR() rt_expect_syntax_error(p)

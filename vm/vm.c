@@ -11,9 +11,9 @@
 #include <string.h>
 
 #ifdef PEGO_FAULT_INJECTION
-int rt_fault_skip_traced_merge;
-int rt_fault_memoize_traced;
-int rt_fault_fast_span;
+int vm_fault_skip_traced_merge;
+int vm_fault_memoize_traced;
+int vm_fault_fast_span;
 #endif
 
 /* Whether code point ch is in class c. */
@@ -33,7 +33,7 @@ static inline uint32_t class_at(const cc_class *c, const unsigned char *s, uint3
     if (b < 0x80) return (c->ascii[b >> 5] >> (b & 31)) & 1;
     if (c->ascii_only) return 0;
     uint32_t ch;
-    int w = rt_utf8_decode(s + pos, len - pos, &ch);
+    int w = rt_unicode_decode(s + pos, len - pos, &ch);
     return class_has(c, ch) ? (uint32_t)w : 0;
 }
 
@@ -44,9 +44,9 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
     uint32_t i = 0;
     while (i < l->len) {
         uint32_t a, b;
-        int wa = rt_utf8_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
+        int wa = rt_unicode_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
         if (pos >= len) return UINT32_MAX;
-        int wb = rt_utf8_decode(s + pos, len - pos, &b);
+        int wb = rt_unicode_decode(s + pos, len - pos, &b);
         if (a != b) return UINT32_MAX;
         i += (uint32_t)wa;
         pos += (uint32_t)wb;
@@ -60,7 +60,7 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
     rt_tree *t = &p->tree;
     if (from == to) return v;
     /* the last capture of each label wins; labels are numbered in print order */
-    if (rt_grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
+    if (rt_buf_grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
     uint32_t *last = p->scratch;
     for (int i = 0; i < g->nlabels; i++) last[i] = UINT32_MAX;
     int captured_self = 0;
@@ -77,7 +77,7 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
     }
     uint32_t n = 0;
     for (int i = 0; i < g->nlabels; i++) if (last[i] != UINT32_MAX) n++;
-    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
+    if (rt_buf_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
     if (rt_tree_set_fields(t, target, t->nfields, n) < 0) return 0;
     for (int i = 0; i < g->nlabels; i++)
         if (last[i] != UINT32_MAX)
@@ -88,7 +88,7 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
 int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value)
 {
     rt_tree *t = &p->tree;
-    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
+    if (rt_buf_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
     if (rt_tree_set_fields(t, v, t->nfields, 1) < 0) return -1;
     t->fields[t->nfields++] = (rt_field){ (uint32_t)label, kind, value };
     return 0;

@@ -43,10 +43,10 @@ typedef struct { uint32_t variant, entry, level, ret, tail; } vm_call;
 #ifdef PEGO_FAULT_INJECTION
 /* Deliberate breakage for the tests that prove the equivalence harness can fail;
  * compiled only into a test program, never into libpego (vm/vm.c defines them). */
-extern int rt_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
-extern int rt_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
-extern int rt_fault_fast_span;           /* the fast program's byte spans stop one byte short */
-#define FAULT_SHORT_SPAN(from) do { if (rt_fault_fast_span && pos > (from)) pos--; } while (0)
+extern int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
+extern int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
+extern int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
+#define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
 #endif
@@ -91,7 +91,7 @@ static inline void vm_close_window(pego_parser *p, uint32_t saved_far, uint32_t 
  * for the parts outside the loop; NULL when out of memory. */
 static inline vm_entry *vm_push_entry(pego_parser *p, vm_regs *r, int kind)
 {
-    if (r->esn == p->capes && rt_grow((void **)&p->es, &p->capes, r->esn + 1, sizeof(vm_entry)) < 0) return NULL;
+    if (r->esn == p->capes && rt_buf_grow((void **)&p->es, &p->capes, r->esn + 1, sizeof(vm_entry)) < 0) return NULL;
     vm_entry *e = &p->es[r->esn++];
     *e = (vm_entry){ .kind = (uint8_t)kind, .pos = r->pos, .vs = r->vsn, .trail = r->tn, .rec = p->nrec };
     return e;
@@ -109,7 +109,7 @@ static inline void vm_restore_entry(pego_parser *p, vm_regs *r, const vm_entry *
 /* Pushes value v; -1 when out of memory. */
 static inline int vm_push_value(pego_parser *p, vm_regs *r, uint32_t v)
 {
-    if (r->vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, r->vsn + 1, sizeof(uint32_t)) < 0) return -1;
+    if (r->vsn == p->capvs && rt_buf_grow((void **)&p->vs, &p->capvs, r->vsn + 1, sizeof(uint32_t)) < 0) return -1;
     p->vs[r->vsn++] = v;
     return 0;
 }
