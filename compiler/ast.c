@@ -1,6 +1,7 @@
 /* Ownership of the grammar AST and of error lists: adding, capping and freeing
  * errors, freeing every AST node, and the allocation helpers of the compiler. */
 #include "ast.h"
+#include "../runtime/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,21 +20,21 @@ static void cc_oom(void)
 
 void *cc_xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = rt_malloc(n);
     if (!p) cc_oom();
     return p;
 }
 
 void *cc_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    void *p = rt_calloc(n, size);
     if (!p) cc_oom();
     return p;
 }
 
 void *cc_xrealloc(void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = rt_realloc(p, n);
     if (!q) cc_oom();
     return q;
 }
@@ -74,7 +75,7 @@ void cc_errors_cap(cc_errors *e, int base)
 {
     if (e->n - base <= CC_MAX_ERRORS) return;
     int last = base + CC_MAX_ERRORS - 1;
-    for (int i = last; i < e->n; i++) free(e->items[i].msg);
+    for (int i = last; i < e->n; i++) rt_free(e->items[i].msg);
     e->items[last].msg = cc_xstrndup("too many errors", 15);
     e->n = last + 1;
     e->truncated = 1;
@@ -82,8 +83,8 @@ void cc_errors_cap(cc_errors *e, int base)
 
 void cc_errors_free(cc_errors *e)
 {
-    for (int i = 0; i < e->n; i++) free(e->items[i].msg);
-    free(e->items);
+    for (int i = 0; i < e->n; i++) rt_free(e->items[i].msg);
+    rt_free(e->items);
     memset(e, 0, sizeof *e);
 }
 
@@ -91,20 +92,20 @@ void ast_term_free(ast_term *t)
 {
     if (!t) return;
     for (int i = 0; i < t->nkids; i++) ast_term_free(t->kids[i]);
-    for (int i = 0; i < t->nnames; i++) free(t->names[i]);
-    free(t->kids);
-    free(t->names);
-    free(t->sval);
-    free(t);
+    for (int i = 0; i < t->nnames; i++) rt_free(t->names[i]);
+    rt_free(t->kids);
+    rt_free(t->names);
+    rt_free(t->sval);
+    rt_free(t);
 }
 
 void ast_type_free(ast_type *t)
 {
     if (!t) return;
     for (int i = 0; i < t->nkids; i++) ast_type_free(t->kids[i]);
-    free(t->kids);
-    free(t->name);
-    free(t);
+    rt_free(t->kids);
+    rt_free(t->name);
+    rt_free(t);
 }
 
 static void pratt_free(ast_pratt *p)
@@ -115,37 +116,37 @@ static void pratt_free(ast_pratt *p)
         ast_expr_free(p->operands[i].expr);
         ast_term_free(p->operands[i].action);
     }
-    free(p->operands);
+    rt_free(p->operands);
     for (int i = 0; i < p->nlevels; i++) {
         ast_pratt_level *l = &p->levels[i];
         for (int j = 0; j < l->nops; j++) {
             ast_expr_free(l->ops[j].expr);
             ast_term_free(l->ops[j].action);
         }
-        free(l->ops);
-        free(l->name);
+        rt_free(l->ops);
+        rt_free(l->name);
     }
-    free(p->levels);
-    free(p);
+    rt_free(p->levels);
+    rt_free(p);
 }
 
 void ast_expr_free(ast_expr *e)
 {
     if (!e) return;
     for (int i = 0; i < e->nkids; i++) ast_expr_free(e->kids[i]);
-    free(e->kids);
+    rt_free(e->kids);
     for (int i = 0; i < e->nargs; i++) {
-        free(e->args[i].name);
+        rt_free(e->args[i].name);
         ast_expr_free(e->args[i].value);
     }
-    free(e->args);
-    free(e->text);
-    free(e->ranges);
-    free(e->name);
-    free(e->level);
+    rt_free(e->args);
+    rt_free(e->text);
+    rt_free(e->ranges);
+    rt_free(e->name);
+    rt_free(e->level);
     ast_term_free(e->term);
     pratt_free(e->pratt);
-    free(e);
+    rt_free(e);
 }
 
 void ast_grammar_free(ast_grammar *g)
@@ -153,26 +154,26 @@ void ast_grammar_free(ast_grammar *g)
     if (!g) return;
     for (int i = 0; i < g->nrules; i++) {
         ast_rule *r = &g->rules[i];
-        free(r->name);
+        rt_free(r->name);
         ast_type_free(r->type);
         ast_expr_free(r->body);
         ast_term_free(r->action);
     }
-    free(g->rules);
+    rt_free(g->rules);
     for (int i = 0; i < g->ntypes; i++) {
         ast_typedef *t = &g->types[i];
-        free(t->name);
+        rt_free(t->name);
         for (int j = 0; j < t->nfields; j++) {
-            free(t->field_names[j]);
+            rt_free(t->field_names[j]);
             ast_type_free(t->field_types[j]);
         }
-        free(t->field_names);
-        free(t->field_types);
-        free(t->field_lines);
-        free(t->field_cols);
+        rt_free(t->field_names);
+        rt_free(t->field_types);
+        rt_free(t->field_lines);
+        rt_free(t->field_cols);
         ast_type_free(t->alias);
     }
-    free(g->types);
-    free(g->package);
-    free(g);
+    rt_free(g->types);
+    rt_free(g->package);
+    rt_free(g);
 }

@@ -9,6 +9,7 @@
 
 #include "ast.h"
 #include "../runtime/unicode.h"
+#include "../runtime/alloc.h"
 
 /* Features the engine does not implement yet: every occurrence is refused with
  * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
@@ -35,8 +36,8 @@ static void table_init(name_table *t, int n)
 
 static void table_free(name_table *t)
 {
-    free(t->keys);
-    free(t->vals);
+    rt_free(t->keys);
+    rt_free(t->vals);
 }
 
 /* The slot of key: where it is, or the empty slot where it would go. */
@@ -439,7 +440,7 @@ int cc_check(ast_grammar *g, cc_errors *errs)
         if (!defs[i].is_type) check_rule(&c, &g->rules[defs[i].index]);
     if (errs->n == base) refuse_unsupported(&c, defs, n);
     cc_errors_cap(errs, base);
-    free(defs);
+    rt_free(defs);
     table_free(&c.rules);
     return errs->n - base;
 }

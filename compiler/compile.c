@@ -3,6 +3,7 @@
 #include "program.h"
 #include "pego.h"
 #include "../reports/report.h"
+#include "../runtime/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,15 +25,15 @@ void pego_diag_free(pego_diag *d)
 {
     if (!d) return;
     cc_errors_free(&d->errs);
-    free(d->text);
-    free(d);
+    rt_free(d->text);
+    rt_free(d);
 }
 
 /* Hands the errors to the caller as a diagnostic, with its text rendered. */
 static void give_diag(cc_errors *errs, const char *name, pego_diag **out)
 {
     if (!out) { cc_errors_free(errs); return; }
-    pego_diag *d = calloc(1, sizeof *d);
+    pego_diag *d = rt_calloc(1, sizeof *d);
     if (!d) { cc_errors_free(errs); *out = NULL; return; }
     d->errs = *errs;
     rt_buf b;
@@ -84,14 +85,14 @@ pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_d
         give_diag(&errs, name, diag);
         return NULL;
     }
-    pego_grammar *g = calloc(1, sizeof *g);
+    pego_grammar *g = rt_calloc(1, sizeof *g);
     if (!g) { ast_grammar_free(ast); return NULL; }
-    g->name = strdup(name);
+    g->name = rt_strdup(name);
     g->source_hash = rep_hash(src, len);
     g->nrules = ast->nrules;
-    g->rules = calloc((size_t)ast->nrules + 1, sizeof(cc_rule));
+    g->rules = rt_calloc((size_t)ast->nrules + 1, sizeof(cc_rule));
     for (int r = 0; r < ast->nrules; r++) {
-        g->rules[r].name = strdup(ast->rules[r].name);
+        g->rules[r].name = rt_strdup(ast->rules[r].name);
         g->rules[r].line = ast->rules[r].line;
         g->rules[r].col = ast->rules[r].col;
     }
@@ -132,39 +133,39 @@ pego_grammar *pego_compile_file(const char *path, pego_diag **diag)
     }
     pego_grammar *g = pego_compile(b.data ? b.data : "", b.len, path, diag);
     rt_buf_free(&b);
-    if (g) g->file = strdup(path);
+    if (g) g->file = rt_strdup(path);
     return g;
 }
 
 void pego_grammar_free(pego_grammar *g)
 {
     if (!g) return;
-    for (int r = 0; r < g->nrules; r++) free(g->rules[r].name);
-    free(g->rules);
-    for (int i = 0; i < g->nliterals; i++) free(g->literals[i].bytes);
-    free(g->literals);
-    for (int i = 0; i < g->nclasses; i++) free(g->classes[i].ranges);
-    free(g->classes);
-    for (int i = 0; i < g->nexpects; i++) free(g->expects[i]);
-    free(g->expects);
-    free(g->expect_rank);
-    free(g->expect_message);
+    for (int r = 0; r < g->nrules; r++) rt_free(g->rules[r].name);
+    rt_free(g->rules);
+    for (int i = 0; i < g->nliterals; i++) rt_free(g->literals[i].bytes);
+    rt_free(g->literals);
+    for (int i = 0; i < g->nclasses; i++) rt_free(g->classes[i].ranges);
+    rt_free(g->classes);
+    for (int i = 0; i < g->nexpects; i++) rt_free(g->expects[i]);
+    rt_free(g->expects);
+    rt_free(g->expect_rank);
+    rt_free(g->expect_message);
     for (int i = 0; i < g->npratts; i++) {
-        free(g->pratts[i].operands);
-        free(g->pratts[i].vf_operands);
-        free(g->pratts[i].prefix);
-        free(g->pratts[i].tail);
+        rt_free(g->pratts[i].operands);
+        rt_free(g->pratts[i].vf_operands);
+        rt_free(g->pratts[i].prefix);
+        rt_free(g->pratts[i].tail);
     }
-    free(g->pratts);
-    for (int i = 0; i < g->nlabels; i++) free(g->labels[i]);
-    free(g->labels);
-    free(g->code);
-    free(g->bytesets);
-    free(g->dispatch);
-    free(g->src);
-    free(g->name);
-    free(g->file);
-    free(g);
+    rt_free(g->pratts);
+    for (int i = 0; i < g->nlabels; i++) rt_free(g->labels[i]);
+    rt_free(g->labels);
+    rt_free(g->code);
+    rt_free(g->bytesets);
+    rt_free(g->dispatch);
+    rt_free(g->src);
+    rt_free(g->name);
+    rt_free(g->file);
+    rt_free(g);
 }
 
 size_t pego_grammar_rule_count(const pego_grammar *g) { return (size_t)g->nrules; }

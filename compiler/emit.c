@@ -6,6 +6,7 @@
 #include "program.h"
 #include "../runtime/buf.h"
 #include "../runtime/unicode.h"
+#include "../runtime/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,8 @@ static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b,
     pego_grammar *g = m->g;
     if (g->ncode == m->cap) {
         uint32_t cap = m->cap ? 2 * m->cap : 256;
-        vm_ins *code = realloc(g->code, cap * sizeof *code);
-        vm_srcpos *src = realloc(g->src, cap * sizeof *src);
+        vm_ins *code = rt_realloc(g->code, cap * sizeof *code);
+        vm_srcpos *src = rt_realloc(g->src, cap * sizeof *src);
         if (code) g->code = code;
         if (src) g->src = src;
         if (!code || !src) { m->oom = 1; return g->ncode ? g->ncode - 1 : 0; }
@@ -53,9 +54,9 @@ static uint32_t intern_expect_kind(emitter *m, char *text, int message)
 {
     pego_grammar *g = m->g;
     for (int i = 0; i < g->nexpects; i++)
-        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) { free(text); return (uint32_t)i; }
-    g->expects = realloc(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
-    g->expect_message = realloc(g->expect_message, (size_t)(g->nexpects + 1));
+        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) { rt_free(text); return (uint32_t)i; }
+    g->expects = rt_realloc(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
+    g->expect_message = rt_realloc(g->expect_message, (size_t)(g->nexpects + 1));
     g->expects[g->nexpects] = text;
     g->expect_message[g->nexpects] = (uint8_t)message;
     return (uint32_t)g->nexpects++;
@@ -71,9 +72,9 @@ static int intern_literal(emitter *m, const ast_expr *e)
     rt_buf b;
     rt_buf_init(&b);
     rt_quote(&b, e->text, e->len, 0);
-    g->literals = realloc(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
+    g->literals = rt_realloc(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
     cc_literal *l = &g->literals[g->nliterals];
-    l->bytes = malloc(e->len + 1);
+    l->bytes = rt_malloc(e->len + 1);
     memcpy(l->bytes, e->text, e->len);
     l->bytes[e->len] = 0;
     l->len = (uint32_t)e->len;
@@ -106,13 +107,13 @@ static int intern_class(emitter *m, const ast_expr *e)
     uint32_t expect = intern_expect(m, rt_buf_take(&b));
     for (int i = 0; i < g->nclasses; i++)
         if (g->classes[i].expect == expect) return i;
-    g->classes = realloc(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
+    g->classes = rt_realloc(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
     cc_class *c = &g->classes[g->nclasses];
     memset(c, 0, sizeof *c);
     c->negated = e->negated;
     c->expect = expect;
     c->ascii_only = !e->negated;
-    c->ranges = malloc((size_t)(e->nranges ? e->nranges : 1) * sizeof(ast_range));
+    c->ranges = rt_malloc((size_t)(e->nranges ? e->nranges : 1) * sizeof(ast_range));
     for (int i = 0; i < e->nranges; i++) {
         ast_range r = e->ranges[i];
         for (uint32_t ch = r.lo; ch <= r.hi && ch < 128; ch++) c->ascii[ch >> 5] |= 1u << (ch & 31);
@@ -218,7 +219,7 @@ static int intern_byteset(emitter *m, const uint32_t bits[8])
     for (unsigned b = 0; b < 256; b++) set.in[b] = (bits[b >> 5] >> (b & 31)) & 1;
     for (int i = 0; i < g->nbytesets; i++)
         if (memcmp(g->bytesets[i].in, set.in, sizeof set.in) == 0) return i;
-    cc_byteset *sets = realloc(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *sets);
+    cc_byteset *sets = rt_realloc(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *sets);
     if (!sets) { m->oom = 1; return 0; }
     g->bytesets = sets;
     sets[g->nbytesets] = set;
@@ -341,9 +342,9 @@ static void inline_rule(emitter *m, int r)
  * its own): if it fails, the whole choice fails. */
 static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live)
 {
-    cc_first *first = malloc((size_t)n * sizeof *first);
-    uint32_t *ends = malloc((size_t)n * sizeof *ends);
-    if (!first || !ends) { free(first); free(ends); m->oom = 1; return; }
+    cc_first *first = rt_malloc((size_t)n * sizeof *first);
+    uint32_t *ends = rt_malloc((size_t)n * sizeof *ends);
+    if (!first || !ends) { rt_free(first); rt_free(ends); m->oom = 1; return; }
     for (int i = 0; i < n; i++) first_of(m, kids[i], &first[i]);
     int nends = 0;
     /* Three or more alternatives that cannot match empty, with disjoint
@@ -356,8 +357,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     }
     if (table) {
         pego_grammar *g = m->g;
-        cc_dispatch *d = realloc(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *d);
-        if (!d) { m->oom = 1; free(first); free(ends); return; }
+        cc_dispatch *d = rt_realloc(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *d);
+        if (!d) { m->oom = 1; rt_free(first); rt_free(ends); return; }
         g->dispatch = d;
         int index = g->ndispatch++;
         uint32_t to[256];
@@ -378,8 +379,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
             for (unsigned b = 0; b < 256; b++)
                 if (cc_first_has(&first[i], b)) t->to[b] = to[b];
         for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
-        free(first);
-        free(ends);
+        rt_free(first);
+        rt_free(ends);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -404,8 +405,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
     }
     for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
-    free(first);
-    free(ends);
+    rt_free(first);
+    rt_free(ends);
 }
 
 /* (A / C)* in the fast program, value-free, where C is a class decided by the
@@ -429,13 +430,13 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
     cc_first cls, others, f;
     first_of(m, kid->kids[k], &cls);
     memset(&others, 0, sizeof others);
-    ast_expr **rest = malloc((size_t)kid->nkids * sizeof *rest);
+    ast_expr **rest = rt_malloc((size_t)kid->nkids * sizeof *rest);
     if (!rest) { m->oom = 1; return 1; }
     int n = 0;
     for (int i = 0; i < kid->nkids; i++) {
         if (i == k) continue;
         first_of(m, kid->kids[i], &f);
-        if (f.nullable || !cc_first_disjoint(&f, &cls)) { free(rest); return 0; }
+        if (f.nullable || !cc_first_disjoint(&f, &cls)) { rt_free(rest); return 0; }
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
@@ -446,7 +447,7 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
     ins(m, kid, OP_COMMIT, (int32_t)top, 0, 0);
     patch(m, choice, here(m));
     m->g->code[top].b = (int32_t)here(m);
-    free(rest);
+    rt_free(rest);
     return 1;
 }
 
@@ -500,7 +501,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
 static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
 {
     if (m->fast) { emit_alts_fast(m, e->kids, e->nkids, v, live); return; }
-    uint32_t *commits = malloc((size_t)e->nkids * sizeof(uint32_t));
+    uint32_t *commits = rt_malloc((size_t)e->nkids * sizeof(uint32_t));
     int ncommits = 0;
     for (int i = 0; i < e->nkids; i++) {
         const ast_expr *alt = e->kids[i];
@@ -519,7 +520,7 @@ static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
         }
     }
     for (int i = 0; i < ncommits; i++) patch(m, commits[i], here(m));
-    free(commits);
+    rt_free(commits);
 }
 
 static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
@@ -584,7 +585,7 @@ static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
     }
     if (strcmp(e->name, "error") == 0) {
         const ast_expr *msg = attribute_arg(e, "message");
-        char *text = malloc(msg->len + 1);
+        char *text = rt_malloc(msg->len + 1);
         memcpy(text, msg->text, msg->len);
         text[msg->len] = 0;
         ins(m, e, OP_LABEL, (int32_t)intern_expect_kind(m, text, 1), 0, 0);
@@ -746,8 +747,8 @@ static void add_label(emitter *m, const char *name)
 {
     if (label_id(m, name) >= 0) return;
     pego_grammar *g = m->g;
-    g->labels = realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
-    g->labels[g->nlabels++] = strdup(name);
+    g->labels = rt_realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
+    g->labels[g->nlabels++] = rt_strdup(name);
 }
 
 /* Field names: capture labels, and the fields of Error and Operator nodes. */
@@ -797,8 +798,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         m->valued = 1;
     }
     p->noperands = pr->noperands;
-    p->operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
-    p->vf_operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->operands = rt_calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->vf_operands = rt_calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
     for (int i = 0; i < pr->noperands; i++) {
         m->valued = 1;
         p->operands[i] = emit_line(m, pr->operands[i].expr, 1, r);
@@ -807,8 +808,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
     int total = 0;
     for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;
-    p->prefix = calloc((size_t)total + 1, sizeof(cc_pratt_op));
-    p->tail = calloc((size_t)total + 1, sizeof(cc_pratt_op));
+    p->prefix = rt_calloc((size_t)total + 1, sizeof(cc_pratt_op));
+    p->tail = rt_calloc((size_t)total + 1, sizeof(cc_pratt_op));
     int number = 0;
     for (int l = 0; l < pr->nlevels; l++) {
         for (int o = 0; o < pr->levels[l].nops; o++) {
@@ -898,7 +899,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
  * them; they stay in place for nothing jumps into them. */
 static int fuse_punctuation(pego_grammar *g)
 {
-    uint8_t *target = calloc(g->ncode + 1, 1);
+    uint8_t *target = rt_calloc(g->ncode + 1, 1);
     if (!target) return -1;
     mark_targets(g, target);
     for (uint32_t i = g->fast_start; i < g->ncode; i++) {
@@ -925,7 +926,7 @@ static int fuse_punctuation(pego_grammar *g)
         in->d = (uint16_t)n;
         i += n - 1;
     }
-    free(target);
+    rt_free(target);
     return 0;
 }
 
@@ -959,7 +960,7 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         [EXP_ANY] = "any character", [EXP_BOI] = "beginning of input", [EXP_EOI] = "end of input",
         [EXP_BOL] = "beginning of line", [EXP_EOL] = "end of line",
     };
-    for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, strdup(fixed[i]));
+    for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, rt_strdup(fixed[i]));
     for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
     g->label_message = label_id(&m, "message");
@@ -972,7 +973,7 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         g->rules[r].pratt = -1;
         if (ast->rules[r].body->kind == AST_PRATT) g->rules[r].pratt = g->npratts++;
     }
-    g->pratts = calloc((size_t)g->npratts + 1, sizeof(cc_pratt));
+    g->pratts = rt_calloc((size_t)g->npratts + 1, sizeof(cc_pratt));
     for (int valued = 1; valued >= 0; valued--) {
         for (int r = 0; r < ast->nrules; r++) {
             const ast_rule *ar = &ast->rules[r];
@@ -999,11 +1000,11 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
     int recover = 0;
     for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
     if (!g->npratts && !recover) {
-        m.rfirst = malloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
+        m.rfirst = rt_malloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
         if (!m.rfirst) return -1;
         cc_first_rules(ast, m.rfirst);
-        m.inl = calloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
-        if (!m.inl) { free(m.rfirst); return -1; }
+        m.inl = rt_calloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
+        if (!m.inl) { rt_free(m.rfirst); return -1; }
         m.fast = 1;
         g->has_fast = 1;
         g->fast_start = here(&m);
@@ -1023,8 +1024,8 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         /* A call compiled in stands for nest levels of nesting; a call skipped by
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
-        free(m.rfirst);
-        free(m.inl);
+        rt_free(m.rfirst);
+        rt_free(m.inl);
         m.fast = 0;
         int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
@@ -1046,12 +1047,12 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         }
     }
     /* byte-wise sort rank of every expectation, for sorting error items */
-    ranked *order = malloc((size_t)g->nexpects * sizeof(ranked));
-    g->expect_rank = malloc((size_t)g->nexpects * sizeof(uint32_t));
-    if (!order || !g->expect_rank) { free(order); return -1; }
+    ranked *order = rt_malloc((size_t)g->nexpects * sizeof(ranked));
+    g->expect_rank = rt_malloc((size_t)g->nexpects * sizeof(uint32_t));
+    if (!order || !g->expect_rank) { rt_free(order); return -1; }
     for (int i = 0; i < g->nexpects; i++) order[i] = (ranked){ g->expects[i], (uint32_t)i };
     qsort(order, (size_t)g->nexpects, sizeof(ranked), cmp_ranked);
     for (int i = 0; i < g->nexpects; i++) g->expect_rank[order[i].id] = (uint32_t)i;
-    free(order);
+    rt_free(order);
     return 0;
 }

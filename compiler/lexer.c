@@ -11,6 +11,7 @@
 
 #include "../runtime/buf.h"
 #include "../runtime/unicode.h"
+#include "../runtime/alloc.h"
 
 typedef struct {
     const unsigned char *s;
@@ -436,10 +437,10 @@ void cc_lex(const char *src, size_t len, cc_tokens *out, cc_errors *errs)
 void cc_tokens_free(cc_tokens *t)
 {
     for (int i = 0; i < t->n; i++) {
-        free(t->toks[i].val);
-        free(t->toks[i].ranges);
+        rt_free(t->toks[i].val);
+        rt_free(t->toks[i].ranges);
     }
-    free(t->toks);
+    rt_free(t->toks);
     t->toks = NULL;
     t->n = 0;
 }

@@ -10,6 +10,7 @@
 
 #include "ast.h"
 #include "lexer.h"
+#include "../runtime/alloc.h"
 
 #define CC_MAX_NEST 500
 
@@ -249,10 +250,10 @@ static ast_term *parse_new(parser *p)
         if (!is(p, CC_TK_IDENT)) goto bad_field;
         char *field = text(p, tok(p));
         next(p);
-        if (!is(p, CC_TK_COLON)) { free(field); expected(p, "':'"); goto bad; }
+        if (!is(p, CC_TK_COLON)) { rt_free(field); expected(p, "':'"); goto bad; }
         next(p);
         ast_term *v = parse_term(p);
-        if (!v) { free(field); goto bad; }
+        if (!v) { rt_free(field); goto bad; }
         add_name(n, field);
         add_term(n, v);
         if (is(p, CC_TK_COMMA)) next(p);
@@ -842,11 +843,11 @@ static ast_expr *parse_prefixed(parser *p)
     default:
         return parse_suffixed(p);
     }
-    if (!enter(p)) { free(label); return NULL; }
+    if (!enter(p)) { rt_free(label); return NULL; }
     next(p);
     ast_expr *k = parse_prefixed(p);
     leave(p);
-    if (!k) { free(label); return NULL; }
+    if (!k) { rt_free(label); return NULL; }
     ast_expr *e = wrap(kind, k, t->line, t->col);
     e->name = label;
     return e;
@@ -925,7 +926,7 @@ static void parse_rule(parser *p)
     g->rules[g->nrules++] = r;
     return;
 bad:
-    free(r.name);
+    rt_free(r.name);
     ast_type_free(r.type);
     ast_expr_free(r.body);
     ast_term_free(r.action);
@@ -933,15 +934,15 @@ bad:
 
 static void typedef_free(ast_typedef *t)
 {
-    free(t->name);
+    rt_free(t->name);
     for (int i = 0; i < t->nfields; i++) {
-        free(t->field_names[i]);
+        rt_free(t->field_names[i]);
         ast_type_free(t->field_types[i]);
     }
-    free(t->field_names);
-    free(t->field_types);
-    free(t->field_lines);
-    free(t->field_cols);
+    rt_free(t->field_names);
+    rt_free(t->field_types);
+    rt_free(t->field_lines);
+    rt_free(t->field_cols);
     ast_type_free(t->alias);
 }
 

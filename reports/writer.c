@@ -19,6 +19,7 @@
 
 #include "../runtime/buf.h"
 #include "../runtime/unicode.h"
+#include "../runtime/alloc.h"
 
 struct rep_builder {
     rt_buf   text;
@@ -73,7 +74,7 @@ static int close_record(rep_builder *b)
 
 rep_builder *rep_builder_new(const rep_header *h)
 {
-    rep_builder *b = calloc(1, sizeof *b);
+    rep_builder *b = rt_calloc(1, sizeof *b);
     if (!b) return NULL;
     rt_buf_init(&b->text);
     rt_buf *t = &b->text;
@@ -109,7 +110,7 @@ void rep_builder_free(rep_builder *b)
 {
     if (!b) return;
     rt_buf_free(&b->text);
-    free(b);
+    rt_free(b);
 }
 
 int rep_add_grammar(rep_builder *b, const rep_grammar *g)
@@ -233,7 +234,7 @@ static void *compress_frame(const rep_builder *b, size_t *outlen, const char **r
                         (unsigned long long)b->parses, (unsigned long long)(b->records + 1));
     size_t total = b->text.len + (size_t)flen;
     size_t cap = ZSTD_compressBound(total);
-    void *out = malloc(cap);
+    void *out = rt_malloc(cap);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     *reason = "out of memory";
     if (!out || !cctx) goto failed;
@@ -256,7 +257,7 @@ static void *compress_frame(const rep_builder *b, size_t *outlen, const char **r
     return out;
 failed:
     ZSTD_freeCCtx(cctx);
-    free(out);
+    rt_free(out);
     return NULL;
 }
 
@@ -311,7 +312,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
     size_t tmpcap = strlen(path) + 64;
-    char *tmp = malloc(tmpcap);
+    char *tmp = rt_malloc(tmpcap);
     if (!tmp) return fail(errbuf, errlen, path, "out of memory");
     static unsigned counter;
     int fd = -1;
@@ -323,7 +324,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     }
     if (fd < 0) {
         int e = errno;
-        free(tmp);
+        rt_free(tmp);
         return fail(errbuf, errlen, path, "%s", strerror(e));
     }
     int err = write_all(fd, frame, len);
@@ -331,7 +332,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     if (close(fd) < 0 && !err) err = errno;
     if (!err && rename(tmp, path) < 0) err = errno;
     if (err) unlink(tmp);
-    free(tmp);
+    rt_free(tmp);
     if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
     return 0;
 }
@@ -345,6 +346,6 @@ int rep_write_file(const rep_builder *b, const char *path, int append, char *err
     if (!frame) return fail(errbuf, errlen, path, "%s", reason);
     int rc = append ? append_frame(path, frame, len, errbuf, errlen)
                     : replace_file(path, frame, len, errbuf, errlen);
-    free(frame);
+    rt_free(frame);
     return rc;
 }

@@ -2,6 +2,7 @@
  * the open window, and turning the final record into the error text, with items
  * sorted byte-wise and rendered as the grammar's expectation table prints them. */
 #include "parser.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@ void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id)
     (void)pos;
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 64;
-        uint32_t *items = realloc(x->items, cap * sizeof *items);
+        uint32_t *items = rt_realloc(x->items, cap * sizeof *items);
         if (!items) return;    /* an item lost to OOM only shortens the message */
         x->items = items;
         x->cap = cap;
@@ -68,7 +69,7 @@ int rt_result_syntax_error(pego_parser *p)
     rt_buf_init(&b);
     rt_format_failure(p, &b, x->far, ids, n);
     rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
-    r->expected = calloc(n ? n : 1, sizeof(char *));
+    r->expected = rt_calloc(n ? n : 1, sizeof(char *));
     r->nexpected = 0;
     for (uint32_t i = 0; i < n && r->expected; i++)
         if (!g->expect_message[ids[i]]) r->expected[r->nexpected++] = g->expects[ids[i]];
@@ -90,7 +91,7 @@ int rt_result_abort(pego_parser *p, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     rt_buf_adds(&b, msg);
-    free(r->error);
+    rt_free(r->error);
     r->error = rt_buf_take(&b);
     r->error_message = r->error;
     if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */

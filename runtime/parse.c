@@ -1,6 +1,7 @@
 /* The parser object and the parse entry point of the public API: resets the
  * reusable state, runs the VM, and exposes the result, its tree and its errors. */
 #include "parser.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@ const char *pego_version(void) { return PEGO_VERSION; }
 pego_parser *pego_parser_new(const pego_grammar *g)
 {
     if (!g) return NULL;
-    pego_parser *p = calloc(1, sizeof *p);
+    pego_parser *p = rt_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->g = g;
     p->res.parser = p;
@@ -24,8 +25,8 @@ pego_parser *pego_parser_new(const pego_grammar *g)
 void rt_result_clear(pego_parser *p)
 {
     pego_result *r = &p->res;
-    free(r->error);
-    free(r->expected);
+    rt_free(r->error);
+    rt_free(r->expected);
     memset(r, 0, sizeof *r);
     r->parser = p;
 }
@@ -34,22 +35,22 @@ void pego_parser_free(pego_parser *p)
 {
     if (!p) return;
     rt_result_clear(p);
-    free(p->es);
-    free(p->vs);
-    free(p->trail);
-    free(p->gf);
-    free(p->exp.items);
-    free(p->scratch);
-    free(p->trace_items);
+    rt_free(p->es);
+    rt_free(p->vs);
+    rt_free(p->trail);
+    rt_free(p->gf);
+    rt_free(p->exp.items);
+    rt_free(p->scratch);
+    rt_free(p->trace_items);
     rt_prof_parser_free(p);
-    free(p->pf);
-    free(p->rec);
-    free(p->held);
+    rt_free(p->pf);
+    rt_free(p->rec);
+    rt_free(p->held);
     rt_buf_free(&p->strings);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
-    free(p);
+    rt_free(p);
 }
 
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,

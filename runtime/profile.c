@@ -5,6 +5,7 @@
  * turns the totals into a few hints (design.md section 6). */
 #include "buf.h"
 #include "pego.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ static uint64_t hash_name(const char *s)
 
 pego_profile *pego_profile_new(void)
 {
-    pego_profile *prof = calloc(1, sizeof *prof);
+    pego_profile *prof = rt_calloc(1, sizeof *prof);
     if (!prof) return NULL;
     prof->gen = 1;
     rt_buf_init(&prof->hint_text);
@@ -83,7 +84,7 @@ pego_profile *pego_profile_new(void)
 
 void pego_profile_reset(pego_profile *prof)
 {
-    for (size_t i = 0; i < prof->nrules; i++) free(prof->rules[i].name);
+    for (size_t i = 0; i < prof->nrules; i++) rt_free(prof->rules[i].name);
     prof->nrules = 0;
     if (prof->byname) memset(prof->byname, 0, prof->capbyname * sizeof *prof->byname);
     if (prof->byid) memset(prof->byid, 0, prof->capbyid * sizeof *prof->byid);
@@ -98,15 +99,15 @@ void pego_profile_reset(pego_profile *prof)
 void pego_profile_free(pego_profile *prof)
 {
     if (!prof) return;
-    for (size_t i = 0; i < prof->nrules; i++) free(prof->rules[i].name);
-    free(prof->rules);
-    free(prof->byname);
-    free(prof->byid);
-    free(prof->stack);
-    free(prof->seen);
-    free(prof->hints);
+    for (size_t i = 0; i < prof->nrules; i++) rt_free(prof->rules[i].name);
+    rt_free(prof->rules);
+    rt_free(prof->byname);
+    rt_free(prof->byid);
+    rt_free(prof->stack);
+    rt_free(prof->seen);
+    rt_free(prof->hints);
     rt_buf_free(&prof->hint_text);
-    free(prof);
+    rt_free(prof);
 }
 
 /* ---- collecting ---- */
@@ -116,14 +117,14 @@ static long rule_by_name(pego_profile *prof, const char *name)
 {
     if (prof->nrules * 2 >= prof->capbyname) {
         size_t cap = prof->capbyname ? prof->capbyname * 2 : 64;
-        uint32_t *t = calloc(cap, sizeof *t);
+        uint32_t *t = rt_calloc(cap, sizeof *t);
         if (!t) return -1;
         for (size_t i = 0; i < prof->nrules; i++) {
             size_t k = hash_name(prof->rules[i].name) & (cap - 1);
             while (t[k]) k = (k + 1) & (cap - 1);
             t[k] = (uint32_t)i + 1;
         }
-        free(prof->byname);
+        rt_free(prof->byname);
         prof->byname = t;
         prof->capbyname = cap;
     }
@@ -133,7 +134,7 @@ static long rule_by_name(pego_profile *prof, const char *name)
     if (rt_grow((void **)&prof->rules, &prof->caprules, prof->nrules + 1, sizeof *prof->rules) < 0) return -1;
     prof_rule *r = &prof->rules[prof->nrules];
     memset(r, 0, sizeof *r);
-    r->name = strdup(name);
+    r->name = rt_strdup(name);
     if (!r->name) return -1;
     r->r.name = r->name;
     prof->byname[k] = (uint32_t)++prof->nrules;
@@ -181,7 +182,7 @@ static uint32_t count_evaluation(pego_profile *prof, uint32_t rule, uint64_t pos
 {
     if ((prof->nseen + 1) * 2 > prof->capseen) {
         size_t cap = prof->capseen ? prof->capseen * 2 : 1024;
-        prof_seen *t = calloc(cap, sizeof *t);
+        prof_seen *t = rt_calloc(cap, sizeof *t);
         if (!t) return 0;
         for (size_t i = 0; i < prof->capseen; i++) {
             prof_seen *s = &prof->seen[i];
@@ -190,7 +191,7 @@ static uint32_t count_evaluation(pego_profile *prof, uint32_t rule, uint64_t pos
             while (t[k].gen == prof->gen) k = (k + 1) & (cap - 1);
             t[k] = *s;
         }
-        free(prof->seen);
+        rt_free(prof->seen);
         prof->seen = t;
         prof->capseen = cap;
     }
@@ -462,7 +463,7 @@ const char *const *pego_profile_hints(pego_profile *prof, size_t *count)
                       "and no failed call examined %d positions or more.", timed ? "else " : "", HINT_EXAMINED);
         rt_buf_addc(b, 0);
     }
-    const char **h = b->oom ? NULL : realloc(prof->hints, (n + 1) * sizeof *h);
+    const char **h = b->oom ? NULL : rt_realloc(prof->hints, (n + 1) * sizeof *h);
     if (!h) {
         *count = 0;
         return NULL;

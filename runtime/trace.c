@@ -3,6 +3,7 @@
  * column, matched text, the failure recorded during the call). */
 #include "parser.h"
 #include "unicode.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -217,7 +218,7 @@ const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i)
     if (i >= d->nitems) return NULL;
     if (!d->sorted) {
         if (d->nitems > p->cap_trace_items) {
-            const char **a = realloc(p->trace_items, d->nitems * sizeof *a);
+            const char **a = rt_realloc(p->trace_items, d->nitems * sizeof *a);
             if (!a) return NULL;
             p->trace_items = a;
             p->cap_trace_items = d->nitems;
