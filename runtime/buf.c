@@ -15,6 +15,7 @@ void rt_buf_free(rt_buf *b) { rt_free(b->data); rt_buf_init(b); }
 void rt_buf_reset(rt_buf *b)
 {
     b->len = 0;
+    b->oom = 0;
     if (b->data) b->data[0] = 0;
 }
 

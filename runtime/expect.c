@@ -15,7 +15,10 @@ void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id)
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 64;
         uint32_t *items = rt_realloc(x->items, cap * sizeof *items);
-        if (!items) return;    /* an item lost to OOM only shortens the message */
+        if (!items) {
+            x->oom = 1;
+            return;
+        }
         x->items = items;
         x->cap = cap;
     }
@@ -57,7 +60,8 @@ void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, u
     }
 }
 
-/* Builds the syntax error of a failed parse from the outer expectation record. */
+/* Builds the syntax error of a failed parse from the outer expectation record;
+ * PEGO_ENOMEM when there is no memory for it. */
 int rt_result_syntax_error(pego_parser *p)
 {
     pego_result *r = &p->res;
@@ -68,13 +72,22 @@ int rt_result_syntax_error(pego_parser *p)
     rt_buf b;
     rt_buf_init(&b);
     rt_format_failure(p, &b, x->far, ids, n);
-    rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
+    char *text = b.oom ? NULL : rt_buf_take(&b);
     r->expected = rt_calloc(n ? n : 1, sizeof(char *));
+    if (!text || !r->expected) {
+        rt_buf_free(&b);
+        rt_free(text);
+        rt_free(r->expected);
+        r->expected = NULL;
+        r->status = PEGO_ENOMEM;
+        return rt_result_abort(p, "out of memory");
+    }
+    rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
     r->nexpected = 0;
-    for (uint32_t i = 0; i < n && r->expected; i++)
+    for (uint32_t i = 0; i < n; i++)
         if (!g->expect_message[ids[i]]) r->expected[r->nexpected++] = g->expects[ids[i]];
     r->error_pos = x->far;
-    r->error = rt_buf_take(&b);
+    r->error = text;
     r->error_message = strstr(r->error, ": ") + 2;
     r->status = PEGO_SYNTAX_ERROR;
     return PEGO_SYNTAX_ERROR;
@@ -83,16 +96,12 @@ int rt_result_syntax_error(pego_parser *p)
 int rt_result_abort(pego_parser *p, const char *fmt, ...)
 {
     pego_result *r = &p->res;
-    rt_buf b;
-    rt_buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    char msg[256];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(r->abort_text, sizeof r->abort_text, fmt, ap);
     va_end(ap);
-    rt_buf_adds(&b, msg);
-    rt_free(r->error);
-    r->error = rt_buf_take(&b);
+    if (r->error != r->abort_text) rt_free(r->error);
+    r->error = r->abort_text;
     r->error_message = r->error;
     if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */
     return r->status;

@@ -25,7 +25,7 @@ pego_parser *pego_parser_new(const pego_grammar *g)
 void rt_result_clear(pego_parser *p)
 {
     pego_result *r = &p->res;
-    rt_free(r->error);
+    if (r->error != r->abort_text) rt_free(r->error);
     rt_free(r->expected);
     memset(r, 0, sizeof *r);
     r->parser = p;
@@ -73,6 +73,12 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
     p->policy = opt->memo;
+    /* room for the sorted items of any trace event (pego_trace_failure_item) */
+    if (p->ntrace && rt_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
+                             sizeof *p->trace_items) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_result_abort(p, "out of memory");
+    }
     p->prof_on = p->internal ? 0 : rt_prof_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
@@ -91,6 +97,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         rt_tree_reset(&p->tree);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
+        p->exp.oom = 0;
         p->fast = pass == 0;
         p->max_depth = p->fast ? max_depth - g->fast_reserve : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
@@ -100,6 +107,11 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             return (pego_status)rt_result_abort(p, "out of memory");
         }
         status = vm_run(p, variant);
+    }
+    if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors or the trace would be wrong */
+        rt_result_clear(p);
+        p->res.status = PEGO_ENOMEM;
+        status = rt_result_abort(p, "out of memory");
     }
     p->res.stats.fast_program = p->fast;
     p->fast = 0;

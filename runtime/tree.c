@@ -128,7 +128,8 @@ static void json_text(pego_parser *p, rt_buf *b, const char *s, uint32_t n)
         else rt_buf_add(&t, s + i, (size_t)w);
         i += (uint32_t)w;
     }
-    rt_json_string(b, t.data ? t.data : "", t.len);
+    if (t.oom) b->oom = 1;
+    else rt_json_string(b, t.data ? t.data : "", t.len);
     rt_buf_free(&t);
 }
 
