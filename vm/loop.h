@@ -399,7 +399,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #if !VM_RECOG
             if (ip->flags & INS_SCOPE) {
                 uint32_t v = apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
-                if (!v && p->vs[vsn - 1]) goto oom;
+                if (!v && tn != e->trail) goto oom;
                 p->vs[vsn - 1] = v;
                 tn = e->trail;
             }

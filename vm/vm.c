@@ -64,8 +64,8 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
 }
 
 /* Finishes a scope: its captures become fields of value v, or of a new Seq that
- * wraps v (language.md 1.9). Returns the resulting value, or VAL_NIL | 1 on OOM
- * (reported by the caller through tree OOM). */
+ * wraps v (language.md 1.9). Returns the resulting value, which is never nil
+ * when there are captures, or 0 when out of memory. */
 static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
                              uint32_t start, uint32_t end)
 {
