@@ -158,6 +158,15 @@ static int option_error(prof_options *o, const char *fmt, ...)
     return -1;
 }
 
+static int set_file(prof_options *o, const char *file)
+{
+    rt_free(o->file);
+    o->file = rt_strdup(file);
+    if (!o->file) return option_error(o, "out of memory");
+    o->has_file = 1;
+    return 0;
+}
+
 /* Parses a space-separated option list (PEGO_FLAGS, or options given to
  * pego_profile_start). where names the source in messages ("PEGO_FLAGS"). */
 static int parse_options(const char *text, const char *where, prof_options *o)
@@ -170,11 +179,11 @@ static int parse_options(const char *text, const char *where, prof_options *o)
         if (strcmp(tok, "--profile") == 0 || strcmp(tok, "-profile") == 0) {
             char *next = strtok_r(NULL, " \t\n", &save);
             if (!next || next[0] == '-') status = option_error(o, "--profile needs a file name");
-            else { rt_free(o->file); o->file = rt_strdup(next); o->has_file = 1; }
+            else status = set_file(o, next);
         } else if (strncmp(tok, "--profile=", 10) == 0 || strncmp(tok, "-profile=", 9) == 0) {
             const char *f = strchr(tok, '=') + 1;
             if (!*f) status = option_error(o, "--profile needs a file name");
-            else { rt_free(o->file); o->file = rt_strdup(f); o->has_file = 1; }
+            else status = set_file(o, f);
         } else if (strcmp(tok, "--profile-append") == 0 || strcmp(tok, "-profile-append") == 0) {
             o->append = 1;
         } else if (strcmp(tok, "--profile-detail") == 0 || strcmp(tok, "-profile-detail") == 0) {
@@ -193,15 +202,18 @@ static int parse_options(const char *text, const char *where, prof_options *o)
 
 static void write_at_exit(void);
 
-/* Applies options (with the lock held): a file turns profiling on. */
-static void apply_options(const prof_options *o)
+/* Applies options (with the lock held): a file turns profiling on. Returns 0,
+ * or -1 when out of memory (nothing changed). */
+static int apply_options(const prof_options *o)
 {
+    char *file = o->has_file ? rt_strdup(o->file) : NULL;
+    if (o->has_file && !file) return -1;
     if (o->append) prof.append = 1;
     if (o->detail) prof.detail = 1;
-    if (!o->has_file) return;
+    if (!o->has_file) return 0;
     rt_free(prof.file);
-    prof.file = rt_strdup(o->file);
-    prof.configured = prof.enabled = prof.file != NULL;
+    prof.file = file;
+    prof.configured = prof.enabled = 1;
     if (!prof.start) {
         prof.start = (int64_t)time(NULL);
         prof.pid = (int64_t)getpid();
@@ -213,6 +225,7 @@ static void apply_options(const prof_options *o)
         cal_ns = mono_ns();
     }
     if (!prof.exit_registered && atexit(write_at_exit) == 0) prof.exit_registered = 1;
+    return 0;
 }
 
 /* Reads PEGO_FLAGS once per process (ignored in set-user-ID and set-group-ID
@@ -226,8 +239,9 @@ static int read_env_locked(void)
     if (!env || !*env) return 0;
     prof_options o = { 0 };
     int status = parse_options(env, "PEGO_FLAGS", &o);
-    if (status == 0 && !prof.configured) apply_options(&o);
-    else if (status == 0) {               /* the code's options win; add only what it left unset */
+    if (status == 0 && !prof.configured) {
+        if (apply_options(&o) < 0) status = option_error(&o, "out of memory");
+    } else if (status == 0) {               /* the code's options win; add only what it left unset */
         if (o.append) prof.append = 1;
         if (o.detail) prof.detail = 1;
     }
@@ -253,15 +267,16 @@ int pego_profile_start(const char *file, const char *options)
     int status = parse_options(options, "options", &o);
     if (!status && file) {
         if (!*file) status = option_error(&o, "--profile needs a file name");
-        else { rt_free(o.file); o.file = rt_strdup(file); o.has_file = 1; }
+        else status = set_file(&o, file);
     }
     pthread_mutex_lock(&prof.lock);
     if (status) {
         snprintf(prof.error, sizeof prof.error, "%s", o.error);
     } else {
-        if (o.has_file) apply_options(&o);
+        if (o.has_file) status = apply_options(&o);
         else if (o.append || o.detail) { prof.append |= o.append; prof.detail |= o.detail; }
-        status = read_env_locked();
+        if (status) snprintf(prof.error, sizeof prof.error, "out of memory");
+        else status = read_env_locked();
         if (!status && prof.configured) prof.enabled = 1;
     }
     pthread_mutex_unlock(&prof.lock);
@@ -549,28 +564,43 @@ void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes)
 
 /* ---- writing the report ---- */
 
-/* The process's command line, from /proc (a library has no argv). */
-static char **read_argv(int *argc)
+static void free_argv(char **argv, int argc)
 {
+    for (int i = 0; i < argc; i++) rt_free(argv[i]);
+    rt_free(argv);
+}
+
+/* The process's command line, from /proc (a library has no argv): none when
+ * it cannot be read. Returns 0, or -1 when out of memory. */
+static int read_argv(char ***argv, int *argc)
+{
+    *argv = NULL;
     *argc = 0;
     FILE *f = fopen("/proc/self/cmdline", "rb");
-    if (!f) return NULL;
+    if (!f) return 0;
     rt_buf b;
     rt_buf_init(&b);
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) rt_buf_add(&b, chunk, n);
     fclose(f);
-    if (b.oom || !b.len) { rt_buf_free(&b); return NULL; }
     int count = 0;
     for (size_t i = 0; i < b.len; i++) count += b.data[i] == 0;
-    char **argv = rt_calloc((size_t)count + 2, sizeof *argv);
-    if (!argv) { rt_buf_free(&b); return NULL; }
+    char **a = b.oom || !b.len ? NULL : rt_calloc((size_t)count + 2, sizeof *a);
     size_t start = 0;
-    for (size_t i = 0; i < b.len; i++)
-        if (b.data[i] == 0) { argv[(*argc)++] = rt_strdup(b.data + start); start = i + 1; }
+    for (size_t i = 0; a && i < b.len; i++) {
+        if (b.data[i]) continue;
+        if (!(a[(*argc)++] = rt_strdup(b.data + start))) {
+            free_argv(a, *argc);
+            a = NULL;
+        }
+        start = i + 1;
+    }
+    int oom = b.oom || (b.len && !a);
     rt_buf_free(&b);
-    return argv;
+    if (!a) *argc = 0;
+    *argv = a;
+    return oom ? -1 : 0;
 }
 
 /* Merges every collector's data into one report and writes it. In append mode
@@ -580,7 +610,11 @@ static int write_report(void)
     if (!prof.configured || !prof.file) return 0;
     double scale = ns_per_tick();
     int argc;
-    char **argv = read_argv(&argc);
+    char **argv;
+    if (read_argv(&argv, &argc) < 0) {
+        snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
+        return -1;
+    }
     rep_header h = { .version = REP_FORMAT_VERSION, .pego = PEGO_VERSION, .pid = prof.pid, .host = prof.host,
                      .argc = argc, .argv = (const char *const *)argv, .start = prof.start,
                      .clock = use_tsc ? "tsc" : "monotonic", .mode = "exact", .detail = prof.detail };
@@ -668,15 +702,14 @@ static int write_report(void)
     }
     if (b) {
         char *path = rep_expand_path(prof.file, prof.pid, prof.host, prof.start);
-        if (!path) status = -1;
-        else status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
+        status = path ? rep_write_file(b, path, prof.append, prof.error, sizeof prof.error) : -1;
+        if (!path) snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
         rt_free(path);
     } else {
         snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
     }
     rep_builder_free(b);
-    for (int i = 0; i < argc; i++) rt_free(argv[i]);
-    rt_free(argv);
+    free_argv(argv, argc);
     if (status == 0 && prof.append) {                /* appended: start the next frame empty */
         for (collector *c = prof.collectors; c; c = c->next) {
             for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
