@@ -367,13 +367,16 @@ static void test_fixtures(void)
     CU_ASSERT_EQUAL(differences, 0);
 }
 
-/* What the fixtures do not use: captures (fields of a rule's value, of a
- * called value, in a repetition whose value is nil), captures in the lines of
- * a Pratt expression, and errors recovered inside a growing left-recursive
+/* What the fixtures do not use: a syntax error after non-ASCII input (its
+ * position in code points), captures (fields of a rule's value, of a called
+ * value, in a repetition whose value is nil), captures in the lines of a
+ * Pratt expression, and errors recovered inside a growing left-recursive
  * rule. */
 static const struct {
     const char *name, *grammar, *inputs[4];
 } extras[] = {
+    { "code points", "def main = (\"\\u00e9\" / \"a\" / \"\\n\")* $$",
+      { "a\xc3\xa9a\xc3\xa9x", "a\n\xc3\xa9\xc3\xa9\xffx", NULL } },
     { "fields", "def main = a:\"x\" b:(\"y\" / \"z\") c:item $$ def item = \"w\"", { "xyw", "xzw", "xq", NULL } },
     { "captures", "def main = (x:item)* rest:tail $$ def item = -\"a\" / \"b\" def tail = \"c\"*",
       { "abac", "ba", "abx", NULL } },
@@ -543,6 +546,8 @@ static void test_profiler(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(want.data, "\"type\":\"parse\""));
     for (int every = 0; every < 2; every++) {
         for (uint64_t n = 1;; n++) {
+            /* an error of another kind first, so that a failed flush must say its own */
+            CU_ASSERT_NOT_EQUAL(pego_profile_start(NULL, "--no-such-option"), 0);
             faults(n, every);
             int rc = pego_profile_flush();
             faults(0, 0);
