@@ -376,7 +376,7 @@ static const struct {
     const char *name, *grammar, *inputs[4];
 } extras[] = {
     { "code points", "def main = (\"\\u00e9\" / \"a\" / \"\\n\")* $$",
-      { "a\xc3\xa9a\xc3\xa9x", "a\n\xc3\xa9\xc3\xa9\xffx", NULL } },
+      { "a\xc3\xa9" "a\xc3\xa9" "x", "a\n\xc3\xa9\xc3\xa9\xff" "x", NULL } },
     { "fields", "def main = a:\"x\" b:(\"y\" / \"z\") c:item $$ def item = \"w\"", { "xyw", "xzw", "xq", NULL } },
     { "captures", "def main = (x:item)* rest:tail $$ def item = -\"a\" / \"b\" def tail = \"c\"*",
       { "abac", "ba", "abx", NULL } },
