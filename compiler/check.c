@@ -316,10 +316,10 @@ static void collect(checker *c, const definition *defs, int n)
         }
         const char *name = g->types[d->index].name;
         uint32_t first;
-        rt_utf8_decode((const unsigned char *)name, strlen(name), &first);
+        rt_unicode_decode((const unsigned char *)name, strlen(name), &first);
         if (is_reserved_type(name))
             cc_errors_add(c->errs, d->line, d->col, "type %s is reserved", name);
-        else if (!rt_is_upper(first))
+        else if (!rt_unicode_is_upper(first))
             cc_errors_add(c->errs, d->line, d->col, "type %s must start with an uppercase letter", name);
         else if (table_get(&types, name) >= 0)
             cc_errors_add(c->errs, d->line, d->col, "type %s is already defined", name);

@@ -97,7 +97,7 @@ static int intern_literal(emitter *m, const ast_expr *e)
         if (g->literals[i].len == e->len && memcmp(g->literals[i].bytes, e->text, e->len) == 0) return i;
     rt_buf b;
     rt_buf_init(&b);
-    rt_quote(&b, e->text, e->len, 0);
+    rt_unicode_quote(&b, e->text, e->len, 0);
     uint32_t expect = intern_rendered(m, &b);
     g->literals = table_resize(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
     cc_literal *l = &g->literals[g->nliterals];
@@ -116,10 +116,10 @@ static void render_class(rt_buf *b, const ast_expr *e)
 {
     rt_buf_adds(b, e->negated ? "(?^" : "(?");
     for (int i = 0; i < e->nranges; i++) {
-        rt_class_char(b, e->ranges[i].lo);
+        rt_unicode_class_char(b, e->ranges[i].lo);
         if (e->ranges[i].hi != e->ranges[i].lo) {
             rt_buf_addc(b, '-');
-            rt_class_char(b, e->ranges[i].hi);
+            rt_unicode_class_char(b, e->ranges[i].hi);
         }
     }
     rt_buf_addc(b, ')');

@@ -39,14 +39,14 @@ static void lx_error(lexer *lx, int line, int col, const char *fmt, ...)
 static int at_end(const lexer *lx) { return lx->pos >= lx->n; }
 
 /* What cp_at returns for a byte that is not part of valid UTF-8: no letter, no white
- * space, U+FFFD in literals and classes (rt_utf8_encode writes it as U+FFFD). */
+ * space, U+FFFD in literals and classes (rt_unicode_encode writes it as U+FFFD). */
 #define BAD_BYTE 0xFFFFFFFFu
 
 /* The code point at byte offset at, its length in *len. */
 static uint32_t cp_at(const lexer *lx, size_t at, int *len)
 {
     uint32_t cp;
-    int l = rt_utf8_decode(lx->s + at, lx->n - at, &cp);
+    int l = rt_unicode_decode(lx->s + at, lx->n - at, &cp);
     if (len) *len = l;
     return cp == RT_REPLACEMENT && l == 1 ? BAD_BYTE : cp;
 }
@@ -88,9 +88,9 @@ static uint32_t hex_value(uint32_t c)
 }
 /* Letters per A.3.1's approximation, which counts everything from U+00F8 up, less the
  * white space found there. */
-static int is_letter(uint32_t c) { return c != BAD_BYTE && rt_is_letter(c) && !rt_is_white_space(c); }
+static int is_letter(uint32_t c) { return c != BAD_BYTE && rt_unicode_is_letter(c) && !rt_unicode_is_white_space(c); }
 static int is_ident_start(uint32_t c) { return c == '_' || is_letter(c); }
-static int is_ident_char(uint32_t c) { return c == '_' || is_letter(c) || rt_is_digit(c); }
+static int is_ident_char(uint32_t c) { return c == '_' || is_letter(c) || rt_unicode_is_digit(c); }
 static int is_scalar(uint32_t c) { return c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF); }
 
 static int is_token_start(uint32_t c)
@@ -126,7 +126,7 @@ static void add_visible(lexer *lx, rt_buf *b, size_t from, size_t to)
         int len;
         uint32_t cp = cp_at(lx, from, &len);
         if (cp == BAD_BYTE) rt_buf_printf(b, "\\x%02x", lx->s[from]);
-        else rt_class_char(b, cp);
+        else rt_unicode_class_char(b, cp);
         from += (size_t)len;
     }
 }
@@ -206,7 +206,7 @@ static void lex_string(lexer *lx, cc_token *tk)
             int r = lex_escape(lx, &v);
             if (r == 1) {
                 char u[4];
-                rt_buf_add(&b, u, (size_t)rt_utf8_encode(v, u));
+                rt_buf_add(&b, u, (size_t)rt_unicode_encode(v, u));
             } else if (r < 0) {
                 lx_error(lx, tk->line, tk->col, "unterminated string literal");
                 break;
@@ -214,7 +214,7 @@ static void lex_string(lexer *lx, cc_token *tk)
             continue;
         }
         char u[4];
-        rt_buf_add(&b, u, (size_t)rt_utf8_encode(c, u));
+        rt_buf_add(&b, u, (size_t)rt_unicode_encode(c, u));
         advance(lx);
     }
     tk->vlen = b.len;
@@ -266,9 +266,9 @@ static void lex_class(lexer *lx, cc_token *tk)
             if (r && hi < lo) {
                 rt_buf b;
                 rt_buf_init(&b);
-                rt_class_char(&b, lo);
+                rt_unicode_class_char(&b, lo);
                 rt_buf_addc(&b, '-');
-                rt_class_char(&b, hi);
+                rt_unicode_class_char(&b, hi);
                 if (b.oom) lx->errs->oom = 1;
                 else lx_error(lx, line, col, "invalid character class range %s", b.data);
                 rt_buf_free(&b);
@@ -358,7 +358,7 @@ static void skip_space(lexer *lx)
 {
     while (!at_end(lx)) {
         uint32_t c = cur(lx);
-        if (rt_is_white_space(c)) {
+        if (rt_unicode_is_white_space(c)) {
             advance(lx);
         } else if (c == '/' && byte_at(lx, 1) == '/') {
             while (!at_end(lx) && cur(lx) != '\n' && cur(lx) != '\r') advance(lx);
@@ -376,7 +376,7 @@ static void lex_unexpected(lexer *lx)
     size_t start = lx->pos;
     int line = lx->line, col = lx->col;
     advance(lx);
-    while (!at_end(lx) && !rt_is_white_space(cur(lx)) && !is_token_start(cur(lx))) advance(lx);
+    while (!at_end(lx) && !rt_unicode_is_white_space(cur(lx)) && !is_token_start(cur(lx))) advance(lx);
     rt_buf b;
     rt_buf_init(&b);
     add_visible(lx, &b, start, lx->pos);

@@ -51,7 +51,7 @@ static void add_string(rt_buf *b, const char *key, const char *s)
 {
     rt_buf_printf(b, ",\"%s\":", key);
     if (!s) s = "";
-    rt_json_string(b, s, strlen(s));
+    rt_unicode_json_string(b, s, strlen(s));
 }
 
 static void add_count(rt_buf *b, const char *key, uint64_t v)
@@ -92,7 +92,7 @@ rep_builder *rep_builder_new(const rep_header *h)
     for (int i = 0; i < h->argc; i++) {
         if (i) rt_buf_addc(t, ',');
         const char *a = h->argv[i] ? h->argv[i] : "";
-        rt_json_string(t, a, strlen(a));
+        rt_unicode_json_string(t, a, strlen(a));
     }
     rt_buf_addc(t, ']');
     add_string(t, "start", start);

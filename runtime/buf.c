@@ -61,7 +61,7 @@ void rt_buf_printf(rt_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-int rt_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
+int rt_buf_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
 {
     if (need <= *cap) return 0;
     uint64_t c = *cap ? *cap : 256;

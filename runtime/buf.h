@@ -24,6 +24,6 @@ char *rt_buf_take(rt_buf *b);                       /* hands the string to the c
 /* Grows the array *arr of elements of size sz, doubling its capacity *cap, so
  * that it holds at least need; capacities stay below UINT32_MAX, so that indices
  * and index + 1 fit 32 bits. Returns 0, or -1 when out of memory or too large. */
-int rt_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz);
+int rt_buf_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz);
 
 #endif

@@ -39,7 +39,7 @@ static void sort_by_rank(const pego_grammar *g, uint32_t *ids, uint32_t n)
 /* Appends "line:col: message" for a failure at far (language.md 1.12): the
  * #error messages recorded there, in the order recorded, joined with "; "; or
  * else the items sorted byte-wise; or else "syntax error". Sorts ids in place. */
-void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)
+void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n)
 {
     const pego_grammar *g = p->g;
     int line, col;
@@ -62,7 +62,7 @@ void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, u
 
 /* Builds the syntax error of a failed parse from the outer expectation record;
  * PEGO_ENOMEM when there is no memory for it. */
-int rt_result_syntax_error(pego_parser *p)
+int rt_expect_syntax_error(pego_parser *p)
 {
     pego_result *r = &p->res;
     rt_expect *x = &p->exp;
@@ -71,7 +71,7 @@ int rt_result_syntax_error(pego_parser *p)
     uint32_t *ids = RT_AT(x->items, x->base);
     rt_buf b;
     rt_buf_init(&b);
-    rt_format_failure(p, &b, x->far, ids, n);
+    rt_expect_format_failure(p, &b, x->far, ids, n);
     char *text = b.oom ? NULL : rt_buf_take(&b);
     r->expected = rt_calloc(n ? n : 1, sizeof(char *));
     if (!text || !r->expected) {
@@ -80,7 +80,7 @@ int rt_result_syntax_error(pego_parser *p)
         rt_free(r->expected);
         r->expected = NULL;
         r->status = PEGO_ENOMEM;
-        return rt_result_abort(p, "out of memory");
+        return rt_parse_abort(p, "out of memory");
     }
     rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
     r->nexpected = 0;
@@ -93,7 +93,7 @@ int rt_result_syntax_error(pego_parser *p)
     return PEGO_SYNTAX_ERROR;
 }
 
-int rt_result_abort(pego_parser *p, const char *fmt, ...)
+int rt_parse_abort(pego_parser *p, const char *fmt, ...)
 {
     pego_result *r = &p->res;
     va_list ap;

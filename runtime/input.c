@@ -45,7 +45,7 @@ static uint64_t count_units(const rt_input *in, uint32_t byte)
     uint64_t k = 0;
     for (uint32_t b = 0; b < byte; k++) {
         uint32_t cp;
-        b += (uint32_t)rt_utf8_decode(s + b, in->len - b, &cp);
+        b += (uint32_t)rt_unicode_decode(s + b, in->len - b, &cp);
     }
     return k;
 }
@@ -60,7 +60,7 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
         uint32_t k = 0, b = 0;
         while (b < in->len) {
             uint32_t cp;
-            int w = rt_utf8_decode(s + b, in->len - b, &cp);
+            int w = rt_unicode_decode(s + b, in->len - b, &cp);
             for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;
             b += (uint32_t)w;
             k++;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char  *rt_print(pego_parser *p, uint32_t root, int json);
+char  *rt_tree_print(pego_parser *p, uint32_t root, int json);
 size_t rt_tree_count(pego_parser *p, uint32_t root);
 
 const char *pego_version(void) { return PEGO_VERSION; }
@@ -18,11 +18,11 @@ pego_parser *pego_parser_new(const pego_grammar *g)
     if (!p) return NULL;
     p->g = g;
     p->res.parser = p;
-    rt_profile_init();
+    rt_profiler_init();
     return p;
 }
 
-void rt_result_clear(pego_parser *p)
+void rt_parse_clear_result(pego_parser *p)
 {
     pego_result *r = &p->res;
     if (r->error != r->abort_text) rt_free(r->error);
@@ -34,7 +34,7 @@ void rt_result_clear(pego_parser *p)
 void pego_parser_free(pego_parser *p)
 {
     if (!p) return;
-    rt_result_clear(p);
+    rt_parse_clear_result(p);
     rt_free(p->es);
     rt_free(p->vs);
     rt_free(p->trail);
@@ -42,7 +42,7 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->exp.items);
     rt_free(p->scratch);
     rt_free(p->trace_items);
-    rt_prof_parser_free(p);
+    rt_profiler_parser_free(p);
     rt_free(p->pf);
     rt_free(p->rec);
     rt_free(p->held);
@@ -59,27 +59,27 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     static const pego_options defaults = { 0 };
     const pego_grammar *g = p->g;
     if (!opt) opt = &defaults;
-    rt_result_clear(p);
+    rt_parse_clear_result(p);
     if (out) *out = &p->res;
     const char *start = opt->start_rule ? opt->start_rule : "main";
     int rule = pego_grammar_rule_index(g, start);
     if (rule < 0) {
         p->res.status = PEGO_EUSAGE;
-        return (pego_status)rt_result_abort(p, "undefined rule %s", start);
+        return (pego_status)rt_parse_abort(p, "undefined rule %s", start);
     }
     if (len >= UINT32_MAX) {
         p->res.status = PEGO_EUSAGE;
-        return (pego_status)rt_result_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
+        return (pego_status)rt_parse_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
     p->policy = opt->memo;
     /* room for the sorted items of any trace event (pego_trace_failure_item) */
-    if (p->ntrace && rt_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
+    if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
                              sizeof *p->trace_items) < 0) {
         p->res.status = PEGO_ENOMEM;
-        return (pego_status)rt_result_abort(p, "out of memory");
+        return (pego_status)rt_parse_abort(p, "out of memory");
     }
-    p->prof_on = p->internal ? 0 : rt_prof_parse_begin(p);
+    p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
@@ -93,7 +93,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     int fast = g->has_fast && !p->observing && !opt->reference && max_depth > g->fast_reserve;
     int status = PEGO_SYNTAX_ERROR;
     for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
-        if (pass) rt_result_clear(p);
+        if (pass) rt_parse_clear_result(p);
         rt_tree_reset(&p->tree);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
@@ -104,19 +104,19 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
             rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
             p->res.status = PEGO_ENOMEM;
-            return (pego_status)rt_result_abort(p, "out of memory");
+            return (pego_status)rt_parse_abort(p, "out of memory");
         }
         status = vm_run(p, variant);
     }
     if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors or the trace would be wrong */
-        rt_result_clear(p);
+        rt_parse_clear_result(p);
         p->res.status = PEGO_ENOMEM;
-        status = rt_result_abort(p, "out of memory");
+        status = rt_parse_abort(p, "out of memory");
     }
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
-    if (p->prof_on) rt_prof_parse_end(p, opt->input_name, len);
+    if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
@@ -187,7 +187,7 @@ size_t pego_result_node_count(const pego_result *r)
 char *pego_result_print(const pego_result *r, pego_print_format format)
 {
     if (r->status != PEGO_OK) return NULL;
-    return rt_print(r->parser, r->value, format == PEGO_PRINT_JSON);
+    return rt_tree_print(r->parser, r->value, format == PEGO_PRINT_JSON);
 }
 
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col)
@@ -211,18 +211,18 @@ static const rt_tree *tree_of(const pego_result *r) { return &r->parser->tree; }
 pego_node_kind pego_node_type(const pego_result *r, const pego_node *n)
 {
     (void)r;
-    return (pego_node_kind)rt_node_kind(n);
+    return (pego_node_kind)rt_tree_node_kind(n);
 }
 
 const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 {
     (void)r;
-    return rt_node_type_name(n);
+    return rt_tree_node_type_name(n);
 }
 
 const char *pego_node_rule(const pego_result *r, const pego_node *n)
 {
-    return rt_node_label(n) >= 0 ? r->parser->g->rules[rt_node_label(n)].name : NULL;
+    return rt_tree_node_label(n) >= 0 ? r->parser->g->rules[rt_tree_node_label(n)].name : NULL;
 }
 
 uint64_t pego_node_start(const pego_result *r, const pego_node *n) { return rt_input_unit(&r->parser->in, n->start); }
@@ -234,12 +234,12 @@ const char *pego_node_text(const pego_result *r, const pego_node *n, size_t *len
     return r->parser->in.input + n->start;
 }
 
-size_t pego_node_child_count(const pego_result *r, const pego_node *n) { return rt_node_nkids(tree_of(r), n); }
+size_t pego_node_child_count(const pego_result *r, const pego_node *n) { return rt_tree_node_nkids(tree_of(r), n); }
 
 const pego_node *pego_node_child(const pego_result *r, const pego_node *n, size_t i)
 {
     const rt_tree *t = tree_of(r);
-    if (i >= rt_node_nkids(t, n)) return NULL;
+    if (i >= rt_tree_node_nkids(t, n)) return NULL;
     uint32_t v = t->kids[n->kids + i];
     return v ? &t->nodes[v - 1] : NULL;
 }

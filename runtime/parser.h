@@ -51,13 +51,13 @@ typedef struct {
     rt_fieldref *refs;   uint32_t nrefs, caprefs;   /* open addressing by node value; caprefs: 0 or a power of 2 */
 } rt_tree;
 
-static inline int rt_node_kind(const pego_node *n) { return (int)(n->tag & 7u); }
-static inline int32_t rt_node_label(const pego_node *n) { return (int32_t)(n->tag >> 4) - 1; }
-static inline void rt_node_set_label(pego_node *n, int32_t label)
+static inline int rt_tree_node_kind(const pego_node *n) { return (int)(n->tag & 7u); }
+static inline int32_t rt_tree_node_label(const pego_node *n) { return (int32_t)(n->tag >> 4) - 1; }
+static inline void rt_tree_node_set_label(pego_node *n, int32_t label)
 {
     n->tag = (n->tag & 15u) | ((uint32_t)(label + 1) << 4);
 }
-static inline uint32_t rt_node_nkids(const rt_tree *t, const pego_node *n)
+static inline uint32_t rt_tree_node_nkids(const rt_tree *t, const pego_node *n)
 {
     size_t i = (size_t)(n - t->nodes);
     return (i + 1 < t->nnodes ? t->nodes[i + 1].kids : t->nkids) - n->kids;
@@ -68,7 +68,7 @@ uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first);
 int      rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count);
 
 void     rt_tree_reset(rt_tree *t);
-const char *rt_node_type_name(const pego_node *n);
+const char *rt_tree_node_type_name(const pego_node *n);
 void     rt_tree_free(rt_tree *t);
 int      rt_tree_reserve(rt_tree *t, uint32_t nkids);     /* room for a node and its kids; -1: OOM */
 
@@ -224,7 +224,7 @@ struct pego_result {
     pego_options stats_opt;
 };
 
-typedef struct rt_profile_state rt_profile_state;
+typedef struct rt_profiler_state rt_profiler_state;
 
 struct pego_parser {
     const pego_grammar *g;
@@ -251,7 +251,7 @@ struct pego_parser {
     int         ntrace;
     int         observing;          /* ntrace || prof_on: calls take the observed path */
     int         prof_on;            /* this parse is profiled */
-    struct rt_profile_state *prof;
+    struct rt_profiler_state *prof;
     const char **trace_items; uint32_t cap_trace_items;
     uint32_t   *scratch; uint32_t capscratch;
     vm_pframe  *pf;    uint32_t npf, cappf;
@@ -264,22 +264,22 @@ int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status
 
 /* Observation points of the general call path (runtime/trace.c): they feed the
  * runtime profiler and the trace sinks; each returns non-zero when a sink aborts. */
-int rt_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
-int rt_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+int rt_trace_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level);
+int rt_trace_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
                    const rt_memo_entry *m);
-int rt_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
+int rt_trace_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined);
 
 /* The runtime profiler (runtime/profiler.c). */
-void rt_profile_init(void);
-int  rt_prof_parse_begin(pego_parser *p);
-void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes);
-void rt_prof_parser_free(pego_parser *p);
-void rt_prof_enter(pego_parser *p, uint32_t variant, uint32_t pos);
-void rt_prof_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
-void rt_result_clear(pego_parser *p);
-int  rt_result_syntax_error(pego_parser *p);
+void rt_profiler_init(void);
+int  rt_profiler_parse_begin(pego_parser *p);
+void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes);
+void rt_profiler_parser_free(pego_parser *p);
+void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos);
+void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
+void rt_parse_clear_result(pego_parser *p);
+int  rt_expect_syntax_error(pego_parser *p);
 /* Appends "line:col: message" for a failure at far with expectation ids. */
-void rt_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n);
-int  rt_result_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n);
+int  rt_parse_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -131,7 +131,7 @@ static long rule_by_name(pego_profile *prof, const char *name)
     size_t k = hash_name(name) & (prof->capbyname - 1);
     for (; prof->byname[k]; k = (k + 1) & (prof->capbyname - 1))
         if (strcmp(prof->rules[prof->byname[k] - 1].name, name) == 0) return (long)prof->byname[k] - 1;
-    if (rt_grow((void **)&prof->rules, &prof->caprules, prof->nrules + 1, sizeof *prof->rules) < 0) return -1;
+    if (rt_buf_grow((void **)&prof->rules, &prof->caprules, prof->nrules + 1, sizeof *prof->rules) < 0) return -1;
     prof_rule *r = &prof->rules[prof->nrules];
     memset(r, 0, sizeof *r);
     r->name = rt_strdup(name);
@@ -147,7 +147,7 @@ static long rule_of(pego_profile *prof, const pego_trace_event *ev)
     size_t id = (size_t)ev->rule_id;
     if (id >= prof->capbyid) {
         size_t old = prof->capbyid;
-        if (rt_grow((void **)&prof->byid, &prof->capbyid, id + 1, sizeof *prof->byid) < 0) return -1;
+        if (rt_buf_grow((void **)&prof->byid, &prof->capbyid, id + 1, sizeof *prof->byid) < 0) return -1;
         memset(prof->byid + old, 0, (prof->capbyid - old) * sizeof *prof->byid);
     }
     prof_id *c = &prof->byid[id];
@@ -212,7 +212,7 @@ static void call_entered(pego_profile *prof, const pego_trace_event *ev, uint64_
 {
     if (ev->depth == 1) start_parse(prof);
     long rule = rule_of(prof, ev);
-    if (rule < 0 || rt_grow((void **)&prof->stack, &prof->capstack, prof->nstack + 1, sizeof *prof->stack) < 0) {
+    if (rule < 0 || rt_buf_grow((void **)&prof->stack, &prof->capstack, prof->nstack + 1, sizeof *prof->stack) < 0) {
         prof->oom = 1;
         return;
     }

@@ -110,7 +110,7 @@ typedef struct {
 } prof_frame;
 
 /* The per-parser state of a profiled parse (parser.h: p->prof). */
-struct rt_profile_state {
+struct rt_profiler_state {
     collector    *c;
     prof_grammar *pg;
     prof_frame   *stack; uint32_t depth, cap;
@@ -252,7 +252,7 @@ static int read_env_locked(void)
 
 /* Called when a parser is created: the first one reads PEGO_FLAGS, and a
  * malformed value is reported once; the program goes on unprofiled. */
-void rt_profile_init(void)
+void rt_profiler_init(void)
 {
     pthread_mutex_lock(&prof.lock);
     int first = !prof.env_read;
@@ -352,7 +352,7 @@ oom:
 
 /* The calling-context node for rule under the current node. A rule already on
  * the path folds back to its node, so recursion does not grow the tree. */
-static uint32_t cct_enter(rt_profile_state *s, uint32_t rule)
+static uint32_t cct_enter(rt_profiler_state *s, uint32_t rule)
 {
     prof_grammar *pg = s->pg;
     if (s->onpath[rule] >= 0) return (uint32_t)s->onpath[rule];
@@ -371,7 +371,7 @@ static uint32_t cct_enter(rt_profile_state *s, uint32_t rule)
 }
 
 /* Gives the time since the last transfer to the rule on top. */
-static inline void attribute(rt_profile_state *s, uint64_t now)
+static inline void attribute(rt_profiler_state *s, uint64_t now)
 {
     if (s->depth) {
         const prof_frame *top = &s->stack[s->depth - 1];
@@ -386,7 +386,7 @@ static inline void attribute(rt_profile_state *s, uint64_t now)
 
 /* --profile-detail: counts an evaluation of rule at (pos, level); returns how
  * many evaluations came before it in this parse. */
-static uint32_t seen_before(rt_profile_state *s, uint32_t rule, uint32_t pos, uint32_t level)
+static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, uint32_t level)
 {
     uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
     if ((s->seen_n + 1) * 2 > s->seen_cap) {
@@ -413,9 +413,9 @@ static uint32_t seen_before(rt_profile_state *s, uint32_t rule, uint32_t pos, ui
     return s->seen_counts[j]++;
 }
 
-void rt_prof_enter(pego_parser *p, uint32_t variant, uint32_t pos)
+void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
 {
-    rt_profile_state *s = p->prof;
+    rt_profiler_state *s = p->prof;
     uint32_t rule = variant % (uint32_t)p->g->nrules;
     attribute(s, ticks());
     if (s->depth == s->cap) {
@@ -437,9 +437,9 @@ void rt_prof_enter(pego_parser *p, uint32_t variant, uint32_t pos)
     s->pg->rules[rule].calls++;
 }
 
-void rt_prof_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo)
+void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo)
 {
-    rt_profile_state *s = p->prof;
+    rt_profiler_state *s = p->prof;
     if (!s->depth) return;
     uint64_t now = ticks();
     attribute(s, now);
@@ -477,7 +477,7 @@ void rt_prof_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint6
     }
 }
 
-static void state_free(rt_profile_state *s)
+static void state_free(rt_profiler_state *s)
 {
     if (!s) return;
     rt_free(s->stack);
@@ -489,16 +489,16 @@ static void state_free(rt_profile_state *s)
     rt_free(s);
 }
 
-void rt_prof_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; }
+void rt_profiler_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; }
 
 /* Starts profiling a parse when profiling is on: returns 1 when it is. */
-int rt_prof_parse_begin(pego_parser *p)
+int rt_profiler_parse_begin(pego_parser *p)
 {
     if (!prof.enabled) return 0;
     collector *c = this_collector();
     prof_grammar *pg = c ? grammar_of(c, p->g) : NULL;
     if (!pg) return 0;
-    rt_profile_state *s = p->prof;
+    rt_profiler_state *s = p->prof;
     if (!s || s->pg != pg) {
         state_free(s);
         s = p->prof = rt_calloc(1, sizeof *s);
@@ -507,7 +507,7 @@ int rt_prof_parse_begin(pego_parser *p)
         s->active = rt_calloc((size_t)n + 1, sizeof *s->active);
         s->onpath = rt_malloc(((size_t)n + 1) * sizeof *s->onpath);
         s->parse_self = rt_calloc((size_t)n + 1, sizeof *s->parse_self);
-        if (!s->active || !s->onpath || !s->parse_self) { rt_prof_parser_free(p); return 0; }
+        if (!s->active || !s->onpath || !s->parse_self) { rt_profiler_parser_free(p); return 0; }
         s->c = c;
         s->pg = pg;
     }
@@ -528,9 +528,9 @@ int rt_prof_parse_begin(pego_parser *p)
 
 /* Ends a profiled parse: calls left active by an aborted parse are closed, and
  * the parse record is kept. */
-void rt_prof_parse_end(pego_parser *p, const char *input, uint64_t bytes)
+void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
 {
-    rt_profile_state *s = p->prof;
+    rt_profiler_state *s = p->prof;
     if (!s) return;
     uint64_t now = ticks();
     attribute(s, now);

@@ -87,27 +87,27 @@ static int trace_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t de
                      const rt_memo_entry *m);
 static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined, uint64_t evals);
 
-int rt_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
+int rt_trace_observe_enter(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level)
 {
-    if (p->prof_on) rt_prof_enter(p, variant, pos);
+    if (p->prof_on) rt_profiler_enter(p, variant, pos);
     return p->ntrace && trace_enter(p, variant, pos, depth, level);
 }
 
-int rt_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
+int rt_trace_observe_hit(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t depth, uint32_t level,
                    const rt_memo_entry *m)
 {
-    if (p->prof_on) rt_prof_exit(p, (m->flags & MEMO_OK) != 0, m->end, m->end, 0, 1);
+    if (p->prof_on) rt_profiler_exit(p, (m->flags & MEMO_OK) != 0, m->end, m->end, 0, 1);
     return p->ntrace && trace_hit(p, variant, pos, depth, level, m);
 }
 
 /* A call's own evaluations: the counter's difference across the call minus that
  * of nested calls (every call is observed while observing). */
-int rt_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined)
+int rt_trace_observe_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t examined)
 {
     uint64_t total = p->res.stats.evals - gf->evals_start;
     if (gf > p->gf) gf[-1].nested_evals += total;
     uint64_t evals = total - gf->nested_evals;
-    if (p->prof_on) rt_prof_exit(p, ok, end, examined, evals, 0);
+    if (p->prof_on) rt_profiler_exit(p, ok, end, examined, evals, 0);
     return p->ntrace && trace_exit(p, gf, ok, end, examined, evals);
 }
 
@@ -243,7 +243,7 @@ char *pego_quote(const char *text, size_t len, pego_unit unit)
 {
     rt_buf b;
     rt_buf_init(&b);
-    rt_quote(&b, text, len, unit == PEGO_UNIT_BYTES);
+    rt_unicode_quote(&b, text, len, unit == PEGO_UNIT_BYTES);
     if (b.oom) { rt_buf_free(&b); return NULL; }
     return rt_buf_take(&b);
 }

@@ -28,8 +28,8 @@ void rt_tree_free(rt_tree *t)
 
 int rt_tree_reserve(rt_tree *t, uint32_t nkids)
 {
-    if (rt_grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return -1;
-    if (rt_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0) return -1;
+    if (rt_buf_grow((void **)&t->nodes, &t->capnodes, (uint64_t)t->nnodes + 1, sizeof(pego_node)) < 0) return -1;
+    if (rt_buf_grow((void **)&t->kids, &t->capkids, (uint64_t)t->nkids + nkids, sizeof(uint32_t)) < 0) return -1;
     return 0;
 }
 
@@ -89,17 +89,17 @@ typedef struct {
 
 static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text)
 {
-    if (rt_grow((void **)&w->items, &w->cap, (uint64_t)w->n + 1, sizeof(action)) < 0) { w->oom = 1; return; }
+    if (rt_buf_grow((void **)&w->items, &w->cap, (uint64_t)w->n + 1, sizeof(action)) < 0) { w->oom = 1; return; }
     w->items[w->n++] = (action){ (uint8_t)kind, a, depth, text };
 }
 
-const char *rt_node_type_name(const pego_node *n)
+const char *rt_tree_node_type_name(const pego_node *n)
 {
     static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
-    return names[rt_node_kind(n)];
+    return names[rt_tree_node_kind(n)];
 }
 
-static int terminal(const pego_node *n) { return rt_node_kind(n) == NODE_MATCH || rt_node_kind(n) == NODE_ERROR; }
+static int terminal(const pego_node *n) { return rt_tree_node_kind(n) == NODE_MATCH || rt_tree_node_kind(n) == NODE_ERROR; }
 
 /* A field's value that is not a node: an integer, or a string in backquotes
  * (S-expressions) or JSON-quoted. */
@@ -107,7 +107,7 @@ static void scalar(pego_parser *p, rt_buf *b, const rt_field *f, int json)
 {
     if (f->kind == FIELD_INT) { rt_buf_printf(b, "%u", f->value); return; }
     const char *text = p->strings.data + f->value;
-    if (json) { rt_json_string(b, text, strlen(text)); return; }
+    if (json) { rt_unicode_json_string(b, text, strlen(text)); return; }
     rt_buf_addc(b, '`');
     rt_buf_adds(b, text);
     rt_buf_addc(b, '`');
@@ -118,18 +118,18 @@ static void scalar(pego_parser *p, rt_buf *b, const rt_field *f, int json)
  * writes as \ufffd. */
 static void json_text(pego_parser *p, rt_buf *b, const char *s, uint32_t n)
 {
-    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_json_string(b, s, n); return; }
+    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_unicode_json_string(b, s, n); return; }
     rt_buf t;
     rt_buf_init(&t);
     for (uint32_t i = 0; i < n;) {
         uint32_t cp;
-        int w = rt_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        int w = rt_unicode_decode((const unsigned char *)s + i, n - i, &cp);
         if (cp == RT_REPLACEMENT && w == 1) rt_buf_add(&t, "\xEF\xBF\xBD", 3);
         else rt_buf_add(&t, s + i, (size_t)w);
         i += (uint32_t)w;
     }
     if (t.oom) b->oom = 1;
-    else rt_json_string(b, t.data ? t.data : "", t.len);
+    else rt_unicode_json_string(b, t.data ? t.data : "", t.len);
     rt_buf_free(&t);
 }
 
@@ -145,12 +145,12 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
     const pego_grammar *g = p->g;
     rt_tree *t = &p->tree;
     const pego_node *n = &t->nodes[v - 1];
-    const char *label = rt_node_label(n) >= 0 ? g->rules[rt_node_label(n)].name : NULL;
-    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
+    const char *label = rt_tree_node_label(n) >= 0 ? g->rules[rt_tree_node_label(n)].name : NULL;
+    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
     if (terminal(n)) {
-        if (rt_node_kind(n) == NODE_ERROR) rt_buf_adds(b, "Error");
-        rt_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
+        if (rt_tree_node_kind(n) == NODE_ERROR) rt_buf_adds(b, "Error");
+        rt_unicode_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
         if (nfields) {
             push(w, A_TEXT, 0, 0, "}");
             for (uint32_t i = nfields; i-- > 0;) {
@@ -163,9 +163,9 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
         }
         return;
     }
-    int list = rt_node_kind(n) == NODE_LIST;
+    int list = rt_tree_node_kind(n) == NODE_LIST;
     if (list) rt_buf_addc(b, '[');
-    else rt_buf_printf(b, "(%s", rt_node_type_name(n));
+    else rt_buf_printf(b, "(%s", rt_tree_node_type_name(n));
     push(w, A_TEXT, 0, 0, list ? "]" : ")");
     for (uint32_t i = nfields; i-- > 0;) {
         const rt_field *f = &t->fields[fields + i];
@@ -184,15 +184,15 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     const pego_grammar *g = p->g;
     rt_tree *t = &p->tree;
     const pego_node *n = &t->nodes[v - 1];
-    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
+    uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     rt_buf_adds(b, "{");
     indent(b, depth + 1);
-    rt_buf_printf(b, "\"type\": \"%s\",", rt_node_type_name(n));
-    if (rt_node_label(n) >= 0) {
+    rt_buf_printf(b, "\"type\": \"%s\",", rt_tree_node_type_name(n));
+    if (rt_tree_node_label(n) >= 0) {
         indent(b, depth + 1);
         rt_buf_adds(b, "\"rule\": ");
-        const char *name = g->rules[rt_node_label(n)].name;
-        rt_json_string(b, name, strlen(name));
+        const char *name = g->rules[rt_tree_node_label(n)].name;
+        rt_unicode_json_string(b, name, strlen(name));
         rt_buf_addc(b, ',');
     }
     indent(b, depth + 1);
@@ -234,7 +234,7 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     }
 }
 
-char *rt_print(pego_parser *p, uint32_t root, int json)
+char *rt_tree_print(pego_parser *p, uint32_t root, int json)
 {
     rt_buf b;
     work w = { 0 };
@@ -250,7 +250,7 @@ char *rt_print(pego_parser *p, uint32_t root, int json)
             if (json) {
                 rt_buf_adds(&b, a.text);
                 indent(&b, a.depth);
-                rt_json_string(&b, name, strlen(name));
+                rt_unicode_json_string(&b, name, strlen(name));
                 rt_buf_adds(&b, ": ");
             } else {
                 rt_buf_adds(&b, a.text);
@@ -284,7 +284,7 @@ size_t rt_tree_count(pego_parser *p, uint32_t root)
     while (w.n && !w.oom) {
         uint32_t v = w.items[--w.n].a;
         const pego_node *n = &t->nodes[v - 1];
-        uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_node_nkids(t, n);
+        uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
         count++;
         for (uint32_t i = 0; i < nkids; i++)
             if (t->kids[n->kids + i]) push(&w, A_VALUE, t->kids[n->kids + i], 0, NULL);

@@ -5,9 +5,9 @@
 
 #define RT_MAX_CODE_POINT 0x10FFFFu
 
-static const char rt_hex[] = "0123456789abcdef";
+static const char hex[] = "0123456789abcdef";
 
-int rt_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+int rt_unicode_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
     unsigned c = s[0];
     if (c < 0x80) { *cp = c; return 1; }
@@ -45,7 +45,7 @@ invalid:
 
 /* A value that is not a scalar value (a surrogate, or above U+10FFFF) is written as
  * U+FFFD, as Go's utf8.EncodeRune does. */
-int rt_utf8_encode(uint32_t cp, char out[4])
+int rt_unicode_encode(uint32_t cp, char out[4])
 {
     if (cp < 0x80) { out[0] = (char)cp; return 1; }
     if (cp < 0x800) {
@@ -68,7 +68,7 @@ int rt_utf8_encode(uint32_t cp, char out[4])
 }
 
 /* Binary search of a sorted range table. */
-static bool rt_in_ranges(const rt_urange *t, size_t n, uint32_t cp)
+static bool in_ranges(const rt_unicode_range *t, size_t n, uint32_t cp)
 {
     if (n == 0 || cp < t[0].lo || cp > t[n - 1].hi) return false;
     size_t lo = 0, hi = n;
@@ -81,7 +81,7 @@ static bool rt_in_ranges(const rt_urange *t, size_t n, uint32_t cp)
     return false;
 }
 
-bool rt_is_white_space(uint32_t cp)
+bool rt_unicode_is_white_space(uint32_t cp)
 {
     if (cp < 0x80) return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20;
     switch (cp) {
@@ -95,44 +95,44 @@ bool rt_is_white_space(uint32_t cp)
 
 /* The approximation of A.3.1: ASCII letters, the Latin-1 letters, and every code
  * point from U+00F8 up. */
-bool rt_is_letter(uint32_t cp)
+bool rt_unicode_is_letter(uint32_t cp)
 {
     if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
     if (cp >= 0xF8) return true;
     return cp == 0xAA || cp == 0xB5 || cp == 0xBA || (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7);
 }
 
-bool rt_is_digit(uint32_t cp)
+bool rt_unicode_is_digit(uint32_t cp)
 {
     if (cp < 0x80) return cp >= '0' && cp <= '9';
-    return rt_in_ranges(rt_digit_ranges, rt_digit_ranges_len, cp);
+    return in_ranges(rt_unicode_digit_ranges, rt_unicode_digit_ranges_len, cp);
 }
 
-bool rt_is_upper(uint32_t cp)
+bool rt_unicode_is_upper(uint32_t cp)
 {
     if (cp < 0x80) return cp >= 'A' && cp <= 'Z';
-    return rt_in_ranges(rt_upper_ranges, rt_upper_ranges_len, cp);
+    return in_ranges(rt_unicode_upper_ranges, rt_unicode_upper_ranges_len, cp);
 }
 
-bool rt_is_printable(uint32_t cp)
+bool rt_unicode_is_printable(uint32_t cp)
 {
     if (cp < 0x80) return cp >= 0x20 && cp < 0x7F;
-    return rt_in_ranges(rt_print_ranges, rt_print_ranges_len, cp);
+    return in_ranges(rt_unicode_print_ranges, rt_unicode_print_ranges_len, cp);
 }
 
-static void rt_add_hex(rt_buf *b, const char *prefix, uint32_t v, int digits)
+static void add_hex(rt_buf *b, const char *prefix, uint32_t v, int digits)
 {
     char tmp[10];
     rt_buf_adds(b, prefix);
     for (int i = digits - 1; i >= 0; i--) {
-        tmp[i] = rt_hex[v & 0xF];
+        tmp[i] = hex[v & 0xF];
         v >>= 4;
     }
     rt_buf_add(b, tmp, (size_t)digits);
 }
 
 /* The named escape of a control character (\a \b \f \n \r \t \v), or 0. */
-static char rt_control_escape(uint32_t cp)
+static char control_escape(uint32_t cp)
 {
     switch (cp) {
     case 0x07: return 'a';
@@ -147,33 +147,33 @@ static char rt_control_escape(uint32_t cp)
 }
 
 /* Writes a non-printable character as its named escape, or as \xHH (below U+0080),
- * \uHHHH or \UHHHHHHHH: the tail of Go's strconv escaping, shared by rt_quote and
- * rt_class_char. */
-static void rt_add_escape(rt_buf *b, uint32_t cp)
+ * \uHHHH or \UHHHHHHHH: the tail of Go's strconv escaping, shared by rt_unicode_quote and
+ * rt_unicode_class_char. */
+static void add_escape(rt_buf *b, uint32_t cp)
 {
-    char e = rt_control_escape(cp);
+    char e = control_escape(cp);
     if (e) {
         rt_buf_addc(b, '\\');
         rt_buf_addc(b, e);
     } else if (cp < 0x80) {
-        rt_add_hex(b, "\\x", cp, 2);
+        add_hex(b, "\\x", cp, 2);
     } else if (cp < 0x10000) {
-        rt_add_hex(b, "\\u", cp, 4);
+        add_hex(b, "\\u", cp, 4);
     } else {
-        rt_add_hex(b, "\\U", cp, 8);
+        add_hex(b, "\\U", cp, 8);
     }
 }
 
-void rt_quote(rt_buf *b, const char *s, size_t n, int bytes)
+void rt_unicode_quote(rt_buf *b, const char *s, size_t n, int bytes)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;   /* p[run..i) is pending text copied as is */
     rt_buf_addc(b, '"');
     while (i < n) {
         uint32_t cp;
-        int w = rt_utf8_decode(p + i, n - i, &cp);
+        int w = rt_unicode_decode(p + i, n - i, &cp);
         bool invalid = w == 1 && cp == RT_REPLACEMENT;
-        if (!invalid && cp != '"' && cp != '\\' && rt_is_printable(cp)) {
+        if (!invalid && cp != '"' && cp != '\\' && rt_unicode_is_printable(cp)) {
             i += (size_t)w;
             continue;
         }
@@ -182,10 +182,10 @@ void rt_quote(rt_buf *b, const char *s, size_t n, int bytes)
             rt_buf_addc(b, '\\');
             rt_buf_addc(b, (char)cp);
         } else if (invalid) {
-            if (bytes) rt_add_hex(b, "\\x", p[i], 2);
+            if (bytes) add_hex(b, "\\x", p[i], 2);
             else rt_buf_add(b, "\xEF\xBF\xBD", 3);
         } else {
-            rt_add_escape(b, cp);
+            add_escape(b, cp);
         }
         i += (size_t)w;
         run = i;
@@ -196,7 +196,7 @@ void rt_quote(rt_buf *b, const char *s, size_t n, int bytes)
 
 /* Go's encoding/json with HTML escaping: ASCII from U+0020 up is copied except
  * " \ < > &; DEL and all valid non-ASCII text are copied except U+2028/U+2029. */
-void rt_json_string(rt_buf *b, const char *s, size_t n)
+void rt_unicode_json_string(rt_buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;   /* p[run..i) is pending text copied as is */
@@ -217,19 +217,19 @@ void rt_json_string(rt_buf *b, const char *s, size_t n)
             case '\t': rt_buf_adds(b, "\\t"); break;
             case '\b': rt_buf_adds(b, "\\b"); break;
             case '\f': rt_buf_adds(b, "\\f"); break;
-            default:   rt_add_hex(b, "\\u", c, 4); break;
+            default:   add_hex(b, "\\u", c, 4); break;
             }
             run = ++i;
             continue;
         }
         uint32_t cp;
-        int w = rt_utf8_decode(p + i, n - i, &cp);
+        int w = rt_unicode_decode(p + i, n - i, &cp);
         if (w == 1 && cp == RT_REPLACEMENT) {
             rt_buf_add(b, p + run, i - run);
             rt_buf_adds(b, "\\ufffd");
         } else if (cp == 0x2028 || cp == 0x2029) {
             rt_buf_add(b, p + run, i - run);
-            rt_add_hex(b, "\\u", cp, 4);
+            add_hex(b, "\\u", cp, 4);
         } else {
             i += (size_t)w;
             continue;
@@ -241,7 +241,7 @@ void rt_json_string(rt_buf *b, const char *s, size_t n)
     rt_buf_addc(b, '"');
 }
 
-void rt_class_char(rt_buf *b, uint32_t cp)
+void rt_unicode_class_char(rt_buf *b, uint32_t cp)
 {
     switch (cp) {
     case '-': case '(': case ')': case '?': case '^': case '\\': case '\'':
@@ -251,10 +251,10 @@ void rt_class_char(rt_buf *b, uint32_t cp)
     default:
         break;
     }
-    if (rt_is_printable(cp)) {
+    if (rt_unicode_is_printable(cp)) {
         char u[4];
-        rt_buf_add(b, u, (size_t)rt_utf8_encode(cp, u));
+        rt_buf_add(b, u, (size_t)rt_unicode_encode(cp, u));
     } else {
-        rt_add_escape(b, cp);
+        add_escape(b, cp);
     }
 }

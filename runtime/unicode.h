@@ -16,45 +16,45 @@
  * used (1-4). A byte that does not start a valid sequence (bad lead byte, truncated
  * or overlong sequence, surrogate, above U+10FFFF) decodes as U+FFFD with length 1,
  * exactly as Go's utf8.DecodeRune does. */
-int rt_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+int rt_unicode_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* Encodes cp (a Unicode scalar value) into out; returns the length (1-4). */
-int rt_utf8_encode(uint32_t cp, char out[4]);
+int rt_unicode_encode(uint32_t cp, char out[4]);
 
 
-bool rt_is_white_space(uint32_t cp);   /* the Unicode White_Space property (A.2) */
-bool rt_is_letter(uint32_t cp);        /* identifier letters (A.3.1, practical approximation) */
-bool rt_is_digit(uint32_t cp);         /* Unicode decimal digits (Nd) */
-bool rt_is_upper(uint32_t cp);         /* Unicode uppercase letters (Lu), for type names */
-bool rt_is_printable(uint32_t cp);     /* Go's strconv.IsPrint: L, M, N, P, S and U+0020 */
+bool rt_unicode_is_white_space(uint32_t cp);   /* the Unicode White_Space property (A.2) */
+bool rt_unicode_is_letter(uint32_t cp);        /* identifier letters (A.3.1, practical approximation) */
+bool rt_unicode_is_digit(uint32_t cp);         /* Unicode decimal digits (Nd) */
+bool rt_unicode_is_upper(uint32_t cp);         /* Unicode uppercase letters (Lu), for type names */
+bool rt_unicode_is_printable(uint32_t cp);     /* Go's strconv.IsPrint: L, M, N, P, S and U+0020 */
 
 /* Appends s[0..n) double-quoted as Go's strconv.Quote does (1.13.2). In byte mode
  * (bytes != 0) an invalid UTF-8 byte is written \xHH; otherwise it is read as U+FFFD,
  * which is printable and written as itself. */
-void rt_quote(rt_buf *b, const char *s, size_t n, int bytes);
+void rt_unicode_quote(rt_buf *b, const char *s, size_t n, int bytes);
 
 /* Appends s[0..n) as a JSON string literal with Go encoding/json escaping (1.13.3):
  * \" \\ \n \r \t \b \f, other controls \u00xx, < > & as \u003c \u003e \u0026,
  * U+2028/U+2029 escaped, invalid UTF-8 as \ufffd, lowercase hex. */
-void rt_json_string(rt_buf *b, const char *s, size_t n);
+void rt_unicode_json_string(rt_buf *b, const char *s, size_t n);
 
 /* Appends one end of a character-class range as error messages render it (1.12):
  * \- \( \) \? \^ \\ and \' escaped, \a \b \f \n \r \t \v for those controls, other
  * non-printable characters as \xHH (below U+0080), \uHHHH or \UHHHHHHHH, every other
  * character as itself. */
-void rt_class_char(rt_buf *b, uint32_t cp);
+void rt_unicode_class_char(rt_buf *b, uint32_t cp);
 
 /* Sorted, non-overlapping inclusive code point ranges, generated into unicode_tables.c
  * by tools/gen_unicode_tables.py; the predicates above search them. */
-typedef struct rt_urange {
+typedef struct rt_unicode_range {
     uint32_t lo, hi;
-} rt_urange;
+} rt_unicode_range;
 
-extern const rt_urange rt_print_ranges[];   /* categories L, M, N, P, S */
-extern const size_t rt_print_ranges_len;
-extern const rt_urange rt_digit_ranges[];   /* category Nd */
-extern const size_t rt_digit_ranges_len;
-extern const rt_urange rt_upper_ranges[];   /* category Lu */
-extern const size_t rt_upper_ranges_len;
+extern const rt_unicode_range rt_unicode_print_ranges[];   /* categories L, M, N, P, S */
+extern const size_t rt_unicode_print_ranges_len;
+extern const rt_unicode_range rt_unicode_digit_ranges[];   /* category Nd */
+extern const size_t rt_unicode_digit_ranges_len;
+extern const rt_unicode_range rt_unicode_upper_ranges[];   /* category Lu */
+extern const size_t rt_unicode_upper_ranges_len;
 
 #endif

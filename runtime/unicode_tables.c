@@ -3,7 +3,7 @@
 #include "unicode.h"
 
 /* categories L, M, N, P, S (Go's IsPrint without U+0020): 711 ranges */
-const rt_urange rt_print_ranges[] = {
+const rt_unicode_range rt_unicode_print_ranges[] = {
     {0x00021, 0x0007E}, {0x000A1, 0x000AC}, {0x000AE, 0x00377}, {0x0037A, 0x0037F},
     {0x00384, 0x0038A}, {0x0038C, 0x0038C}, {0x0038E, 0x003A1}, {0x003A3, 0x0052F},
     {0x00531, 0x00556}, {0x00559, 0x0058A}, {0x0058D, 0x0058F}, {0x00591, 0x005C7},
@@ -183,10 +183,10 @@ const rt_urange rt_print_ranges[] = {
     {0x2B740, 0x2B81D}, {0x2B820, 0x2CEA1}, {0x2CEB0, 0x2EBE0}, {0x2F800, 0x2FA1D},
     {0x30000, 0x3134A}, {0x31350, 0x323AF}, {0xE0100, 0xE01EF},
 };
-const size_t rt_print_ranges_len = sizeof rt_print_ranges / sizeof rt_print_ranges[0];
+const size_t rt_unicode_print_ranges_len = sizeof rt_unicode_print_ranges / sizeof rt_unicode_print_ranges[0];
 
 /* category Nd: 64 ranges */
-const rt_urange rt_digit_ranges[] = {
+const rt_unicode_range rt_unicode_digit_ranges[] = {
     {0x00030, 0x00039}, {0x00660, 0x00669}, {0x006F0, 0x006F9}, {0x007C0, 0x007C9},
     {0x00966, 0x0096F}, {0x009E6, 0x009EF}, {0x00A66, 0x00A6F}, {0x00AE6, 0x00AEF},
     {0x00B66, 0x00B6F}, {0x00BE6, 0x00BEF}, {0x00C66, 0x00C6F}, {0x00CE6, 0x00CEF},
@@ -204,10 +204,10 @@ const rt_urange rt_digit_ranges[] = {
     {0x16AC0, 0x16AC9}, {0x16B50, 0x16B59}, {0x1D7CE, 0x1D7FF}, {0x1E140, 0x1E149},
     {0x1E2F0, 0x1E2F9}, {0x1E4F0, 0x1E4F9}, {0x1E950, 0x1E959}, {0x1FBF0, 0x1FBF9},
 };
-const size_t rt_digit_ranges_len = sizeof rt_digit_ranges / sizeof rt_digit_ranges[0];
+const size_t rt_unicode_digit_ranges_len = sizeof rt_unicode_digit_ranges / sizeof rt_unicode_digit_ranges[0];
 
 /* category Lu: 646 ranges */
-const rt_urange rt_upper_ranges[] = {
+const rt_unicode_range rt_unicode_upper_ranges[] = {
     {0x00041, 0x0005A}, {0x000C0, 0x000D6}, {0x000D8, 0x000DE}, {0x00100, 0x00100},
     {0x00102, 0x00102}, {0x00104, 0x00104}, {0x00106, 0x00106}, {0x00108, 0x00108},
     {0x0010A, 0x0010A}, {0x0010C, 0x0010C}, {0x0010E, 0x0010E}, {0x00110, 0x00110},
@@ -371,4 +371,4 @@ const rt_urange rt_upper_ranges[] = {
     {0x1D6E2, 0x1D6FA}, {0x1D71C, 0x1D734}, {0x1D756, 0x1D76E}, {0x1D790, 0x1D7A8},
     {0x1D7CA, 0x1D7CA}, {0x1E900, 0x1E921},
 };
-const size_t rt_upper_ranges_len = sizeof rt_upper_ranges / sizeof rt_upper_ranges[0];
+const size_t rt_unicode_upper_ranges_len = sizeof rt_unicode_upper_ranges / sizeof rt_unicode_upper_ranges[0];

@@ -15,9 +15,9 @@
 #include "fixtures.h"
 #include "../compiler/program.h"   /* has_fast: the harness also checks the fast program */
 
-extern int rt_fault_skip_traced_merge;
-extern int rt_fault_memoize_traced;
-extern int rt_fault_fast_span;
+extern int vm_fault_skip_traced_merge;
+extern int vm_fault_memoize_traced;
+extern int vm_fault_fast_span;
 
 /* ---- a sink that writes events as compact text ---- */
 typedef struct {
@@ -257,27 +257,27 @@ static void test_mutation_skip_merge(void)
 {
     int inputs;
     fprintf(stderr, "\n  (differences below are expected: traced calls do not merge their expectations)");
-    rt_fault_skip_traced_merge = 1;
+    vm_fault_skip_traced_merge = 1;
     CU_ASSERT(harness(&inputs) > 0);
-    rt_fault_skip_traced_merge = 0;
+    vm_fault_skip_traced_merge = 0;
 }
 
 static void test_mutation_fast_span(void)
 {
     int inputs;
     fprintf(stderr, "\n  (differences below are expected: the fast program's byte spans stop short)");
-    rt_fault_fast_span = 1;
+    vm_fault_fast_span = 1;
     CU_ASSERT(harness(&inputs) > 0);
-    rt_fault_fast_span = 0;
+    vm_fault_fast_span = 0;
 }
 
 static void test_mutation_memoize(void)
 {
     int inputs;
     fprintf(stderr, "\n  (differences below are expected: traced calls are always memoized)");
-    rt_fault_memoize_traced = 1;
+    vm_fault_memoize_traced = 1;
     CU_ASSERT(harness(&inputs) > 0);
-    rt_fault_memoize_traced = 0;
+    vm_fault_memoize_traced = 0;
 }
 
 int main(void)

@@ -17,7 +17,7 @@ static int suite_clean(void) { rt_buf_free(&out); return 0; }
 /* Decodes the literal s (all its bytes, or its first n) and checks code point and width. */
 #define DECODE_N(s, n, want_cp, want_w) do { \
         uint32_t cp_ = 0x12345678u; \
-        int w_ = rt_utf8_decode((const unsigned char *)(s), (n), &cp_); \
+        int w_ = rt_unicode_decode((const unsigned char *)(s), (n), &cp_); \
         CU_ASSERT_EQUAL(cp_, (uint32_t)(want_cp)); \
         CU_ASSERT_EQUAL(w_, (want_w)); \
     } while (0)
@@ -82,7 +82,7 @@ static void test_decode_invalid(void)
 /* Encodes cp, checks the bytes, and decodes them back. */
 #define ENCODE(cp, bytes) do { \
         char e_[4]; \
-        int n_ = rt_utf8_encode((cp), e_); \
+        int n_ = rt_unicode_encode((cp), e_); \
         CU_ASSERT_EQUAL(n_, (int)sizeof(bytes) - 1); \
         CU_ASSERT(n_ == (int)sizeof(bytes) - 1 && memcmp(e_, (bytes), (size_t)n_) == 0); \
         DECODE_N(e_, (size_t)n_, (cp), n_); \
@@ -108,11 +108,11 @@ static void test_encode_round_trip(void)
 
     /* not scalar values: written as U+FFFD, as Go's utf8.EncodeRune does */
     char e[4];
-    CU_ASSERT_EQUAL(rt_utf8_encode(0xD800, e), 3);
+    CU_ASSERT_EQUAL(rt_unicode_encode(0xD800, e), 3);
     CU_ASSERT(memcmp(e, "\xEF\xBF\xBD", 3) == 0);
-    CU_ASSERT_EQUAL(rt_utf8_encode(0xDFFF, e), 3);
+    CU_ASSERT_EQUAL(rt_unicode_encode(0xDFFF, e), 3);
     CU_ASSERT(memcmp(e, "\xEF\xBF\xBD", 3) == 0);
-    CU_ASSERT_EQUAL(rt_utf8_encode(0x110000, e), 3);
+    CU_ASSERT_EQUAL(rt_unicode_encode(0x110000, e), 3);
     CU_ASSERT(memcmp(e, "\xEF\xBF\xBD", 3) == 0);
 }
 
@@ -128,8 +128,8 @@ static void test_white_space(void)
         0x00, 0x08, 0x0E, 0x1F, 0x21, 'a', 0x7F, 0x84, 0x86, 0x9F, 0xA1,
         0x180E, 0x200B, 0x2027, 0x202A, 0x2060, 0xFEFF, 0x3001, 0x10FFFF,
     };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_is_white_space(yes[i]));
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_is_white_space(no[i]));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_unicode_is_white_space(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_unicode_is_white_space(no[i]));
 }
 
 static void test_letter(void)
@@ -143,8 +143,8 @@ static void test_letter(void)
         '_', '0', '9', '@', '[', '`', '{', ' ', 0x7F, 0x80, 0xA9, 0xAB, 0xB4, 0xB6, 0xB9,
         0xBB, 0xBF, 0xD7, 0xF7,
     };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_is_letter(yes[i]));
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_is_letter(no[i]));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_unicode_is_letter(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_unicode_is_letter(no[i]));
 }
 
 static void test_digit(void)
@@ -162,8 +162,8 @@ static void test_digit(void)
         '/', ':', 'a', 'O', 0xB2 /* SUPERSCRIPT TWO, No */, 0xBD /* VULGAR FRACTION ONE HALF */,
         0x2160 /* ROMAN NUMERAL ONE, Nl */, 0x0660 - 1, 0x066A, 0x1D7CD, 0x10FFFF,
     };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_is_digit(yes[i]));
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_is_digit(no[i]));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_unicode_is_digit(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_unicode_is_digit(no[i]));
 }
 
 static void test_upper(void)
@@ -177,8 +177,8 @@ static void test_upper(void)
         0x101, 0x3B1, 0x1C5 /* Dz with caron, titlecase Lt */, 0x2160 /* ROMAN NUMERAL ONE */,
         0x4E2D, 0x10FFFF,
     };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_is_upper(yes[i]));
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_is_upper(no[i]));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_unicode_is_upper(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_unicode_is_upper(no[i]));
 }
 
 static void test_printable(void)
@@ -194,15 +194,15 @@ static void test_printable(void)
         0xD800, 0xDFFF, 0xE000, 0xF8FF, 0xFFFE, 0xE0001, 0x10FFFF, 0x110000,
         0x2FFC, /* assigned only in Unicode 15.1 */
     };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_is_printable(yes[i]));
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_is_printable(no[i]));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) CU_ASSERT_TRUE(rt_unicode_is_printable(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) CU_ASSERT_FALSE(rt_unicode_is_printable(no[i]));
 }
 
 /* ---- strconv.Quote ---- */
 
 #define QUOTE(s, bytes, want) do { \
         rt_buf_reset(&out); \
-        rt_quote(&out, (s), sizeof(s) - 1, (bytes)); \
+        rt_unicode_quote(&out, (s), sizeof(s) - 1, (bytes)); \
         CU_ASSERT_STRING_EQUAL(out.data, (want)); \
     } while (0)
 /* Same result in both modes (valid UTF-8 input). */
@@ -266,7 +266,7 @@ static void test_quote_invalid_bytes(void)
 
 #define JSON(s, want) do { \
         rt_buf_reset(&out); \
-        rt_json_string(&out, (s), sizeof(s) - 1); \
+        rt_unicode_json_string(&out, (s), sizeof(s) - 1); \
         CU_ASSERT_STRING_EQUAL(out.data, (want)); \
     } while (0)
 
@@ -306,7 +306,7 @@ static void test_json_non_ascii(void)
 
 #define CLASS_CHAR(cp, want) do { \
         rt_buf_reset(&out); \
-        rt_class_char(&out, (cp)); \
+        rt_unicode_class_char(&out, (cp)); \
         CU_ASSERT_STRING_EQUAL(out.data, (want)); \
     } while (0)
 
@@ -348,16 +348,16 @@ static void test_class_char(void)
 
 struct class_item { uint32_t lo, hi; };
 
-/* Renders a whole class as 1.12 describes, using rt_class_char for each end. */
+/* Renders a whole class as 1.12 describes, using rt_unicode_class_char for each end. */
 static const char *render_class(int negated, const struct class_item *items, size_t n)
 {
     rt_buf_reset(&out);
     rt_buf_adds(&out, negated ? "(?^" : "(?");
     for (size_t i = 0; i < n; i++) {
-        rt_class_char(&out, items[i].lo);
+        rt_unicode_class_char(&out, items[i].lo);
         if (items[i].hi != items[i].lo) {
             rt_buf_addc(&out, '-');
-            rt_class_char(&out, items[i].hi);
+            rt_unicode_class_char(&out, items[i].hi);
         }
     }
     rt_buf_addc(&out, ')');

@@ -62,7 +62,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
 #define PUSH_ENTRY(k, target) do { \
         if (esn == capes) { \
-            if (rt_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
+            if (rt_buf_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
             es = p->es; \
             capes = p->capes; \
         } \
@@ -111,7 +111,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #define FRAME_DEPTH(e) 1
 #endif
 #define PUSH_VALUE(v) do { \
-        if (vsn == p->capvs && rt_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
+        if (vsn == p->capvs && rt_buf_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
         p->vs[vsn++] = (v); \
     } while (0)
 #if VM_RECOG
@@ -124,7 +124,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #define MARK(mk) ((mk) = (vm_mark){ pos, vsn, tn, p->nrec })
 #define RESTORE(mk) (pos = (mk).pos, vsn = (mk).vs, tn = (mk).trail, p->nrec = (mk).rec)
 #define PUSH_PARSE(minimum) do { \
-        if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) goto oom; \
+        if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) goto oom; \
         f = &p->pf[p->npf - 1]; \
         p->pf[p->npf++] = (vm_pframe){ .pratt = f->pratt, .state = PS_HEAD, .valued = f->valued, \
                                        .min = (minimum) }; \
@@ -133,7 +133,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     } while (0)
 #define OPERATOR(var, start, kids, nkids, number) do { \
         NODE(var, NODE_OPERATOR, (start), (kids), (nkids)); \
-        rt_node_set_label(&p->tree.nodes[var - 1], pr->rule); \
+        rt_tree_node_set_label(&p->tree.nodes[var - 1], pr->rule); \
         if (g->label_operator >= 0 && scalar_field(p, var, g->label_operator, FIELD_INT, (uint32_t)(number)) < 0) \
             goto oom; \
     } while (0)
@@ -235,7 +235,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(ANY): {
             if (pos >= len) { EXPECT(pos, EXP_ANY); goto fail; }
             uint32_t start = pos, ch;
-            pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_utf8_decode(s + pos, len - pos, &ch);
+            pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_unicode_decode(s + pos, len - pos, &ch);
             PUSH_MATCH(start);
             ip++;
             NEXT;
@@ -307,7 +307,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #ifdef PEGO_FAULT_INJECTION
             uint32_t from = pos;
             while (pos < len && set[s[pos]]) pos++;
-            if (rt_fault_fast_span && pos > from) pos--;
+            if (vm_fault_fast_span && pos > from) pos--;
 #else
             while (pos < len && set[s[pos]]) pos++;
 #endif
@@ -521,7 +521,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             if (v != VAL_NIL && !(v & VAL_CALLED)) {
                 pego_node *n = &p->tree.nodes[v - 1];
-                if (rt_node_label(n) < 0) rt_node_set_label(n, ip->a);
+                if (rt_tree_node_label(n) < 0) rt_tree_node_set_label(n, ip->a);
             }
             p->vs[vsn - 1] = v == VAL_NIL ? v : (v | VAL_CALLED);
             ip++;
@@ -567,7 +567,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(CAPTURE):
-            if (tn == p->captrail && rt_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
+            if (tn == p->captrail && rt_buf_grow((void **)&p->trail, &p->captrail, tn + 1, sizeof(vm_capture)) < 0)
                 goto oom;
             p->trail[tn++] = (vm_capture){ (uint32_t)ip->a, p->vs[vsn - 1] };
             ip++;
@@ -626,7 +626,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* The outer parse of a Pratt rule, at the level of the call (the rule's
              * call entry is on top). */
             e = &es[esn - 1];
-            if (p->npf == p->cappf && rt_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
+            if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
                 goto oom;
             p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)ip->a, .state = PS_HEAD, .outer = 1,
                                            .valued = e->aux < nrules, .min = e->level ? e->level - 1u : 0 };
@@ -848,8 +848,8 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                     v = apply_fields(p, v, e->trail, tn, e->pos, pos);
                     if (!v) goto oom;
                 }
-                if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_node_label(&p->tree.nodes[v - 1]) < 0)
-                    rt_node_set_label(&p->tree.nodes[v - 1], ip->a);
+                if (ip->a >= 0 && v != VAL_NIL && !(v & VAL_CALLED) && rt_tree_node_label(&p->tree.nodes[v - 1]) < 0)
+                    rt_tree_node_set_label(&p->tree.nodes[v - 1], ip->a);
             }
             tn = e->trail;
             f->out_ok = 1;
@@ -868,7 +868,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             break;
         }
         FLUSH_CALLS();
-        return rt_result_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
+        return rt_parse_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
 
     fail:
         LOOKED(pos);
@@ -915,7 +915,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 /* #recover: hold the failure, restore, and run the skip */
                 rt_expect *x = &p->exp;
                 uint32_t n = x->n - x->base, far = x->far;
-                if (rt_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
+                if (rt_buf_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) goto oom;
                 if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
                 close_window(p, e->aux, e->aux2, 0);
                 uint32_t skip = e->ip;
@@ -948,7 +948,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 #if VM_FAST
                 return PEGO_SYNTAX_ERROR;    /* the reference program decides and writes the error */
 #else
-                return rt_result_syntax_error(p);
+                return rt_expect_syntax_error(p);
 #endif
             }
             break;
@@ -973,7 +973,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             p->memo.seen[bit >> 6] |= mask;
         }
 #ifdef PEGO_FAULT_INJECTION
-        if (rt_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
+        if (vm_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
 #endif
         if (!memoize && !WATCHED) goto plain_call;
         FLUSH_CALLS();
@@ -981,7 +981,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
          * expectation window and examined range. A traced call is reported before
          * the memo table is consulted, so a memo hit is an ordinary call. */
         st->calls++;
-        if (WATCHED && rt_observe_enter(p, call_variant, pos, p->ngf + 1, call_level)) goto trace_abort;
+        if (WATCHED && rt_trace_observe_enter(p, call_variant, pos, p->ngf + 1, call_level)) goto trace_abort;
         uint32_t min = call_level ? call_level - 1 : 0;
         rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, call_variant, pos, min) : NULL;
         /* An entry computed inside a lookahead recorded no expectations; one with
@@ -997,7 +997,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             /* a growing seed carries the errors its round recovered, like any entry */
             if ((m->flags & MEMO_OK) && replay_recovered(p, m) < 0) goto oom;
-            if (WATCHED && rt_observe_hit(p, call_variant, pos, p->ngf + 1, call_level, m)) goto trace_abort;
+            if (WATCHED && rt_trace_observe_hit(p, call_variant, pos, p->ngf + 1, call_level, m)) goto trace_abort;
             if (!(m->flags & MEMO_OK)) goto fail;
             pos = m->end;
 #if !VM_RECOG
@@ -1006,7 +1006,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip = code + call_ret;
             continue;
         }
-        if (p->ngf == p->capgf && rt_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
+        if (p->ngf == p->capgf && rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
             goto oom;
         vm_gframe *gf = &p->gf[p->ngf];
         *gf = (vm_gframe){ .variant = call_variant, .pos = pos, .saved_far = p->exp.far,
@@ -1105,14 +1105,14 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
 too_deep:
     FLUSH_CALLS();
-    return rt_result_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
+    return rt_parse_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
 trace_abort:
     FLUSH_CALLS();
-    return rt_result_abort(p, "parse aborted by a trace callback");
+    return rt_parse_abort(p, "parse aborted by a trace callback");
 oom:
     FLUSH_CALLS();
     p->res.status = PEGO_ENOMEM;
-    return rt_result_abort(p, "out of memory");
+    return rt_parse_abort(p, "out of memory");
 #undef CASE
 #undef FLUSH_CALLS
 #undef NEXT

@@ -42,7 +42,7 @@ static inline uint32_t class_at(const cc_class *c, const unsigned char *s, uint3
     if (b < 0x80) return (c->ascii[b >> 5] >> (b & 31)) & 1;
     if (c->ascii_only) return 0;
     uint32_t ch;
-    int w = rt_utf8_decode(s + pos, len - pos, &ch);
+    int w = rt_unicode_decode(s + pos, len - pos, &ch);
     return class_has(c, ch) ? (uint32_t)w : 0;
 }
 
@@ -53,9 +53,9 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
     uint32_t i = 0;
     while (i < l->len) {
         uint32_t a, b;
-        int wa = rt_utf8_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
+        int wa = rt_unicode_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
         if (pos >= len) return UINT32_MAX;
-        int wb = rt_utf8_decode(s + pos, len - pos, &b);
+        int wb = rt_unicode_decode(s + pos, len - pos, &b);
         if (a != b) return UINT32_MAX;
         i += (uint32_t)wa;
         pos += (uint32_t)wb;
@@ -73,7 +73,7 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     rt_tree *t = &p->tree;
     if (from == to) return v;
     /* the last capture of each label wins; labels are numbered in print order */
-    if (rt_grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
+    if (rt_buf_grow((void **)&p->scratch, &p->capscratch, (uint32_t)g->nlabels, sizeof(uint32_t)) < 0) return 0;
     uint32_t *last = p->scratch;
     for (int i = 0; i < g->nlabels; i++) last[i] = UINT32_MAX;
     int captured_self = 0;
@@ -90,7 +90,7 @@ static uint32_t apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t
     }
     uint32_t n = 0;
     for (int i = 0; i < g->nlabels; i++) if (last[i] != UINT32_MAX) n++;
-    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
+    if (rt_buf_grow((void **)&t->fields, &t->capfields, t->nfields + n, sizeof(rt_field)) < 0) return 0;
     if (rt_tree_set_fields(t, target, t->nfields, n) < 0) return 0;
     for (int i = 0; i < g->nlabels; i++)
         if (last[i] != UINT32_MAX)
@@ -122,7 +122,7 @@ static void open_window(pego_parser *p, uint32_t pos)
 static int scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value)
 {
     rt_tree *t = &p->tree;
-    if (rt_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
+    if (rt_buf_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;
     if (rt_tree_set_fields(t, v, t->nfields, 1) < 0) return -1;
     t->fields[t->nfields++] = (rt_field){ (uint32_t)label, kind, value };
     return 0;
@@ -134,10 +134,10 @@ static int scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, ui
 static uint32_t recover_error(pego_parser *p, uint32_t far, uint32_t *ids, uint32_t n)
 {
     uint32_t text = (uint32_t)p->strings.len;
-    rt_format_failure(p, &p->strings, far, ids, n);
+    rt_expect_format_failure(p, &p->strings, far, ids, n);
     rt_buf_addc(&p->strings, 0);
     if (p->strings.oom) return UINT32_MAX;
-    if (p->nrec == p->caprec && rt_grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
+    if (p->nrec == p->caprec && rt_buf_grow((void **)&p->rec, &p->caprec, p->nrec + 1, sizeof(rt_recovered)) < 0)
         return UINT32_MAX;
     p->rec[p->nrec++] = (rt_recovered){ far, text };
     return text;
@@ -147,7 +147,7 @@ static uint32_t recover_error(pego_parser *p, uint32_t far, uint32_t *ids, uint3
 static int replay_recovered(pego_parser *p, const rt_memo_entry *m)
 {
     if (!m->rec_len) return 0;
-    if (rt_grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
+    if (rt_buf_grow((void **)&p->rec, &p->caprec, p->nrec + m->rec_len, sizeof(rt_recovered)) < 0) return -1;
     memcpy(p->rec + p->nrec, p->memo.recs + m->rec_off, m->rec_len * sizeof(rt_recovered));
     p->nrec += m->rec_len;
     return 0;
@@ -175,9 +175,9 @@ typedef enum {
 #ifdef PEGO_FAULT_INJECTION
 /* Deliberate breakage for the tests that prove the equivalence harness can fail;
  * compiled only into a test program, never into libpego. */
-int rt_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
-int rt_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
-int rt_fault_fast_span;           /* the fast program's byte spans stop one byte short */
+int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
+int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
+int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
 #endif
 
 /* Ends a memoized or traced call: stores its outcome in the memo table with the
@@ -202,10 +202,10 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
             return FINISH_OOM;
         p->res.stats.memo_stored++;
     }
-    if (OBSERVING(p) && gf->traced && rt_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
+    if (OBSERVING(p) && gf->traced && rt_trace_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
 #ifdef PEGO_FAULT_INJECTION
-    if (rt_fault_skip_traced_merge && gf->traced) merge = 0;
+    if (vm_fault_skip_traced_merge && gf->traced) merge = 0;
 #endif
     close_window(p, gf->saved_far, gf->saved_base, merge);
     p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;
