@@ -1,7 +1,8 @@
 /* Static analysis of a checked grammar (docs/language.md 2.1, 2.2): nullable rules,
  * rules proven to always succeed, the left-call graph and its left-recursive
  * cycles with their leaders, and the memo classification of every rule
- * (transient, memo, plain, deferrable). */
+ * (transient, memo, plain, deferrable). It runs inside the compiler's
+ * out-of-memory unwind: its tables are blocks of the front end (ast.h). */
 #include "program.h"
 
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static void add_edge(analysis *a, int from, int to)
         if (a->adj[from][i] == to) return;
     if (a->nadj[from] == a->capadj[from]) {
         a->capadj[from] = a->capadj[from] ? 2 * a->capadj[from] : 4;
-        a->adj[from] = realloc(a->adj[from], (size_t)a->capadj[from] * sizeof(int));
+        a->adj[from] = cc_xrealloc(a->adj[from], (size_t)a->capadj[from] * sizeof(int));
     }
     a->adj[from][a->nadj[from]++] = to;
 }
@@ -186,9 +187,9 @@ static void left_calls(analysis *a, int from, const ast_expr *e)
 static int tarjan(analysis *a, int *comp)
 {
     int n = a->n, ncomp = 0, counter = 0, sp = 0, csp = 0;
-    int *index = malloc((size_t)n * sizeof(int)), *low = malloc((size_t)n * sizeof(int));
-    int *onstack = calloc((size_t)n, sizeof(int)), *stack = malloc((size_t)n * sizeof(int));
-    int *cv = malloc((size_t)n * sizeof(int)), *ci = malloc((size_t)n * sizeof(int));
+    int *index = cc_xmalloc((size_t)n * sizeof(int)), *low = cc_xmalloc((size_t)n * sizeof(int));
+    int *onstack = cc_xcalloc((size_t)n, sizeof(int)), *stack = cc_xmalloc((size_t)n * sizeof(int));
+    int *cv = cc_xmalloc((size_t)n * sizeof(int)), *ci = cc_xmalloc((size_t)n * sizeof(int));
     for (int v = 0; v < n; v++) index[v] = -1;
     for (int root = 0; root < n; root++) {
         if (index[root] >= 0) continue;
@@ -220,7 +221,7 @@ static int tarjan(analysis *a, int *comp)
             }
         }
     }
-    free(index); free(low); free(onstack); free(stack); free(cv); free(ci);
+    cc_free(index); cc_free(low); cc_free(onstack); cc_free(stack); cc_free(cv); cc_free(ci);
     return ncomp;
 }
 
@@ -233,9 +234,8 @@ static int tarjan(analysis *a, int *comp)
 static int deepest_left_chain(const analysis *a, const int *comp)
 {
     int n = a->n, best = 0;
-    int *count = calloc((size_t)n + 1, sizeof(int)), *order = malloc(((size_t)n + 1) * sizeof(int));
-    int *depth = malloc(((size_t)n + 1) * sizeof(int));
-    if (!count || !order || !depth) { free(count); free(order); free(depth); return n + 1; }
+    int *count = cc_xcalloc((size_t)n + 1, sizeof(int)), *order = cc_xmalloc(((size_t)n + 1) * sizeof(int));
+    int *depth = cc_xmalloc(((size_t)n + 1) * sizeof(int));
     for (int r = 0; r < n; r++) count[comp[r] + 1]++;
     for (int c = 1; c <= n; c++) count[c] += count[c - 1];
     for (int r = 0; r < n; r++) order[count[comp[r]]++] = r;
@@ -247,7 +247,7 @@ static int deepest_left_chain(const analysis *a, const int *comp)
         depth[r] = d > n + 1 ? n + 1 : d;
         if (depth[r] > best) best = depth[r];
     }
-    free(count); free(order); free(depth);
+    cc_free(count); cc_free(order); cc_free(depth);
     return best;
 }
 
@@ -256,8 +256,8 @@ static int deepest_left_chain(const analysis *a, const int *comp)
 static int cycle_avoiding_leaders(analysis *a, const int *comp, int c, const uint8_t *leader)
 {
     int n = a->n, found = -1;
-    int *color = calloc((size_t)n, sizeof(int)), *path = malloc((size_t)n * sizeof(int));
-    int *it = malloc((size_t)n * sizeof(int));
+    int *color = cc_xcalloc((size_t)n, sizeof(int)), *path = cc_xmalloc((size_t)n * sizeof(int));
+    int *it = cc_xmalloc((size_t)n * sizeof(int));
     for (int root = 0; root < n && found < 0; root++) {
         if (comp[root] != c || leader[root] || color[root]) continue;
         int depth = 0;
@@ -282,7 +282,7 @@ static int cycle_avoiding_leaders(analysis *a, const int *comp, int c, const uin
             depth--;
         }
     }
-    free(color); free(path); free(it);
+    cc_free(color); cc_free(path); cc_free(it);
     return found;
 }
 
@@ -346,8 +346,8 @@ int cc_has_value(const ast_expr *e)
 static void check_pratt_operands(analysis *a, const ast_grammar *ast, cc_errors *errs)
 {
     int n = a->n;
-    uint8_t *seen = calloc((size_t)n + 1, 1);
-    int *queue = malloc(((size_t)n + 1) * sizeof(int));
+    uint8_t *seen = cc_xcalloc((size_t)n + 1, 1);
+    int *queue = cc_xmalloc(((size_t)n + 1) * sizeof(int));
     for (int r = 0; r < n; r++) {
         const ast_expr *body = ast->rules[r].body;
         if (body->kind != AST_PRATT) continue;
@@ -371,25 +371,25 @@ static void check_pratt_operands(analysis *a, const ast_grammar *ast, cc_errors 
                               ast->rules[r].name, ast->rules[r].name);
         }
     }
-    free(seen);
-    free(queue);
+    cc_free(seen);
+    cc_free(queue);
 }
 
-int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
+void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
 {
     analysis a = { .ast = ast, .n = ast->nrules > 0 ? ast->nrules : 0 };
     int n = a.n;
     size_t nz = (size_t)n;
-    a.nullable = calloc((size_t)n + 1, 1);
-    a.nofail = calloc((size_t)n + 1, 1);
-    a.cyclic = calloc((size_t)n + 1, 1);
-    a.adj = calloc((size_t)n + 1, sizeof(int *));
-    a.nadj = calloc((size_t)n + 1, sizeof(int));
-    a.capadj = calloc((size_t)n + 1, sizeof(int));
-    int *comp = calloc((size_t)n + 1, sizeof(int));
-    uint8_t *leader = calloc((size_t)n + 1, 1);
-    int *callsites = calloc((size_t)n + 1, sizeof(int));
-    int *calls_out = calloc((size_t)n + 1, sizeof(int));
+    a.nullable = cc_xcalloc((size_t)n + 1, 1);
+    a.nofail = cc_xcalloc((size_t)n + 1, 1);
+    a.cyclic = cc_xcalloc((size_t)n + 1, 1);
+    a.adj = cc_xcalloc((size_t)n + 1, sizeof(int *));
+    a.nadj = cc_xcalloc((size_t)n + 1, sizeof(int));
+    a.capadj = cc_xcalloc((size_t)n + 1, sizeof(int));
+    int *comp = cc_xcalloc((size_t)n + 1, sizeof(int));
+    uint8_t *leader = cc_xcalloc((size_t)n + 1, 1);
+    int *callsites = cc_xcalloc((size_t)n + 1, sizeof(int));
+    int *calls_out = cc_xcalloc((size_t)n + 1, sizeof(int));
 
     for (int changed = 1; changed;) {                 /* nullable, to a fixed point */
         changed = 0;
@@ -409,7 +409,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
         for (int r = 0; r < n; r++) a.nadj[r] = 0;
         for (int r = 0; r < n; r++) left_calls(&a, r, ast->rules[r].body);
         int ncomp = tarjan(&a, comp);
-        int *size = calloc((size_t)ncomp + 1, sizeof(int));
+        int *size = cc_xcalloc((size_t)ncomp + 1, sizeof(int));
         for (int r = 0; r < n; r++) size[comp[r]]++;
         int changed = 0;
         for (int r = 0; r < n; r++) {
@@ -418,7 +418,7 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
             uint8_t cyc = size[comp[r]] > 1 || self;
             if (cyc != a.cyclic[r]) { a.cyclic[r] = cyc; changed = 1; }
         }
-        free(size);
+        cc_free(size);
         if (!changed && round > 0) break;
     }
     for (int r = 0; r < n; r++) {                     /* leaders, component by component */
@@ -438,8 +438,8 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
      * its memo. */
     for (int r = 0; r <= n; r++) a.nadj[r] = 0;
     for (int r = 0; r < n; r++) calls_out[r] = count_calls(ast->rules[r].body, callsites, &a, r);
-    uint8_t *unmemo = calloc((size_t)n + 1, 1), *recursive = calloc((size_t)n + 1, 1);
-    int *rcomp = calloc((size_t)n + 1, sizeof(int)), *rsize = calloc((size_t)n + 1, sizeof(int));
+    uint8_t *unmemo = cc_xcalloc((size_t)n + 1, 1), *recursive = cc_xcalloc((size_t)n + 1, 1);
+    int *rcomp = cc_xcalloc((size_t)n + 1, sizeof(int)), *rsize = cc_xcalloc((size_t)n + 1, sizeof(int));
     for (int r = 0; r < n; r++)
         unmemo[r] = a.cyclic[r] ? !leader[r] : (callsites[r] < 2 || calls_out[r] == 0);
     for (int r = 0; r < n; r++) {
@@ -479,10 +479,9 @@ int cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
     }
     g->ndeferrable = ndef;
 
-    for (int r = 0; r <= n; r++) free(a.adj[r]);
-    free(a.adj); free(a.nadj); free(a.capadj);
-    free(a.nullable); free(a.nofail); free(a.cyclic);
-    free(comp); free(leader); free(callsites); free(calls_out);
-    free(rcomp); free(rsize); free(recursive); free(unmemo);
-    return 0;
+    for (int r = 0; r <= n; r++) cc_free(a.adj[r]);
+    cc_free(a.adj); cc_free(a.nadj); cc_free(a.capadj);
+    cc_free(a.nullable); cc_free(a.nofail); cc_free(a.cyclic);
+    cc_free(comp); cc_free(leader); cc_free(callsites); cc_free(calls_out);
+    cc_free(rcomp); cc_free(rsize); cc_free(recursive); cc_free(unmemo);
 }

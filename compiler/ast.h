@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime/buf.h"
+
 typedef enum {
     AST_LITERAL,    /* text/len: decoded UTF-8 of the literal */
     AST_CLASS,      /* ranges/nranges, negated */
@@ -188,6 +190,7 @@ typedef struct {
     cc_error *items;
     int       n, cap;
     int       truncated;        /* more than the reported maximum were found */
+    int       oom;              /* an error was lost to an allocation failure */
 } cc_errors;
 
 void cc_errors_add(cc_errors *e, int line, int col, const char *fmt, ...)
@@ -204,12 +207,18 @@ void cc_errors_free(cc_errors *e);
  * position of the error it replaces), and truncated is set. */
 void cc_errors_cap(cc_errors *e, int base);
 
-/* Allocation for the compiler: on exhaustion they print "pego: out of memory" and
- * abort, so callers need no failure path. */
+/* Allocation for the compiler's front end (reader, checker, analysis): when
+ * memory runs out they jump to cc_oom_jump, so callers need no failure path.
+ * Their blocks are freed with cc_free, or all at once by cc_free_all, which
+ * the jump's target calls. Errors (cc_errors) are not such blocks: they outlive
+ * the compile in a pego_diag, and one lost to an allocation failure sets oom. */
 void *cc_xmalloc(size_t n);
 void *cc_xcalloc(size_t n, size_t size);
 void *cc_xrealloc(void *p, size_t n);
 char *cc_xstrndup(const char *s, size_t n);
+char *cc_xtake(rt_buf *b);             /* b's text as such a block; frees b */
+void  cc_free(void *p);
+void  cc_free_all(void);               /* every block of this thread's compile */
 
 /* Reads a grammar. Returns NULL and fills errs with the lexical and syntax errors
  * (at most 100; the last one then says there are more) when the text is malformed. */
@@ -223,9 +232,11 @@ int cc_check(ast_grammar *g, cc_errors *errs);
 
 void ast_grammar_free(ast_grammar *g);
 
-/* Where the allocation helpers jump when memory runs out; set by pego_compile
- * around the reader and the checker. */
+/* Out of memory while compiling: unwinds to where cc_oom_jump points, set by
+ * pego_compile around every stage (reader, checker, analysis, emitter), which
+ * frees the blocks of the front end and reports it; the library never exits. */
 extern _Thread_local jmp_buf *cc_oom_jump;
+void cc_oom(void) __attribute__((noreturn));
 void ast_expr_free(ast_expr *e);     /* NULL-safe, recursive */
 void ast_term_free(ast_term *t);
 void ast_type_free(ast_type *t);

@@ -35,8 +35,8 @@ static void table_init(name_table *t, int n)
 
 static void table_free(name_table *t)
 {
-    free(t->keys);
-    free(t->vals);
+    cc_free(t->keys);
+    cc_free(t->vals);
 }
 
 /* The slot of key: where it is, or the empty slot where it would go. */
@@ -405,22 +405,19 @@ static int by_position(const void *a, const void *b)
 /* Adds the refusals of every definition, in source order. */
 static void refuse_unsupported(checker *c, const definition *defs, int n)
 {
+    cc_errors *out = c->errs;
     for (int i = 0; i < n; i++) {
-        cc_errors out;
-        memset(&out, 0, sizeof out);
+        int from = out->n;
         if (defs[i].is_type) {
-            refuse(&out, "types", defs[i].line, defs[i].col);
+            refuse(out, "types", defs[i].line, defs[i].col);
         } else {
             const ast_rule *r = &c->g->rules[defs[i].index];
-            if (r->type) refuse(&out, "types", r->type->line, r->type->col);
-            refuse_in(&out, r->body);
-            if (r->action) refuse(&out, "actions", r->action_line, r->action_col);
+            if (r->type) refuse(out, "types", r->type->line, r->type->col);
+            refuse_in(out, r->body);
+            if (r->action) refuse(out, "actions", r->action_line, r->action_col);
         }
         /* no two refusals share a position, so the unstable sort is enough */
-        if (out.n > 1) qsort(out.items, (size_t)out.n, sizeof *out.items, by_position);
-        for (int j = 0; j < out.n; j++)
-            cc_errors_add(c->errs, out.items[j].line, out.items[j].col, "%s", out.items[j].msg);
-        cc_errors_free(&out);
+        if (out->n - from > 1) qsort(out->items + from, (size_t)(out->n - from), sizeof *out->items, by_position);
     }
 }
 
@@ -439,7 +436,7 @@ int cc_check(ast_grammar *g, cc_errors *errs)
         if (!defs[i].is_type) check_rule(&c, &g->rules[defs[i].index]);
     if (errs->n == base) refuse_unsupported(&c, defs, n);
     cc_errors_cap(errs, base);
-    free(defs);
+    cc_free(defs);
     table_free(&c.rules);
     return errs->n - base;
 }

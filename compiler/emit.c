@@ -2,10 +2,15 @@
  * Every rule gets two bodies: a valued one, which builds the rule's value, and a
  * value-free one, used where a caller discards the value (a twin) and by
  * recognition parses. Literals, classes, expectations and capture labels are
- * interned into the grammar's tables here. */
+ * interned into the grammar's tables here. It runs inside the compiler's
+ * out-of-memory unwind: the grammar's tables are ordinary blocks, which
+ * pego_compile frees with the grammar after an unwind at any allocation, so a
+ * count grows only once what its element owns is allocated; temporary tables
+ * are blocks of the front end (ast.h). */
 #include "program.h"
 #include "../runtime/buf.h"
 #include "../runtime/unicode.h"
+#include "../runtime/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +27,32 @@ typedef struct {
     cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
-    int                oom;
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
+
+/* A table of the grammar resized to n bytes, or an unwind (cc_oom). */
+static void *table_resize(void *p, size_t n)
+{
+    void *q = rt_realloc(p, n);
+    if (!q) cc_oom();
+    return q;
+}
+
+static void *table_new(size_t n, size_t size)
+{
+    void *p = rt_calloc(n, size);
+    if (!p) cc_oom();
+    return p;
+}
 
 static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b, int32_t c)
 {
     pego_grammar *g = m->g;
     if (g->ncode == m->cap) {
         uint32_t cap = m->cap ? 2 * m->cap : 256;
-        vm_ins *code = realloc(g->code, cap * sizeof *code);
-        vm_srcpos *src = realloc(g->src, cap * sizeof *src);
-        if (code) g->code = code;
-        if (src) g->src = src;
-        if (!code || !src) { m->oom = 1; return g->ncode ? g->ncode - 1 : 0; }
+        g->code = table_resize(g->code, cap * sizeof *g->code);
+        g->src = table_resize(g->src, cap * sizeof *g->src);
         m->cap = cap;
     }
     uint32_t at = g->ncode++;
@@ -47,21 +63,32 @@ static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b,
 
 static void patch(emitter *m, uint32_t at, uint32_t target) { m->g->code[at].a = (int32_t)target; }
 
-/* Interns an expectation by its printed text; an #error message is kept apart
- * from an item that prints the same. */
-static uint32_t intern_expect_kind(emitter *m, char *text, int message)
+/* Interns an expectation by its printed text (copied); an #error message is
+ * kept apart from an item that prints the same. */
+static uint32_t intern_expect_kind(emitter *m, const char *text, int message)
 {
     pego_grammar *g = m->g;
     for (int i = 0; i < g->nexpects; i++)
-        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) { free(text); return (uint32_t)i; }
-    g->expects = realloc(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
-    g->expect_message = realloc(g->expect_message, (size_t)(g->nexpects + 1));
-    g->expects[g->nexpects] = text;
+        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) return (uint32_t)i;
+    g->expects = table_resize(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
+    g->expect_message = table_resize(g->expect_message, (size_t)(g->nexpects + 1));
+    char *copy = rt_strdup(text);
+    if (!copy) cc_oom();
+    g->expects[g->nexpects] = copy;
     g->expect_message[g->nexpects] = (uint8_t)message;
     return (uint32_t)g->nexpects++;
 }
 
-static uint32_t intern_expect(emitter *m, char *text) { return intern_expect_kind(m, text, 0); }
+static uint32_t intern_expect(emitter *m, const char *text) { return intern_expect_kind(m, text, 0); }
+
+/* Interns the expectation rendered in b, and frees b. */
+static uint32_t intern_rendered(emitter *m, rt_buf *b)
+{
+    char *text = cc_xtake(b);
+    uint32_t id = intern_expect(m, text);
+    cc_free(text);
+    return id;
+}
 
 static int intern_literal(emitter *m, const ast_expr *e)
 {
@@ -71,16 +98,17 @@ static int intern_literal(emitter *m, const ast_expr *e)
     rt_buf b;
     rt_buf_init(&b);
     rt_unicode_quote(&b, e->text, e->len, 0);
-    g->literals = realloc(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
+    uint32_t expect = intern_rendered(m, &b);
+    g->literals = table_resize(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
     cc_literal *l = &g->literals[g->nliterals];
-    l->bytes = malloc(e->len + 1);
+    l->bytes = table_resize(NULL, e->len + 1);
     memcpy(l->bytes, e->text, e->len);
     l->bytes[e->len] = 0;
     l->len = (uint32_t)e->len;
     l->fffd = 0;
     for (size_t i = 0; i + 3 <= e->len; i++)
         if (memcmp(e->text + i, "\xEF\xBF\xBD", 3) == 0) l->fffd = 1;
-    l->expect = intern_expect(m, rt_buf_take(&b));
+    l->expect = expect;
     return g->nliterals++;
 }
 
@@ -103,16 +131,16 @@ static int intern_class(emitter *m, const ast_expr *e)
     rt_buf b;
     rt_buf_init(&b);
     render_class(&b, e);
-    uint32_t expect = intern_expect(m, rt_buf_take(&b));
+    uint32_t expect = intern_rendered(m, &b);
     for (int i = 0; i < g->nclasses; i++)
         if (g->classes[i].expect == expect) return i;
-    g->classes = realloc(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
+    g->classes = table_resize(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
     cc_class *c = &g->classes[g->nclasses];
     memset(c, 0, sizeof *c);
     c->negated = e->negated;
     c->expect = expect;
     c->ascii_only = !e->negated;
-    c->ranges = malloc((size_t)(e->nranges ? e->nranges : 1) * sizeof(ast_range));
+    c->ranges = table_resize(NULL, (size_t)(e->nranges ? e->nranges : 1) * sizeof(ast_range));
     for (int i = 0; i < e->nranges; i++) {
         ast_range r = e->ranges[i];
         for (uint32_t ch = r.lo; ch <= r.hi && ch < 128; ch++) c->ascii[ch >> 5] |= 1u << (ch & 31);
@@ -218,10 +246,8 @@ static int intern_byteset(emitter *m, const uint32_t bits[8])
     for (unsigned b = 0; b < 256; b++) set.in[b] = (bits[b >> 5] >> (b & 31)) & 1;
     for (int i = 0; i < g->nbytesets; i++)
         if (memcmp(g->bytesets[i].in, set.in, sizeof set.in) == 0) return i;
-    cc_byteset *sets = realloc(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *sets);
-    if (!sets) { m->oom = 1; return 0; }
-    g->bytesets = sets;
-    sets[g->nbytesets] = set;
+    g->bytesets = table_resize(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *g->bytesets);
+    g->bytesets[g->nbytesets] = set;
     return g->nbytesets++;
 }
 
@@ -341,9 +367,8 @@ static void inline_rule(emitter *m, int r)
  * its own): if it fails, the whole choice fails. */
 static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live)
 {
-    cc_first *first = malloc((size_t)n * sizeof *first);
-    uint32_t *ends = malloc((size_t)n * sizeof *ends);
-    if (!first || !ends) { free(first); free(ends); m->oom = 1; return; }
+    cc_first *first = cc_xmalloc((size_t)n * sizeof *first);
+    uint32_t *ends = cc_xmalloc((size_t)n * sizeof *ends);
     for (int i = 0; i < n; i++) first_of(m, kids[i], &first[i]);
     int nends = 0;
     /* Three or more alternatives that cannot match empty, with disjoint
@@ -356,9 +381,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     }
     if (table) {
         pego_grammar *g = m->g;
-        cc_dispatch *d = realloc(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *d);
-        if (!d) { m->oom = 1; free(first); free(ends); return; }
-        g->dispatch = d;
+        g->dispatch = table_resize(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *g->dispatch);
         int index = g->ndispatch++;
         uint32_t to[256];
         ins(m, kids[0], OP_DISPATCH, index, 0, 0);
@@ -378,8 +401,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
             for (unsigned b = 0; b < 256; b++)
                 if (cc_first_has(&first[i], b)) t->to[b] = to[b];
         for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
-        free(first);
-        free(ends);
+        cc_free(first);
+        cc_free(ends);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -404,8 +427,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
     }
     for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
-    free(first);
-    free(ends);
+    cc_free(first);
+    cc_free(ends);
 }
 
 /* (A / C)* in the fast program, value-free, where C is a class decided by the
@@ -429,13 +452,12 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
     cc_first cls, others, f;
     first_of(m, kid->kids[k], &cls);
     memset(&others, 0, sizeof others);
-    ast_expr **rest = malloc((size_t)kid->nkids * sizeof *rest);
-    if (!rest) { m->oom = 1; return 1; }
+    ast_expr **rest = cc_xmalloc((size_t)kid->nkids * sizeof *rest);
     int n = 0;
     for (int i = 0; i < kid->nkids; i++) {
         if (i == k) continue;
         first_of(m, kid->kids[i], &f);
-        if (f.nullable || !cc_first_disjoint(&f, &cls)) { free(rest); return 0; }
+        if (f.nullable || !cc_first_disjoint(&f, &cls)) { cc_free(rest); return 0; }
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
@@ -446,7 +468,7 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
     ins(m, kid, OP_COMMIT, (int32_t)top, 0, 0);
     patch(m, choice, here(m));
     m->g->code[top].b = (int32_t)here(m);
-    free(rest);
+    cc_free(rest);
     return 1;
 }
 
@@ -500,7 +522,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
 static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
 {
     if (m->fast) { emit_alts_fast(m, e->kids, e->nkids, v, live); return; }
-    uint32_t *commits = malloc((size_t)e->nkids * sizeof(uint32_t));
+    uint32_t *commits = cc_xmalloc((size_t)e->nkids * sizeof(uint32_t));
     int ncommits = 0;
     for (int i = 0; i < e->nkids; i++) {
         const ast_expr *alt = e->kids[i];
@@ -519,7 +541,7 @@ static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
         }
     }
     for (int i = 0; i < ncommits; i++) patch(m, commits[i], here(m));
-    free(commits);
+    cc_free(commits);
 }
 
 static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
@@ -584,10 +606,10 @@ static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
     }
     if (strcmp(e->name, "error") == 0) {
         const ast_expr *msg = attribute_arg(e, "message");
-        char *text = malloc(msg->len + 1);
-        memcpy(text, msg->text, msg->len);
-        text[msg->len] = 0;
-        ins(m, e, OP_LABEL, (int32_t)intern_expect_kind(m, text, 1), 0, 0);
+        char *text = cc_xstrndup(msg->text, msg->len);
+        uint32_t id = intern_expect_kind(m, text, 1);
+        cc_free(text);
+        ins(m, e, OP_LABEL, (int32_t)id, 0, 0);
         emit_expr(m, kid, v, live);
         ins(m, e, OP_LABELEND, 0, 0, 0);
         return;
@@ -746,8 +768,10 @@ static void add_label(emitter *m, const char *name)
 {
     if (label_id(m, name) >= 0) return;
     pego_grammar *g = m->g;
-    g->labels = realloc(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
-    g->labels[g->nlabels++] = strdup(name);
+    g->labels = table_resize(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
+    char *copy = rt_strdup(name);
+    if (!copy) cc_oom();
+    g->labels[g->nlabels++] = copy;
 }
 
 /* Field names: capture labels, and the fields of Error and Operator nodes. */
@@ -797,8 +821,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         m->valued = 1;
     }
     p->noperands = pr->noperands;
-    p->operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
-    p->vf_operands = calloc((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->vf_operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     for (int i = 0; i < pr->noperands; i++) {
         m->valued = 1;
         p->operands[i] = emit_line(m, pr->operands[i].expr, 1, r);
@@ -807,8 +831,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     }
     int total = 0;
     for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;
-    p->prefix = calloc((size_t)total + 1, sizeof(cc_pratt_op));
-    p->tail = calloc((size_t)total + 1, sizeof(cc_pratt_op));
+    p->prefix = table_new((size_t)total + 1, sizeof(cc_pratt_op));
+    p->tail = table_new((size_t)total + 1, sizeof(cc_pratt_op));
     int number = 0;
     for (int l = 0; l < pr->nlevels; l++) {
         for (int o = 0; o < pr->levels[l].nops; o++) {
@@ -896,10 +920,9 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
 /* Punctuation between spans (JSON's  ws "," ws ) is one instruction in the fast
  * program: PUNCT does what a span, a one-byte literal and a span do, and skips
  * them; they stay in place for nothing jumps into them. */
-static int fuse_punctuation(pego_grammar *g)
+static void fuse_punctuation(pego_grammar *g)
 {
-    uint8_t *target = calloc(g->ncode + 1, 1);
-    if (!target) return -1;
+    uint8_t *target = cc_xcalloc(g->ncode + 1, 1);
     mark_targets(g, target);
     for (uint32_t i = g->fast_start; i < g->ncode; i++) {
         vm_ins *in = &g->code[i];
@@ -925,8 +948,7 @@ static int fuse_punctuation(pego_grammar *g)
         in->d = (uint16_t)n;
         i += n - 1;
     }
-    free(target);
-    return 0;
+    cc_free(target);
 }
 
 static int uses_recover(const ast_expr *e)
@@ -952,14 +974,14 @@ static int cmp_ranked(const void *a, const void *b)
     return strcmp(((const ranked *)a)->text, ((const ranked *)b)->text);
 }
 
-int cc_emit(pego_grammar *g, const ast_grammar *ast)
+void cc_emit(pego_grammar *g, const ast_grammar *ast)
 {
     emitter m = { .g = g, .ast = ast };
     static const char *fixed[EXP__FIXED] = {
         [EXP_ANY] = "any character", [EXP_BOI] = "beginning of input", [EXP_EOI] = "end of input",
         [EXP_BOL] = "beginning of line", [EXP_EOL] = "end of line",
     };
-    for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, strdup(fixed[i]));
+    for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, fixed[i]);
     for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
     g->label_message = label_id(&m, "message");
@@ -968,11 +990,13 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
     /* The start sequence: the VM calls the start rule returning to address 0. */
     ins(&m, NULL, OP_EOI, 0, 0, 0);
     ins(&m, NULL, OP_END, 0, 0, 0);
+    int npratts = 0;
     for (int r = 0; r < ast->nrules; r++) {
         g->rules[r].pratt = -1;
-        if (ast->rules[r].body->kind == AST_PRATT) g->rules[r].pratt = g->npratts++;
+        if (ast->rules[r].body->kind == AST_PRATT) g->rules[r].pratt = npratts++;
     }
-    g->pratts = calloc((size_t)g->npratts + 1, sizeof(cc_pratt));
+    g->pratts = table_new((size_t)npratts + 1, sizeof(cc_pratt));
+    g->npratts = npratts;
     for (int valued = 1; valued >= 0; valued--) {
         for (int r = 0; r < ast->nrules; r++) {
             const ast_rule *ar = &ast->rules[r];
@@ -999,11 +1023,9 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
     int recover = 0;
     for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
     if (!g->npratts && !recover) {
-        m.rfirst = malloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
-        if (!m.rfirst) return -1;
+        m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
         cc_first_rules(ast, m.rfirst);
-        m.inl = calloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
-        if (!m.inl) { free(m.rfirst); return -1; }
+        m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         m.fast = 1;
         g->has_fast = 1;
         g->fast_start = here(&m);
@@ -1023,19 +1045,18 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         /* A call compiled in stands for nest levels of nesting; a call skipped by
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
-        free(m.rfirst);
-        free(m.inl);
+        cc_free(m.rfirst);
+        cc_free(m.inl);
         m.fast = 0;
         int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
         if (g->fast_reserve < 1) g->fast_reserve = 1;
-        if (!m.oom) thread_jumps(g);
-        for (uint32_t i = g->fast_start; !m.oom && i + 1 < g->ncode; i++)
+        thread_jumps(g);
+        for (uint32_t i = g->fast_start; i + 1 < g->ncode; i++)
             if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET)
                 g->code[i].flags |= INS_TAIL;
-        if (!m.oom && fuse_punctuation(g) < 0) m.oom = 1;
+        fuse_punctuation(g);
     }
-    if (m.oom) return -1;
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
         vm_ins *in = &g->code[i];
         if (in->op == OP_CALL || in->op == OP_CALLG) {
@@ -1046,12 +1067,10 @@ int cc_emit(pego_grammar *g, const ast_grammar *ast)
         }
     }
     /* byte-wise sort rank of every expectation, for sorting error items */
-    ranked *order = malloc((size_t)g->nexpects * sizeof(ranked));
-    g->expect_rank = malloc((size_t)g->nexpects * sizeof(uint32_t));
-    if (!order || !g->expect_rank) { free(order); return -1; }
+    ranked *order = cc_xmalloc((size_t)g->nexpects * sizeof(ranked));
+    g->expect_rank = table_resize(NULL, (size_t)g->nexpects * sizeof(uint32_t));
     for (int i = 0; i < g->nexpects; i++) order[i] = (ranked){ g->expects[i], (uint32_t)i };
     qsort(order, (size_t)g->nexpects, sizeof(ranked), cmp_ranked);
     for (int i = 0; i < g->nexpects; i++) g->expect_rank[order[i].id] = (uint32_t)i;
-    free(order);
-    return 0;
+    cc_free(order);
 }

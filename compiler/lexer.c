@@ -18,6 +18,7 @@ typedef struct {
     int        line, col;
     int        gap;         /* white space, a comment or a skipped character since the last token */
     cc_errors *errs;
+    int        base;        /* errors already in errs: the lexer's own come after */
     cc_tokens *out;
     int        cap;
 } lexer;
@@ -28,7 +29,7 @@ static void lx_error(lexer *lx, int line, int col, const char *fmt, ...)
 /* Records a lexical error; past CC_MAX_ERRORS + 1 they cannot be reported anyway. */
 static void lx_error(lexer *lx, int line, int col, const char *fmt, ...)
 {
-    if (lx->errs->n > CC_MAX_ERRORS) return;
+    if (lx->errs->n - lx->base > CC_MAX_ERRORS) return;
     va_list ap;
     va_start(ap, fmt);
     cc_errors_addv(lx->errs, line, col, fmt, ap);
@@ -217,7 +218,7 @@ static void lex_string(lexer *lx, cc_token *tk)
         advance(lx);
     }
     tk->vlen = b.len;
-    tk->val = rt_buf_take(&b);
+    tk->val = cc_xtake(&b);
 }
 
 /* One end of a class item: an escape or a character other than ')', '\' and LF.
@@ -268,7 +269,8 @@ static void lex_class(lexer *lx, cc_token *tk)
                 rt_unicode_class_char(&b, lo);
                 rt_buf_addc(&b, '-');
                 rt_unicode_class_char(&b, hi);
-                lx_error(lx, line, col, "invalid character class range %s", b.data);
+                if (b.oom) lx->errs->oom = 1;
+                else lx_error(lx, line, col, "invalid character class range %s", b.data);
                 rt_buf_free(&b);
                 r = 0;
             }
@@ -378,14 +380,15 @@ static void lex_unexpected(lexer *lx)
     rt_buf b;
     rt_buf_init(&b);
     add_visible(lx, &b, start, lx->pos);
-    lx_error(lx, line, col, "unexpected character '%s'", b.data ? b.data : "");
+    if (b.oom) lx->errs->oom = 1;
+    else lx_error(lx, line, col, "unexpected character '%s'", b.data ? b.data : "");
     rt_buf_free(&b);
     lx->gap = 1;
 }
 
 void cc_lex(const char *src, size_t len, cc_tokens *out, cc_errors *errs)
 {
-    lexer lx = { (const unsigned char *)src, len, 0, 1, 1, 0, errs, out, 0 };
+    lexer lx = { (const unsigned char *)src, len, 0, 1, 1, 0, errs, errs->n, out, 0 };
     out->toks = NULL;
     out->n = 0;
     for (;;) {
@@ -436,10 +439,10 @@ void cc_lex(const char *src, size_t len, cc_tokens *out, cc_errors *errs)
 void cc_tokens_free(cc_tokens *t)
 {
     for (int i = 0; i < t->n; i++) {
-        free(t->toks[i].val);
-        free(t->toks[i].ranges);
+        cc_free(t->toks[i].val);
+        cc_free(t->toks[i].ranges);
     }
-    free(t->toks);
+    cc_free(t->toks);
     t->toks = NULL;
     t->n = 0;
 }

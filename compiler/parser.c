@@ -17,7 +17,7 @@ typedef struct {
     const char  *src;
     cc_token    *t;
     int          ntok, i;
-    cc_errors   *errs;        /* this parse's own list, sorted at the end */
+    cc_errors   *errs;        /* this parse's errors come after those already there, sorted at the end */
     int          nsyntax;     /* syntax errors reported */
     int          failed;      /* the current definition is abandoned */
     int          depth;
@@ -249,10 +249,10 @@ static ast_term *parse_new(parser *p)
         if (!is(p, CC_TK_IDENT)) goto bad_field;
         char *field = text(p, tok(p));
         next(p);
-        if (!is(p, CC_TK_COLON)) { free(field); expected(p, "':'"); goto bad; }
+        if (!is(p, CC_TK_COLON)) { cc_free(field); expected(p, "':'"); goto bad; }
         next(p);
         ast_term *v = parse_term(p);
-        if (!v) { free(field); goto bad; }
+        if (!v) { cc_free(field); goto bad; }
         add_name(n, field);
         add_term(n, v);
         if (is(p, CC_TK_COMMA)) next(p);
@@ -842,11 +842,11 @@ static ast_expr *parse_prefixed(parser *p)
     default:
         return parse_suffixed(p);
     }
-    if (!enter(p)) { free(label); return NULL; }
+    if (!enter(p)) { cc_free(label); return NULL; }
     next(p);
     ast_expr *k = parse_prefixed(p);
     leave(p);
-    if (!k) { free(label); return NULL; }
+    if (!k) { cc_free(label); return NULL; }
     ast_expr *e = wrap(kind, k, t->line, t->col);
     e->name = label;
     return e;
@@ -925,7 +925,7 @@ static void parse_rule(parser *p)
     g->rules[g->nrules++] = r;
     return;
 bad:
-    free(r.name);
+    cc_free(r.name);
     ast_type_free(r.type);
     ast_expr_free(r.body);
     ast_term_free(r.action);
@@ -933,15 +933,15 @@ bad:
 
 static void typedef_free(ast_typedef *t)
 {
-    free(t->name);
+    cc_free(t->name);
     for (int i = 0; i < t->nfields; i++) {
-        free(t->field_names[i]);
+        cc_free(t->field_names[i]);
         ast_type_free(t->field_types[i]);
     }
-    free(t->field_names);
-    free(t->field_types);
-    free(t->field_lines);
-    free(t->field_cols);
+    cc_free(t->field_names);
+    cc_free(t->field_types);
+    cc_free(t->field_lines);
+    cc_free(t->field_cols);
     ast_type_free(t->alias);
 }
 
@@ -1049,35 +1049,30 @@ static int by_position(const cc_error *a, const cc_error *b)
 
 ast_grammar *cc_parse(const char *src, size_t len, cc_errors *errs)
 {
-    cc_errors local;
-    memset(&local, 0, sizeof local);
+    int base = errs->n;
     cc_tokens toks;
-    cc_lex(src, len, &toks, &local);
+    cc_lex(src, len, &toks, errs);
     parser p;
     memset(&p, 0, sizeof p);
     p.src = src;
     p.t = toks.toks;
     p.ntok = toks.n;
-    p.errs = &local;
+    p.errs = errs;
     p.g = cc_xcalloc(1, sizeof *p.g);
     parse_file(&p);
     cc_tokens_free(&toks);
 
     /* Lexical and syntax errors in source order (insertion sort: stable, and the
      * list holds at most 2 * (CC_MAX_ERRORS + 1) errors). */
-    for (int i = 1; i < local.n; i++) {
-        cc_error x = local.items[i];
+    cc_error *e = errs->items;
+    for (int i = base + 1; i < errs->n; i++) {
+        cc_error x = e[i];
         int j = i;
-        for (; j > 0 && by_position(&local.items[j - 1], &x) > 0; j--) local.items[j] = local.items[j - 1];
-        local.items[j] = x;
+        for (; j > base && by_position(&e[j - 1], &x) > 0; j--) e[j] = e[j - 1];
+        e[j] = x;
     }
-    int base = errs->n;
-    for (int i = 0; i < local.n; i++)
-        cc_errors_add(errs, local.items[i].line, local.items[i].col, "%s", local.items[i].msg);
     cc_errors_cap(errs, base);
-    int bad = local.n > 0;
-    cc_errors_free(&local);
-    if (bad) {
+    if (errs->n > base || errs->oom) {
         ast_grammar_free(p.g);
         return NULL;
     }

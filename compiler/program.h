@@ -148,8 +148,8 @@ struct pego_grammar {
 #define CC_VF(g, r) ((g)->nrules + (r))
 
 /* compiler stages */
-int  cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);
-int  cc_emit(pego_grammar *g, const ast_grammar *ast);
+void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);   /* inside cc_oom_jump */
+void cc_emit(pego_grammar *g, const ast_grammar *ast);      /* inside cc_oom_jump */
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
 void cc_first_rules(const ast_grammar *ast, cc_first *rules);
 void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr *e, cc_first *f);

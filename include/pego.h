@@ -36,7 +36,8 @@ typedef struct pego_diag    pego_diag;
 
 /* Compiles grammar source text. name is used in diagnostics (a file name, or
  * NULL for "<grammar>"). On failure returns NULL and, when diag is not NULL, sets
- * *diag to the list of errors (free it with pego_diag_free). */
+ * *diag to the list of errors (free it with pego_diag_free); when memory runs
+ * out, the list is the one error "out of memory". */
 pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_diag **diag);
 
 /* Reads and compiles a grammar file. An unreadable file gives one diagnostic
@@ -96,7 +97,7 @@ typedef enum {
     PEGO_SYNTAX_ERROR = 1,   /* the input did not match: see the syntax error accessors */
     PEGO_ABORTED      = 2,   /* a run-time error stopped the parse (nesting limit) */
     PEGO_EUSAGE       = 3,   /* bad arguments: unknown start rule, input too large */
-    PEGO_ENOMEM       = 4
+    PEGO_ENOMEM       = 4    /* memory ran out: the error is "out of memory"; the parser stays usable */
 } pego_status;
 
 /* Counters of the work a parse does, as the grammar describes it (the reference
@@ -170,7 +171,7 @@ size_t      pego_result_recovered_count(const pego_result *r);
 const char *pego_result_recovered_error(const pego_result *r, size_t i);
 
 /* Printing (docs/language.md 1.13). Returns a malloc'd string without a trailing
- * newline: "nil"/"null" for a nil result. */
+ * newline: "nil"/"null" for a nil result; NULL when out of memory. */
 typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON } pego_print_format;
 char *pego_result_print(const pego_result *r, pego_print_format format);
 

@@ -1,6 +1,7 @@
 /* Growable byte buffer (amortized doubling, sticky out-of-memory flag), and the
  * growth of the arrays the runtime keeps. */
 #include "buf.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,11 +10,12 @@
 
 void rt_buf_init(rt_buf *b) { memset(b, 0, sizeof *b); }
 
-void rt_buf_free(rt_buf *b) { free(b->data); rt_buf_init(b); }
+void rt_buf_free(rt_buf *b) { rt_free(b->data); rt_buf_init(b); }
 
 void rt_buf_reset(rt_buf *b)
 {
     b->len = 0;
+    b->oom = 0;
     if (b->data) b->data[0] = 0;
 }
 
@@ -24,7 +26,7 @@ static int reserve(rt_buf *b, size_t n)
     if (b->len + n + 1 <= b->cap) return 1;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + n + 1) cap *= 2;
-    char *p = realloc(b->data, cap);
+    char *p = rt_realloc(b->data, cap);
     if (!p) { b->oom = 1; return 0; }
     b->data = p;
     b->cap = cap;
@@ -65,7 +67,7 @@ int rt_buf_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
     uint64_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
     if (c >= UINT32_MAX) return -1;
-    void *n = realloc(*arr, (size_t)c * sz);
+    void *n = rt_realloc(*arr, (size_t)c * sz);
     if (!n) return -1;
     *arr = n;
     *cap = (uint32_t)c;
@@ -75,7 +77,7 @@ int rt_buf_grow(void **arr, uint32_t *cap, uint64_t need, size_t sz)
 char *rt_buf_take(rt_buf *b)
 {
     char *s = b->data;
-    if (!s) s = calloc(1, 1);
+    if (!s) s = rt_calloc(1, 1);
     rt_buf_init(b);
     return s;
 }

@@ -14,7 +14,7 @@ typedef struct rt_buf {
 
 void rt_buf_init(rt_buf *b);
 void rt_buf_free(rt_buf *b);
-void rt_buf_reset(rt_buf *b);                       /* length 0, keeps memory */
+void rt_buf_reset(rt_buf *b);                       /* length 0, keeps memory, forgets an OOM */
 void rt_buf_add(rt_buf *b, const void *p, size_t n);
 void rt_buf_addc(rt_buf *b, char c);
 void rt_buf_adds(rt_buf *b, const char *s);

@@ -7,6 +7,7 @@
  * runtime/profiler.c. */
 #include "buf.h"
 #include "pego.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static uint64_t hash_name(const char *s)
 
 pego_collector *pego_collector_new(void)
 {
-    pego_collector *c = calloc(1, sizeof *c);
+    pego_collector *c = rt_calloc(1, sizeof *c);
     if (!c) return NULL;
     c->gen = 1;
     rt_buf_init(&c->hint_text);
@@ -85,7 +86,7 @@ pego_collector *pego_collector_new(void)
 
 void pego_collector_reset(pego_collector *c)
 {
-    for (size_t i = 0; i < c->nrules; i++) free(c->rules[i].name);
+    for (size_t i = 0; i < c->nrules; i++) rt_free(c->rules[i].name);
     c->nrules = 0;
     if (c->byname) memset(c->byname, 0, c->capbyname * sizeof *c->byname);
     if (c->byid) memset(c->byid, 0, c->capbyid * sizeof *c->byid);
@@ -100,15 +101,15 @@ void pego_collector_reset(pego_collector *c)
 void pego_collector_free(pego_collector *c)
 {
     if (!c) return;
-    for (size_t i = 0; i < c->nrules; i++) free(c->rules[i].name);
-    free(c->rules);
-    free(c->byname);
-    free(c->byid);
-    free(c->stack);
-    free(c->seen);
-    free(c->hints);
+    for (size_t i = 0; i < c->nrules; i++) rt_free(c->rules[i].name);
+    rt_free(c->rules);
+    rt_free(c->byname);
+    rt_free(c->byid);
+    rt_free(c->stack);
+    rt_free(c->seen);
+    rt_free(c->hints);
     rt_buf_free(&c->hint_text);
-    free(c);
+    rt_free(c);
 }
 
 /* ---- collecting ---- */
@@ -118,14 +119,14 @@ static long rule_by_name(pego_collector *c, const char *name)
 {
     if (c->nrules * 2 >= c->capbyname) {
         size_t cap = c->capbyname ? c->capbyname * 2 : 64;
-        uint32_t *t = calloc(cap, sizeof *t);
+        uint32_t *t = rt_calloc(cap, sizeof *t);
         if (!t) return -1;
         for (size_t i = 0; i < c->nrules; i++) {
             size_t k = hash_name(c->rules[i].name) & (cap - 1);
             while (t[k]) k = (k + 1) & (cap - 1);
             t[k] = (uint32_t)i + 1;
         }
-        free(c->byname);
+        rt_free(c->byname);
         c->byname = t;
         c->capbyname = cap;
     }
@@ -135,7 +136,7 @@ static long rule_by_name(pego_collector *c, const char *name)
     if (rt_buf_grow((void **)&c->rules, &c->caprules, c->nrules + 1, sizeof *c->rules) < 0) return -1;
     rule_entry *r = &c->rules[c->nrules];
     memset(r, 0, sizeof *r);
-    r->name = strdup(name);
+    r->name = rt_strdup(name);
     if (!r->name) return -1;
     r->r.name = r->name;
     c->byname[k] = (uint32_t)++c->nrules;
@@ -183,7 +184,7 @@ static uint32_t count_evaluation(pego_collector *c, uint32_t rule, uint64_t pos,
 {
     if ((c->nseen + 1) * 2 > c->capseen) {
         size_t cap = c->capseen ? c->capseen * 2 : 1024;
-        seen_entry *t = calloc(cap, sizeof *t);
+        seen_entry *t = rt_calloc(cap, sizeof *t);
         if (!t) return 0;
         for (size_t i = 0; i < c->capseen; i++) {
             seen_entry *s = &c->seen[i];
@@ -192,7 +193,7 @@ static uint32_t count_evaluation(pego_collector *c, uint32_t rule, uint64_t pos,
             while (t[k].gen == c->gen) k = (k + 1) & (cap - 1);
             t[k] = *s;
         }
-        free(c->seen);
+        rt_free(c->seen);
         c->seen = t;
         c->capseen = cap;
     }
@@ -464,7 +465,7 @@ const char *const *pego_collector_hints(pego_collector *c, size_t *count)
                       "and no failed call examined %d positions or more.", timed ? "else " : "", HINT_EXAMINED);
         rt_buf_addc(b, 0);
     }
-    const char **h = b->oom ? NULL : realloc(c->hints, (n + 1) * sizeof *h);
+    const char **h = b->oom ? NULL : rt_realloc(c->hints, (n + 1) * sizeof *h);
     if (!h) {
         *count = 0;
         return NULL;

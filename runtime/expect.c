@@ -2,6 +2,7 @@
  * the open window, and turning the final record into the error text, with items
  * sorted byte-wise and rendered as the grammar's expectation table prints them. */
 #include "parser.h"
+#include "alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,11 @@ void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id)
     (void)pos;
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 64;
-        uint32_t *items = realloc(x->items, cap * sizeof *items);
-        if (!items) return;    /* an item lost to OOM only shortens the message */
+        uint32_t *items = rt_realloc(x->items, cap * sizeof *items);
+        if (!items) {
+            x->oom = 1;
+            return;
+        }
         x->items = items;
         x->cap = cap;
     }
@@ -55,7 +59,8 @@ void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t 
     }
 }
 
-/* Builds the syntax error of a failed parse from the outer expectation record. */
+/* Builds the syntax error of a failed parse from the outer expectation record;
+ * PEGO_ENOMEM when there is no memory for it. */
 int rt_expect_syntax_error(pego_parser *p)
 {
     pego_result *r = &p->res;
@@ -66,13 +71,22 @@ int rt_expect_syntax_error(pego_parser *p)
     rt_buf b;
     rt_buf_init(&b);
     rt_expect_format_failure(p, &b, x->far, ids, n);
+    char *text = b.oom ? NULL : rt_buf_take(&b);
+    r->expected = rt_calloc(n ? n : 1, sizeof(char *));
+    if (!text || !r->expected) {
+        rt_buf_free(&b);
+        rt_free(text);
+        rt_free(r->expected);
+        r->expected = NULL;
+        r->status = PEGO_ENOMEM;
+        return rt_parse_abort(p, "out of memory");
+    }
     rt_input_line_col(&p->in, x->far, &r->error_line, &r->error_col);
-    r->expected = calloc(n ? n : 1, sizeof(char *));
     r->nexpected = 0;
-    for (uint32_t i = 0; i < n && r->expected; i++)
+    for (uint32_t i = 0; i < n; i++)
         if (!g->expect_message[ids[i]]) r->expected[r->nexpected++] = g->expects[ids[i]];
     r->error_pos = x->far;
-    r->error = rt_buf_take(&b);
+    r->error = text;
     r->error_message = strstr(r->error, ": ") + 2;
     r->status = PEGO_SYNTAX_ERROR;
     return PEGO_SYNTAX_ERROR;

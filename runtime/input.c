@@ -3,14 +3,15 @@
  * after each LF only; docs/language.md 1.10). Tables are built on first use. */
 #include "parser.h"
 #include "unicode.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 {
-    free(in->cp_index);
-    free(in->line_starts);
+    rt_free(in->cp_index);
+    rt_free(in->line_starts);
     in->cp_index = NULL;
     in->line_starts = NULL;
     in->nlines = 0;
@@ -31,17 +32,30 @@ void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 
 void rt_input_free(rt_input *in)
 {
-    free(in->cp_index);
-    free(in->line_starts);
+    rt_free(in->cp_index);
+    rt_free(in->line_starts);
     memset(in, 0, sizeof *in);
+}
+
+/* Code points before byte, counted without the table (when there is no memory
+ * for it). */
+static uint64_t count_units(const rt_input *in, uint32_t byte)
+{
+    const unsigned char *s = (const unsigned char *)in->input;
+    uint64_t k = 0;
+    for (uint32_t b = 0; b < byte; k++) {
+        uint32_t cp;
+        b += (uint32_t)rt_unicode_decode(s + b, in->len - b, &cp);
+    }
+    return k;
 }
 
 uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
     if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte;
     if (!in->cp_index) {
-        uint32_t *idx = malloc(((size_t)in->len + 1) * sizeof *idx);
-        if (!idx) return byte;
+        uint32_t *idx = rt_malloc(((size_t)in->len + 1) * sizeof *idx);
+        if (!idx) return count_units(in, byte);
         const unsigned char *s = (const unsigned char *)in->input;
         uint32_t k = 0, b = 0;
         while (b < in->len) {
@@ -57,13 +71,23 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
     return in->cp_index[byte];
 }
 
+/* The same without the table (when there is no memory for it). */
+static void count_line_col(rt_input *in, uint32_t byte, int *line, int *col)
+{
+    uint32_t start = 0;
+    *line = 1;
+    for (uint32_t i = 0; i < byte; i++)
+        if (in->input[i] == '\n') { ++*line; start = i + 1; }
+    *col = (int)(rt_input_unit(in, byte) - rt_input_unit(in, start)) + 1;
+}
+
 void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
 {
     if (!in->line_starts) {
         uint32_t n = 1;
         for (uint32_t i = 0; i < in->len; i++) n += in->input[i] == '\n';
-        in->line_starts = malloc((size_t)n * sizeof(uint32_t));
-        if (!in->line_starts) { *line = 1; *col = (int)rt_input_unit(in, byte) + 1; return; }
+        in->line_starts = rt_malloc((size_t)n * sizeof(uint32_t));
+        if (!in->line_starts) { count_line_col(in, byte, line, col); return; }
         in->line_starts[0] = 0;
         in->nlines = 1;
         for (uint32_t i = 0; i < in->len; i++)

@@ -2,6 +2,7 @@
  * hash table, the arena of expectation sets kept by entries, and the second-call
  * bitset. All of it is reused across parses. */
 #include "parser.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,14 @@ rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t
 
 static int rehash(rt_memo *m, uint32_t nslots)
 {
-    uint32_t *slots = calloc(nslots, sizeof(uint32_t));
+    uint32_t *slots = rt_calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
     for (uint32_t k = 0; k < m->n; k++) {
         uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].level) & (nslots - 1);
         while (slots[i]) i = (i + 1) & (nslots - 1);
         slots[i] = k + 1;
     }
-    free(m->slots);
+    rt_free(m->slots);
     m->slots = slots;
     m->nslots = nslots;
     return 0;
@@ -45,13 +46,13 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     rt_memo_entry *e = rt_memo_find(m, variant, pos, level);
     if (e) return e;
     if (!m->rule_used) {
-        m->rule_used = calloc(nvariants, 1);
+        m->rule_used = rt_calloc(nvariants, 1);
         if (!m->rule_used) return NULL;
     }
     if ((uint64_t)(m->n + 1) * 2 > m->nslots && rehash(m, m->nslots ? m->nslots * 2 : 1024) < 0) return NULL;
     if (m->n == m->cap) {
         uint32_t cap = m->cap ? m->cap * 2 : 512;
-        rt_memo_entry *n = realloc(m->entries, cap * sizeof *n);
+        rt_memo_entry *n = rt_realloc(m->entries, cap * sizeof *n);
         if (!n) return NULL;
         m->entries = n;
         m->cap = cap;
@@ -83,7 +84,7 @@ int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, 
         uint64_t cap = m->capids ? m->capids : 1024;
         while (cap < (uint64_t)m->nids + n) cap *= 2;
         if (cap > UINT32_MAX) return -1;
-        uint32_t *a = realloc(m->ids, cap * sizeof *a);
+        uint32_t *a = rt_realloc(m->ids, cap * sizeof *a);
         if (!a) return -1;
         m->ids = a;
         m->capids = (uint32_t)cap;
@@ -104,7 +105,7 @@ int rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, 
         uint64_t cap = m->caprecs ? m->caprecs : 64;
         while (cap < (uint64_t)m->nrecs + n) cap *= 2;
         if (cap > UINT32_MAX) return -1;
-        rt_recovered *a = realloc(m->recs, cap * sizeof *a);
+        rt_recovered *a = rt_realloc(m->recs, cap * sizeof *a);
         if (!a) return -1;
         m->recs = a;
         m->caprecs = (uint32_t)cap;
@@ -119,7 +120,7 @@ int rt_memo_seen_prepare(rt_memo *m, size_t bits)
 {
     size_t words = (bits + 63) / 64 + 1;
     if (words > m->nseen) {
-        uint64_t *s = realloc(m->seen, words * sizeof *s);
+        uint64_t *s = rt_realloc(m->seen, words * sizeof *s);
         if (!s) return -1;
         m->seen = s;
         m->nseen = words;
@@ -135,7 +136,7 @@ void rt_memo_reset(rt_memo *m)
     m->nids = 0;
     m->nrecs = 0;
     if (m->rules_used) {
-        free(m->rule_used);
+        rt_free(m->rule_used);
         m->rule_used = NULL;
         m->rules_used = 0;
     }
@@ -143,11 +144,11 @@ void rt_memo_reset(rt_memo *m)
 
 void rt_memo_free(rt_memo *m)
 {
-    free(m->entries);
-    free(m->slots);
-    free(m->ids);
-    free(m->recs);
-    free(m->rule_used);
-    free(m->seen);
+    rt_free(m->entries);
+    rt_free(m->slots);
+    rt_free(m->ids);
+    rt_free(m->recs);
+    rt_free(m->rule_used);
+    rt_free(m->seen);
     memset(m, 0, sizeof *m);
 }

@@ -1,6 +1,7 @@
 /* The parser object and the parse entry point of the public API: resets the
  * reusable state, runs the VM, and exposes the result, its tree and its errors. */
 #include "parser.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ const char *pego_version(void) { return PEGO_VERSION; }
 pego_parser *pego_parser_new(const pego_grammar *g)
 {
     if (!g) return NULL;
-    pego_parser *p = calloc(1, sizeof *p);
+    pego_parser *p = rt_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->g = g;
     p->res.parser = p;
@@ -26,27 +27,24 @@ pego_parser *pego_parser_new(const pego_grammar *g)
 void rt_parse_clear_result(pego_parser *p)
 {
     pego_result *r = &p->res;
-    free(r->error);
-    free(r->expected);
+    if (r->error != r->abort_text) rt_free(r->error);
+    rt_free(r->expected);
     memset(r, 0, sizeof *r);
     r->parser = p;
 }
 
 /* Ends a parse that stops for another reason than a syntax error: the message
- * becomes the result's error; the status stays EUSAGE or ENOMEM if already set. */
+ * becomes the result's error; the status stays EUSAGE or ENOMEM if already set. The text
+ * needs no memory (abort_text). */
 int rt_parse_abort(pego_parser *p, const char *fmt, ...)
 {
     pego_result *r = &p->res;
-    rt_buf b;
-    rt_buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    char msg[256];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(r->abort_text, sizeof r->abort_text, fmt, ap);
     va_end(ap);
-    rt_buf_adds(&b, msg);
-    free(r->error);
-    r->error = rt_buf_take(&b);
+    if (r->error != r->abort_text) rt_free(r->error);
+    r->error = r->abort_text;
     r->error_message = r->error;
     if (r->status == PEGO_OK) r->status = PEGO_ABORTED;   /* EUSAGE and ENOMEM stay */
     return r->status;
@@ -56,22 +54,22 @@ void pego_parser_free(pego_parser *p)
 {
     if (!p) return;
     rt_parse_clear_result(p);
-    free(p->es);
-    free(p->vs);
-    free(p->trail);
-    free(p->gf);
-    free(p->exp.items);
-    free(p->scratch);
-    free(p->trace_items);
+    rt_free(p->es);
+    rt_free(p->vs);
+    rt_free(p->trail);
+    rt_free(p->gf);
+    rt_free(p->exp.items);
+    rt_free(p->scratch);
+    rt_free(p->trace_items);
     rt_profiler_parser_free(p);
-    free(p->pf);
-    free(p->rec);
-    free(p->held);
+    rt_free(p->pf);
+    rt_free(p->rec);
+    rt_free(p->held);
     rt_buf_free(&p->strings);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
-    free(p);
+    rt_free(p);
 }
 
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,
@@ -94,6 +92,12 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
     p->policy = opt->memo;
+    /* room for the sorted items of any trace event (pego_trace_failure_item) */
+    if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
+                             sizeof *p->trace_items) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_parse_abort(p, "out of memory");
+    }
     p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
@@ -112,6 +116,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         rt_tree_reset(&p->tree);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
+        p->exp.oom = 0;
         p->fast = pass == 0;
         p->max_depth = p->fast ? max_depth - g->fast_reserve : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
@@ -121,6 +126,11 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             return (pego_status)rt_parse_abort(p, "out of memory");
         }
         status = vm_run(p, variant);
+    }
+    if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors or the trace would be wrong */
+        rt_parse_clear_result(p);
+        p->res.status = PEGO_ENOMEM;
+        status = rt_parse_abort(p, "out of memory");
     }
     p->res.stats.fast_program = p->fast;
     p->fast = 0;

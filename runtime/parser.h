@@ -98,6 +98,7 @@ typedef struct {
     uint32_t  base;       /* first item of the open window */
     uint32_t *items;      /* expectation ids; windows are stacked */
     uint32_t  n, cap;
+    int       oom;        /* an item was lost to an allocation failure: the parse ends in PEGO_ENOMEM */
 } rt_expect;
 
 void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id);
@@ -156,7 +157,9 @@ struct pego_result {
     uint32_t    value;             /* root value */
     int         has_value;
     pego_stats  stats;
-    char       *error;             /* full error text */
+    char       *error;             /* full error text: allocated, or abort_text */
+    char        abort_text[256];   /* the message of a parse stopped otherwise than by a syntax
+                                      error, kept here to need no memory when memory runs out */
     const char *error_message;     /* into error, after "line:col: " */
     uint32_t    error_pos;         /* byte offset */
     int         error_line, error_col;

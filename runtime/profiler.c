@@ -14,6 +14,7 @@
 #endif
 #include "parser.h"
 #include "report_writer.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -218,11 +219,21 @@ static int clock_option(prof_options *o, const char *value)
     return 0;
 }
 
+/* The report file of o; -1 when out of memory. */
+static int set_file(prof_options *o, const char *file)
+{
+    rt_free(o->file);
+    o->file = rt_strdup(file);
+    if (!o->file) return option_error(o, "out of memory");
+    o->has_file = 1;
+    return 0;
+}
+
 /* Parses a space-separated option list (PEGO_FLAGS, or options given to
  * pego_profile_start). where names the source in messages ("PEGO_FLAGS"). */
 static int parse_options(const char *text, const char *where, prof_options *o)
 {
-    char *copy = strdup(text ? text : "");
+    char *copy = rt_strdup(text ? text : "");
     if (!copy) return option_error(o, "out of memory");
     int status = 0;
     char *save = NULL;
@@ -230,11 +241,11 @@ static int parse_options(const char *text, const char *where, prof_options *o)
         if (strcmp(tok, "--profile") == 0 || strcmp(tok, "-profile") == 0) {
             char *next = strtok_r(NULL, " \t\n", &save);
             if (!next || next[0] == '-') status = option_error(o, "--profile needs a file name");
-            else { free(o->file); o->file = strdup(next); o->has_file = 1; }
+            else status = set_file(o, next);
         } else if (strncmp(tok, "--profile=", 10) == 0 || strncmp(tok, "-profile=", 9) == 0) {
             const char *f = strchr(tok, '=') + 1;
             if (!*f) status = option_error(o, "--profile needs a file name");
-            else { free(o->file); o->file = strdup(f); o->has_file = 1; }
+            else status = set_file(o, f);
         } else if (strcmp(tok, "--profile-append") == 0 || strcmp(tok, "-profile-append") == 0) {
             o->append = 1;
         } else if (strcmp(tok, "--profile-detail") == 0 || strcmp(tok, "-profile-detail") == 0) {
@@ -251,7 +262,7 @@ static int parse_options(const char *text, const char *where, prof_options *o)
             status = option_error(o, "unknown option in %s: %s", where, tok);
         }
     }
-    free(copy);
+    rt_free(copy);
     return status;
 }
 
@@ -266,20 +277,24 @@ static void merge_flags(const prof_options *o, int wins)
     if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
 }
 
-/* Applies options (with the lock held): a file configures a report. */
-static void apply_options(const prof_options *o, int wins)
+/* Applies options (with the lock held): a file configures a report. Returns 0,
+ * or -1 when out of memory (nothing changed). */
+static int apply_options(const prof_options *o, int wins)
 {
+    char *file = o->has_file ? rt_strdup(o->file) : NULL;
+    if (o->has_file && !file) return -1;
     merge_flags(o, wins);
-    if (!o->has_file) return;
-    free(prof.file);
-    prof.file = strdup(o->file);
-    prof.configured = prof.file != NULL;
+    if (!o->has_file) return 0;
+    rt_free(prof.file);
+    prof.file = file;
+    prof.configured = 1;
     if (!prof.start) {
         prof.start = (int64_t)time(NULL);
         prof.pid = (int64_t)getpid();
         if (gethostname(prof.host, sizeof prof.host - 1) != 0) strcpy(prof.host, "unknown");
     }
     if (!prof.exit_registered && atexit(write_at_exit) == 0) prof.exit_registered = 1;
+    return 0;
 }
 
 /* Turns collecting on (with the lock held, a report configured). The clock is
@@ -303,13 +318,13 @@ static int read_env_locked(void)
     prof_options o = { 0 };
     int status = parse_options(env, "PEGO_FLAGS", &o);
     if (status == 0 && !prof.configured) {
-        apply_options(&o, 0);
-        if (prof.configured) start_collecting();
+        if (apply_options(&o, 0) < 0) status = option_error(&o, "out of memory");
+        else if (prof.configured) start_collecting();
     } else if (status == 0) {
         merge_flags(&o, 0);               /* the code's options win; add only what it left unset */
     }
     if (status) snprintf(prof.error, sizeof prof.error, "%s", o.error);
-    free(o.file);
+    rt_free(o.file);
     return status;
 }
 
@@ -332,7 +347,7 @@ int pego_profile_start(const char *file, const char *options)
     int status = parse_options(options, "options", &o);
     if (!status && file) {
         if (!*file) status = option_error(&o, "--profile needs a file name");
-        else { free(o.file); o.file = strdup(file); o.has_file = 1; }
+        else status = set_file(&o, file);
     }
     pthread_mutex_lock(&prof.lock);
     if (!status && o.clock && clock_kind >= 0 && (o.clock == CLOCK_CPU) != (clock_kind == PROF_CLOCK_THREAD_CPU))
@@ -340,12 +355,16 @@ int pego_profile_start(const char *file, const char *options)
     if (status) {
         snprintf(prof.error, sizeof prof.error, "%s", o.error);
     } else {
-        apply_options(&o, 1);
-        status = read_env_locked();
+        if (apply_options(&o, 1) < 0) {
+            snprintf(prof.error, sizeof prof.error, "out of memory");
+            status = -1;
+        } else {
+            status = read_env_locked();
+        }
         if (!status && prof.configured) start_collecting();
     }
     pthread_mutex_unlock(&prof.lock);
-    free(o.file);
+    rt_free(o.file);
     return status;
 }
 
@@ -367,7 +386,7 @@ int pego_profile_active(void) { return prof.enabled; }
 static prof_thread *this_thread(void)
 {
     if (my_thread) return my_thread;
-    prof_thread *c = calloc(1, sizeof *c);
+    prof_thread *c = rt_calloc(1, sizeof *c);
     if (!c) return NULL;
     pthread_mutex_lock(&prof.lock);
     c->next = prof.threads;
@@ -381,7 +400,7 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
 {
     for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
         if (pg->g == g && pg->hash == g->source_hash) return pg;
-    prof_grammar *pg = calloc(1, sizeof *pg);
+    prof_grammar *pg = rt_calloc(1, sizeof *pg);
     if (!pg) return NULL;
     int n = g->nrules;
     pg->g = g;
@@ -390,29 +409,29 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
     const char *base = strrchr(g->name, '/') ? strrchr(g->name, '/') + 1 : g->name;
     size_t blen = strlen(base);
     if (blen > 5 && strcmp(base + blen - 5, ".pego") == 0) blen -= 5;
-    pg->name = strndup(base, blen);
-    pg->file = strdup(g->file ? g->file : "");
+    pg->name = rt_strndup(base, blen);
+    pg->file = rt_strdup(g->file ? g->file : "");
     pg->nrules = n;
-    pg->infos = calloc((size_t)n + 1, sizeof *pg->infos);
-    pg->rules = calloc((size_t)n + 1, sizeof *pg->rules);
-    pg->edge_calls = calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
-    pg->edge_ticks = calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
+    pg->infos = rt_calloc((size_t)n + 1, sizeof *pg->infos);
+    pg->rules = rt_calloc((size_t)n + 1, sizeof *pg->rules);
+    pg->edge_calls = rt_calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
+    pg->edge_ticks = rt_calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
     pg->capcct = 64;
-    pg->cct = calloc(pg->capcct, sizeof *pg->cct);
+    pg->cct = rt_calloc(pg->capcct, sizeof *pg->cct);
     if (!pg->name || !pg->file || !pg->infos || !pg->rules || !pg->edge_calls || !pg->edge_ticks || !pg->cct)
         goto oom;
     pg->ncct = 1;
     pg->cct[0].rule = UINT32_MAX;
     for (int r = 0; r < n; r++) {
-        pg->infos[r] = (rep_rule_info){ strdup(g->rules[r].name), (uint32_t)g->rules[r].line, (uint32_t)g->rules[r].col };
+        pg->infos[r] = (rep_rule_info){ rt_strdup(g->rules[r].name), (uint32_t)g->rules[r].line, (uint32_t)g->rules[r].col };
         pg->rules[r].rule = (uint32_t)r;
     }
     pg->next = c->grammars;
     c->grammars = pg;
     return pg;
 oom:
-    free(pg->name); free(pg->file); free(pg->infos); free(pg->rules);
-    free(pg->edge_calls); free(pg->edge_ticks); free(pg->cct); free(pg);
+    rt_free(pg->name); rt_free(pg->file); rt_free(pg->infos); rt_free(pg->rules);
+    rt_free(pg->edge_calls); rt_free(pg->edge_ticks); rt_free(pg->cct); rt_free(pg);
     return NULL;
 }
 
@@ -425,7 +444,7 @@ static uint32_t cct_enter(rt_profiler_state *s, uint32_t rule)
     for (uint32_t k = pg->cct[s->cct].child; k; k = pg->cct[k].sibling)
         if (pg->cct[k].rule == rule) return k;
     if (pg->ncct == pg->capcct) {
-        cct_node *n = realloc(pg->cct, 2 * pg->capcct * sizeof *n);
+        cct_node *n = rt_realloc(pg->cct, 2 * pg->capcct * sizeof *n);
         if (!n) return s->cct;       /* out of memory: the time stays with the caller's node */
         pg->cct = n;
         pg->capcct *= 2;
@@ -457,9 +476,9 @@ static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, u
     uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
     if ((s->seen_n + 1) * 2 > s->seen_cap) {
         uint32_t cap = s->seen_cap ? s->seen_cap * 2 : 4096;
-        uint64_t *keys = calloc(cap, sizeof *keys);
-        uint32_t *counts = calloc(cap, sizeof *counts);
-        if (!keys || !counts) { free(keys); free(counts); return 0; }
+        uint64_t *keys = rt_calloc(cap, sizeof *keys);
+        uint32_t *counts = rt_calloc(cap, sizeof *counts);
+        if (!keys || !counts) { rt_free(keys); rt_free(counts); return 0; }
         for (uint32_t i = 0; i < s->seen_cap; i++) {
             if (!s->seen_keys[i]) continue;
             uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
@@ -467,8 +486,8 @@ static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, u
             keys[j] = s->seen_keys[i];
             counts[j] = s->seen_counts[i];
         }
-        free(s->seen_keys);
-        free(s->seen_counts);
+        rt_free(s->seen_keys);
+        rt_free(s->seen_counts);
         s->seen_keys = keys;
         s->seen_counts = counts;
         s->seen_cap = cap;
@@ -486,7 +505,7 @@ void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
     attribute(s, ticks());
     if (s->depth == s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 256;
-        prof_frame *st = realloc(s->stack, cap * sizeof *st);
+        prof_frame *st = rt_realloc(s->stack, cap * sizeof *st);
         if (!st) return;             /* out of memory: this call goes uncounted */
         s->stack = st;
         s->cap = cap;
@@ -546,13 +565,13 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
 static void state_free(rt_profiler_state *s)
 {
     if (!s) return;
-    free(s->stack);
-    free(s->active);
-    free(s->onpath);
-    free(s->parse_self);
-    free(s->seen_keys);
-    free(s->seen_counts);
-    free(s);
+    rt_free(s->stack);
+    rt_free(s->active);
+    rt_free(s->onpath);
+    rt_free(s->parse_self);
+    rt_free(s->seen_keys);
+    rt_free(s->seen_counts);
+    rt_free(s);
 }
 
 void rt_profiler_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; }
@@ -567,12 +586,12 @@ int rt_profiler_parse_begin(pego_parser *p)
     rt_profiler_state *s = p->prof;
     if (!s || s->pg != pg) {
         state_free(s);
-        s = p->prof = calloc(1, sizeof *s);
+        s = p->prof = rt_calloc(1, sizeof *s);
         if (!s) return 0;
         int n = p->g->nrules;
-        s->active = calloc((size_t)n + 1, sizeof *s->active);
-        s->onpath = malloc(((size_t)n + 1) * sizeof *s->onpath);
-        s->parse_self = calloc((size_t)n + 1, sizeof *s->parse_self);
+        s->active = rt_calloc((size_t)n + 1, sizeof *s->active);
+        s->onpath = rt_malloc(((size_t)n + 1) * sizeof *s->onpath);
+        s->parse_self = rt_calloc((size_t)n + 1, sizeof *s->parse_self);
         if (!s->active || !s->onpath || !s->parse_self) { rt_profiler_parser_free(p); return 0; }
         s->c = c;
         s->pg = pg;
@@ -607,7 +626,7 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
     prof_thread *c = s->c;
     if (c->nparses == c->capparses) {
         size_t cap = c->capparses ? c->capparses * 2 : 64;
-        prof_parse *a = realloc(c->parses, cap * sizeof *a);
+        prof_parse *a = rt_realloc(c->parses, cap * sizeof *a);
         if (!a) return;
         c->parses = a;
         c->capparses = cap;
@@ -619,7 +638,7 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
     prof_parse *pp = &c->parses[c->nparses++];
     pp->grammar = s->pg;
     pp->parse = (rep_parse){
-        .input = strdup(input ? input : "<input>"), .bytes = bytes,
+        .input = rt_strdup(input ? input : "<input>"), .bytes = bytes,
         .unit = p->in.unit == PEGO_UNIT_BYTES ? REP_UNIT_BYTES : REP_UNIT_CODEPOINTS,
         .result = p->res.status == PEGO_OK ? REP_RESULT_OK
                 : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR : REP_RESULT_ABORTED,
@@ -630,28 +649,43 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
 
 /* ---- writing the report ---- */
 
-/* The process's command line, from /proc (a library has no argv). */
-static char **read_argv(int *argc)
+static void free_argv(char **argv, int argc)
 {
+    for (int i = 0; i < argc; i++) rt_free(argv[i]);
+    rt_free(argv);
+}
+
+/* The process's command line, from /proc (a library has no argv): none when
+ * it cannot be read. Returns 0, or -1 when out of memory. */
+static int read_argv(char ***argv, int *argc)
+{
+    *argv = NULL;
     *argc = 0;
     FILE *f = fopen("/proc/self/cmdline", "rb");
-    if (!f) return NULL;
+    if (!f) return 0;
     rt_buf b;
     rt_buf_init(&b);
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) rt_buf_add(&b, chunk, n);
     fclose(f);
-    if (b.oom || !b.len) { rt_buf_free(&b); return NULL; }
     int count = 0;
     for (size_t i = 0; i < b.len; i++) count += b.data[i] == 0;
-    char **argv = calloc((size_t)count + 2, sizeof *argv);
-    if (!argv) { rt_buf_free(&b); return NULL; }
+    char **a = b.oom || !b.len ? NULL : rt_calloc((size_t)count + 2, sizeof *a);
     size_t start = 0;
-    for (size_t i = 0; i < b.len; i++)
-        if (b.data[i] == 0) { argv[(*argc)++] = strdup(b.data + start); start = i + 1; }
+    for (size_t i = 0; a && i < b.len; i++) {
+        if (b.data[i]) continue;
+        if (!(a[(*argc)++] = rt_strdup(b.data + start))) {
+            free_argv(a, *argc);
+            a = NULL;
+        }
+        start = i + 1;
+    }
+    int oom = b.oom || (b.len && !a);
     rt_buf_free(&b);
-    return argv;
+    if (!a) *argc = 0;
+    *argv = a;
+    return oom ? -1 : 0;
 }
 
 /* Merges every thread's data into one report and writes it. In append mode
@@ -662,7 +696,11 @@ static int write_report(void)
     if (clock_kind < 0) choose_clock(prof.clock == CLOCK_CPU);   /* configured, never started: nothing was measured */
     double scale = ns_per_tick();
     int argc;
-    char **argv = read_argv(&argc);
+    char **argv;
+    if (read_argv(&argv, &argc) < 0) {
+        snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
+        return -1;
+    }
     uint64_t reads = 0;
     for (prof_thread *c = prof.threads; c; c = c->next)
         for (size_t i = 0; i < c->nparses; i++) reads += c->parses[i].parse.clock_reads;
@@ -759,13 +797,12 @@ static int write_report(void)
         status = -1;
         snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
     }
-    free(path);
+    rt_free(path);
     rep_builder_free(b);
-    for (int i = 0; i < argc; i++) free(argv[i]);
-    free(argv);
+    free_argv(argv, argc);
     if (status == 0 && prof.append) {                /* appended: start the next frame empty */
         for (prof_thread *c = prof.threads; c; c = c->next) {
-            for (size_t i = 0; i < c->nparses; i++) free((char *)c->parses[i].parse.input);
+            for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
             c->nparses = 0;
             for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
                 int n = pg->nrules;

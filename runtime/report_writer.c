@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "unicode.h"
+#include "alloc.h"
 
 struct rep_builder {
     rt_buf   text;
@@ -74,7 +75,7 @@ static int close_record(rep_builder *b)
 
 rep_builder *rep_builder_new(const rep_header *h)
 {
-    rep_builder *b = calloc(1, sizeof *b);
+    rep_builder *b = rt_calloc(1, sizeof *b);
     if (!b) return NULL;
     rt_buf_init(&b->text);
     rt_buf *t = &b->text;
@@ -112,7 +113,7 @@ void rep_builder_free(rep_builder *b)
 {
     if (!b) return;
     rt_buf_free(&b->text);
-    free(b);
+    rt_free(b);
 }
 
 int rep_add_grammar(rep_builder *b, const rep_grammar *g)
@@ -238,7 +239,7 @@ static void *compress_frame(const rep_builder *b, size_t *outlen, const char **r
                         (unsigned long long)b->parses, (unsigned long long)(b->records + 1));
     size_t total = b->text.len + (size_t)flen;
     size_t cap = ZSTD_compressBound(total);
-    void *out = malloc(cap);
+    void *out = rt_malloc(cap);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     *reason = "out of memory";
     if (!out || !cctx) goto failed;
@@ -261,7 +262,7 @@ static void *compress_frame(const rep_builder *b, size_t *outlen, const char **r
     return out;
 failed:
     ZSTD_freeCCtx(cctx);
-    free(out);
+    rt_free(out);
     return NULL;
 }
 
@@ -316,7 +317,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
     size_t tmpcap = strlen(path) + 64;
-    char *tmp = malloc(tmpcap);
+    char *tmp = rt_malloc(tmpcap);
     if (!tmp) return fail(errbuf, errlen, path, "out of memory");
     static unsigned counter;
     int fd = -1;
@@ -328,7 +329,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     }
     if (fd < 0) {
         int e = errno;
-        free(tmp);
+        rt_free(tmp);
         return fail(errbuf, errlen, path, "%s", strerror(e));
     }
     int err = write_all(fd, frame, len);
@@ -336,7 +337,7 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     if (close(fd) < 0 && !err) err = errno;
     if (!err && rename(tmp, path) < 0) err = errno;
     if (err) unlink(tmp);
-    free(tmp);
+    rt_free(tmp);
     if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
     return 0;
 }
@@ -350,6 +351,6 @@ int rep_write_file(const rep_builder *b, const char *path, int append, char *err
     if (!frame) return fail(errbuf, errlen, path, "%s", reason);
     int rc = append ? append_frame(path, frame, len, errbuf, errlen)
                     : replace_file(path, frame, len, errbuf, errlen);
-    free(frame);
+    rt_free(frame);
     return rc;
 }

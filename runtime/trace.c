@@ -3,6 +3,7 @@
  * column, matched text, the failure recorded during the call). */
 #include "parser.h"
 #include "unicode.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -216,12 +217,8 @@ const char *pego_trace_failure_item(const pego_trace_event *ev, size_t i)
     const pego_grammar *g = p->g;
     if (i >= d->nitems) return NULL;
     if (!d->sorted) {
-        if (d->nitems > p->cap_trace_items) {
-            const char **a = realloc(p->trace_items, d->nitems * sizeof *a);
-            if (!a) return NULL;
-            p->trace_items = a;
-            p->cap_trace_items = d->nitems;
-        }
+        /* the items of a set are distinct, and pego_parse made room for every
+         * expectation of the grammar */
         for (uint32_t k = 0; k < d->nitems; k++) {      /* insertion sort by printed text */
             uint32_t id = d->items[k], j = k;
             for (; j > 0 && strcmp(p->trace_items[j - 1], g->expects[id]) > 0; j--)

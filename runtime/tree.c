@@ -4,6 +4,7 @@
  * deep as the nesting limit allows prints without deep C recursion. */
 #include "parser.h"
 #include "unicode.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,10 @@ void rt_tree_reset(rt_tree *t)
 
 void rt_tree_free(rt_tree *t)
 {
-    free(t->nodes);
-    free(t->kids);
-    free(t->fields);
-    free(t->refs);
+    rt_free(t->nodes);
+    rt_free(t->kids);
+    rt_free(t->fields);
+    rt_free(t->refs);
     memset(t, 0, sizeof *t);
 }
 
@@ -45,11 +46,11 @@ int rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count)
 {
     if (2 * (t->nrefs + 1) > t->caprefs) {
         uint32_t cap = t->caprefs ? 2 * t->caprefs : 64;
-        rt_fieldref *refs = calloc(cap, sizeof *refs);
+        rt_fieldref *refs = rt_calloc(cap, sizeof *refs);
         if (!refs) return -1;
         for (uint32_t i = 0; i < t->caprefs; i++)
             if (t->refs[i].node) *ref_slot(refs, cap, t->refs[i].node) = t->refs[i];
-        free(t->refs);
+        rt_free(t->refs);
         t->refs = refs;
         t->caprefs = cap;
     }
@@ -127,7 +128,8 @@ static void json_text(pego_parser *p, rt_buf *b, const char *s, uint32_t n)
         else rt_buf_add(&t, s + i, (size_t)w);
         i += (uint32_t)w;
     }
-    rt_unicode_json_string(b, t.data ? t.data : "", t.len);
+    if (t.oom) b->oom = 1;
+    else rt_unicode_json_string(b, t.data ? t.data : "", t.len);
     rt_buf_free(&t);
 }
 
@@ -267,7 +269,7 @@ char *rt_tree_print(pego_parser *p, uint32_t root, int json)
             break;
         }
     }
-    free(w.items);
+    rt_free(w.items);
     if (w.oom || b.oom) { rt_buf_free(&b); return NULL; }
     return rt_buf_take(&b);
 }
@@ -290,6 +292,6 @@ size_t rt_tree_count(pego_parser *p, uint32_t root)
             if (t->fields[fields + i].kind == FIELD_NODE && t->fields[fields + i].value)
                 push(&w, A_VALUE, t->fields[fields + i].value, 0, NULL);
     }
-    free(w.items);
+    rt_free(w.items);
     return count;
 }

@@ -345,7 +345,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             uint32_t count = e->u.iter.count + 1;
             if (VALUED && (ip->flags & INS_SCOPE)) {
                 uint32_t v = vm_apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
-                if (!v && p->vs[vsn - 1]) goto oom;
+                if (!v && tn != e->trail) goto oom;     /* with captures the value is never nil */
                 p->vs[vsn - 1] = v;
                 tn = e->trail;
             }

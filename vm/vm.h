@@ -116,7 +116,8 @@ static inline int vm_push_value(pego_parser *p, vm_regs *r, uint32_t v)
 
 /* Finishes a scope: its captures trail[from, to) become fields of value v, or of
  * a new Seq over start..end that wraps v (docs/language.md 1.9). Returns the
- * resulting value, or 0 when out of memory (vm/vm.c). */
+ * resulting value, never nil when there are captures, or 0 when out of
+ * memory (vm/vm.c). */
 uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to, uint32_t start, uint32_t end);
 
 /* Gives node v one field that is not a node (an integer or a string); -1 when
