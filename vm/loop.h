@@ -343,9 +343,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             const vm_ins *rep = code + ip->a;
             e = &es[esn - 1];
             uint32_t count = e->u.iter.count + 1;
-            if (VALUED && (ip->flags & INS_SCOPE)) {
+            if (VALUED && (ip->flags & INS_SCOPE) && tn != e->trail) {
+                /* the iteration's captures: with captures the value is never nil */
                 uint32_t v = vm_apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
-                if (!v && tn != e->trail) goto oom;     /* with captures the value is never nil */
+                if (!v) goto oom;
                 p->vs[vsn - 1] = v;
                 tn = e->trail;
             }
