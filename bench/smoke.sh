@@ -72,19 +72,24 @@ for row in "json pego" "json lpeg" "json leg" "csv pego" "arith pego"; do
     done
 done
 
-# 3b. A row of the accuracy table for every grammar, mode and part, with shares that are
-# numbers (true, reference program, --profile and --profile-detail) and add up to 100.
+# 3b. A row of the accuracy table for every grammar, mode and part, with shares (true,
+# reference program, --profile and --profile-detail) that are numbers, or n/a where
+# every part measured nothing (a tiny input parsed once, on a slow build such as the
+# sanitizers': the figures of a quick run mean nothing, their form does), and that
+# add up to 100 where they are numbers.
 acc_rows_ok() {   # acc_rows_ok GRAMMAR PARTS
     local mode part
     for mode in recognize tree; do
         for part in $2; do
             awk -F'\t' -v g="$1" -v m="$mode" -v p="$part" '$1 == g && $2 == m && $3 == p {
-                    for (i = 4; i <= 8; i++) if (i != 5 && $i !~ /^[0-9]+(\.[0-9])?$/) exit 1
+                    for (i = 4; i <= 8; i++) if (i != 5 && $i !~ /^([0-9]+(\.[0-9])?|n\/a)$/) exit 1
                     found = 1 }
                 END { exit !found }' "$out/accuracy.tsv" || return 1
         done
-        awk -F'\t' -v g="$1" -v m="$mode" '$1 == g && $2 == m { t += $4; p += $7 }
-            END { exit !(t > 99.5 && t < 100.5 && p > 99.5 && p < 100.5) }' "$out/accuracy.tsv" || return 1
+        for col in 4 7; do
+            awk -F'\t' -v g="$1" -v m="$mode" -v c="$col" '$1 == g && $2 == m { if ($c == "n/a") na = 1; t += $c }
+                END { exit !(na || (t > 99.5 && t < 100.5)) }' "$out/accuracy.tsv" || return 1
+        done
     done
 }
 check "accuracy.tsv has the rows of the mixed grammar" acc_rows_ok mixed "runs words items backtrack"
