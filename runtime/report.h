@@ -75,6 +75,15 @@ typedef struct rep_rule {
     uint64_t time_ns, self_ns;      /* inclusive (outermost activation only) and self time */
 } rep_rule;
 
+/* The counts of a rule record, in the order they are written: the field, and
+ * whether only --profile-detail collects it (a report without detail leaves
+ * it out). The writer (runtime/report_writer.c) and the reader
+ * (cli/report/reader.c) both derive from this list. */
+#define REP_RULE_COUNTS(X) \
+    X(calls, 0) X(evals, 0) X(memo, 0) X(matched, 0) X(failed, 0) \
+    X(repeats, 1) X(max_repeats, 1) X(max_repeats_pos, 1) X(consumed, 0) X(wasted, 1) \
+    X(time_ns, 0) X(self_ns, 0)
+
 /* A call-graph edge: calls of callee made directly by caller. */
 typedef struct rep_edge {
     uint32_t grammar, caller, callee;

@@ -164,20 +164,10 @@ int rep_add_rule(rep_builder *b, const rep_rule *r)
     open_record(b, "rule");
     add_count(t, "grammar", r->grammar);
     add_count(t, "rule", r->rule);
-    add_count(t, "calls", r->calls);
-    add_count(t, "evals", r->evals);
-    add_count(t, "memo", r->memo);
-    add_count(t, "matched", r->matched);
-    add_count(t, "failed", r->failed);
-    if (b->detail) {                  /* collected only with --profile-detail: absent, not 0, without it */
-        add_count(t, "repeats", r->repeats);
-        add_count(t, "max_repeats", r->max_repeats);
-        add_count(t, "max_repeats_pos", r->max_repeats_pos);
-    }
-    add_count(t, "consumed", r->consumed);
-    if (b->detail) add_count(t, "wasted", r->wasted);
-    add_count(t, "time_ns", r->time_ns);
-    add_count(t, "self_ns", r->self_ns);
+    /* what only --profile-detail collects is absent, not 0, without it */
+#define WRITE_COUNT(field, detail_only) if (!(detail_only) || b->detail) add_count(t, #field, r->field);
+    REP_RULE_COUNTS(WRITE_COUNT)
+#undef WRITE_COUNT
     return close_record(b);
 }
 

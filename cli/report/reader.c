@@ -431,18 +431,9 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         g = grammar_field(r, &bad);
         rec.r.grammar = g ? g->id : 0;
         rec.r.rule = id_field(r, "rule", g ? g->nrules : 0, &bad);
-        rec.r.calls = count_field(r, "calls", &bad);
-        rec.r.evals = count_field(r, "evals", &bad);
-        rec.r.memo = count_field(r, "memo", &bad);
-        rec.r.matched = count_field(r, "matched", &bad);
-        rec.r.failed = count_field(r, "failed", &bad);
-        rec.r.repeats = count_field(r, "repeats", &bad);
-        rec.r.max_repeats = count_field(r, "max_repeats", &bad);
-        rec.r.max_repeats_pos = count_field(r, "max_repeats_pos", &bad);
-        rec.r.consumed = count_field(r, "consumed", &bad);
-        rec.r.wasted = count_field(r, "wasted", &bad);
-        rec.r.time_ns = count_field(r, "time_ns", &bad);
-        rec.r.self_ns = count_field(r, "self_ns", &bad);
+#define READ_COUNT(field, detail_only) rec.r.field = count_field(r, #field, &bad);
+        REP_RULE_COUNTS(READ_COUNT)
+#undef READ_COUNT
     } else if (strcmp(type, "edge") == 0) {
         kind = REP_REC_EDGE;
         g = grammar_field(r, &bad);
