@@ -184,6 +184,8 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->code);
     rt_free(g->bytesets);
     rt_free(g->dispatch);
+    rt_free(g->sites);
+    rt_free(g->site_calls);
     rt_free(g->src);
     rt_free(g->name);
     rt_free(g->file);

@@ -68,6 +68,21 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         else rt_buf_printf(b, " %d", in->a);
         break;
     case 'P': rt_buf_printf(b, " %s", g->labels[in->a]); break;
+    case 'Q': {
+        const cc_site *site = &g->sites[in->a];
+        rt_buf_printf(b, " site %d:", in->a);
+        for (uint32_t k = 0; k < site->n; k++) {
+            const cc_site_call *c = &g->site_calls[site->first + k];
+            rt_buf_printf(b, " %s", g->rules[c->rule].name);
+            if (c->matched) rt_buf_printf(b, " %u matched", (unsigned)c->matched);
+            if (c->failed) rt_buf_printf(b, " %u failed", (unsigned)c->failed);
+            if (k + 1 < site->n) rt_buf_addc(b, ',');
+        }
+        break;
+    }
+    case 'Z':
+        rt_buf_printf(b, " %s (level %d)", g->rules[in->a % g->nrules].name, in->b);
+        break;
     case 'S':
         rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);
         if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
@@ -147,8 +162,10 @@ static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
     uint32_t limit = g->ncode;
     int fast = g->has_fast && from >= g->fast_start;
     for (int r = 0; fast && r < g->nrules; r++) {
-        if (g->rules[r].fast_entry > from && g->rules[r].fast_entry < limit) limit = g->rules[r].fast_entry;
-        if (g->rules[r].fast_vf_entry > from && g->rules[r].fast_vf_entry < limit) limit = g->rules[r].fast_vf_entry;
+        const uint32_t starts[] = { g->rules[r].fast_entry, g->rules[r].fast_vf_entry,
+                                    g->rules[r].prof_entry, g->rules[r].prof_vf_entry };
+        for (int k = 0; k < 4; k++)
+            if (starts[k] > from && starts[k] < limit) limit = starts[k];
     }
     for (uint32_t at = from; at < limit; at++) {
         size_t mark = b->len;
@@ -182,6 +199,10 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
             body(g, b, rule->fast_entry);
             rt_buf_printf(b, "rule %s, fast, value-free:\n", rule->name);
             body(g, b, rule->fast_vf_entry);
+            rt_buf_printf(b, "rule %s, profiled:\n", rule->name);
+            body(g, b, rule->prof_entry);
+            rt_buf_printf(b, "rule %s, profiled, value-free:\n", rule->name);
+            body(g, b, rule->prof_vf_entry);
         }
         if (rule->pratt < 0) continue;
         const cc_pratt *pr = &g->pratts[rule->pratt];

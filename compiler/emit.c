@@ -23,7 +23,9 @@ typedef struct {
     uint32_t           cap;
     int                rule;      /* rule being emitted */
     int                valued;    /* emitting the valued body */
-    int                fast;      /* emitting the fast program */
+    int                fast;      /* emitting the fast program (or the profiled one) */
+    int                profiled;  /* emitting the profiled program */
+    int                inline_level;  /* calls compiled in around what is being emitted */
     cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
@@ -177,6 +179,9 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
 static void first_of(emitter *m, const ast_expr *e, cc_first *f);
 static uint32_t emit_btest(emitter *m, const ast_expr *e, const cc_first *f);
 static int guard_ok(emitter *m, const ast_expr *e, const cc_first *f);
+static int may_skip(emitter *m, const ast_expr *e, int *site);
+enum { SITE_NONE = -1, SITE_NO_SKIP = -2 };     /* of may_skip: see skip_site */
+static void count_skip(emitter *m, const ast_expr *e, int site);
 
 /* What e must begin with: through the first element of sequences, captures, @,
  * - and repetitions of at least one; NULL for an empty sequence or an optional
@@ -202,12 +207,13 @@ static const ast_expr *first_element(const ast_expr *e)
     }
 }
 
-static uint32_t emit_first_test(emitter *m, const ast_expr *e)
+static uint32_t emit_first_test(emitter *m, const ast_expr *e, int *site)
 {
+    *site = SITE_NONE;
     if (m->fast) {
         cc_first f;
         first_of(m, e, &f);
-        return guard_ok(m, e, &f) ? emit_btest(m, e, &f) : 0;
+        return guard_ok(m, e, &f) && may_skip(m, e, site) ? emit_btest(m, e, &f) : 0;
     }
     e = first_element(e);
     if (e && e->kind == AST_LITERAL && e->len > 0 && (unsigned char)e->text[0] < 0x80) {
@@ -319,7 +325,7 @@ static int single_byte(const ast_expr *e)
  * rules that are themselves compiled in. size is the expression count with the
  * callees' bodies counted in (-1: not compiled in), nest the depth of calls it
  * stands for (1: calls nothing). */
-enum { INLINE_MAX_SIZE = 48, INLINE_MAX_NEST = 3 };
+enum { INLINE_MAX_SIZE = 48, INLINE_MAX_NEST = CC_INLINE_LEVELS };
 
 static void inline_rule(emitter *m, int r);
 
@@ -360,6 +366,127 @@ static void inline_rule(emitter *m, int r)
     in->size = size >= 0 && in->nest <= INLINE_MAX_NEST ? size : -1;
 }
 
+/* ---- the profiled program ------------------------------------------------
+ * The fast program once more, for profiled parses (docs/architecture.md, The
+ * profiled program). It runs the same instructions with counters, so that a
+ * profiled parse counts the calls of the reference program:
+ *   - a real call counts in the loop (plain path) or in vm/call.c (general path);
+ *   - a call compiled into its caller is bracketed by PIN and POUT;
+ *   - where a byte test skips calls, the jump goes through PCOUNT, whose site
+ *     stands for the calls the reference program would have made there and
+ *     their outcomes, which are known when the compiler can see them all
+ *     (skipped_calls). Where it cannot, or where a skipped call is one the
+ *     memo table decides about at run time, the profiled program does not skip:
+ *     it makes the calls. */
+
+enum { SKIP_FAIL = 0, SKIP_EMPTY = 1, SKIP_UNKNOWN = -1 };
+
+/* What the reference program does with e at a position where no byte can begin
+ * a non-empty match of e: every terminal it reaches before consuming anything
+ * fails, so e fails or matches empty, whatever the byte. Adds the calls it makes
+ * to counts (per rule: matched, failed). SKIP_UNKNOWN: a construct whose
+ * outcome or calls the compiler cannot tell (lookaheads, anchors, cuts, calls
+ * the memo table decides about, recursion). */
+static int skipped_calls(emitter *m, const ast_expr *e, uint32_t *counts, int depth)
+{
+    if (depth > 64) return SKIP_UNKNOWN;
+    switch (e->kind) {
+    case AST_LITERAL:
+        return e->len == 0 ? SKIP_EMPTY : SKIP_FAIL;
+    case AST_CLASS: case AST_ANY: case AST_BOTTOM:
+        return SKIP_FAIL;
+    case AST_TOP:
+        return SKIP_EMPTY;
+    case AST_SEQ:
+        for (int i = 0; i < e->nkids; i++) {
+            int r = skipped_calls(m, e->kids[i], counts, depth);
+            if (r != SKIP_EMPTY) return r;
+        }
+        return SKIP_EMPTY;
+    case AST_CHOICE:
+        for (int i = 0; i < e->nkids; i++) {
+            int r = skipped_calls(m, e->kids[i], counts, depth);
+            if (r != SKIP_FAIL) return r;
+        }
+        return SKIP_FAIL;
+    case AST_REPEAT: {
+        if (e->max == 0) return SKIP_EMPTY;
+        int r = skipped_calls(m, e->kids[0], counts, depth);
+        if (r == SKIP_UNKNOWN) return r;
+        /* an iteration that matched empty ends the loop and counts */
+        return (r == SKIP_EMPTY ? 1 : 0) >= e->min ? SKIP_EMPTY : SKIP_FAIL;
+    }
+    case AST_OPTIONAL: {
+        int r = skipped_calls(m, e->kids[0], counts, depth);
+        return r == SKIP_UNKNOWN ? r : SKIP_EMPTY;
+    }
+    case AST_ATOMIC: case AST_DISCARD: case AST_CAPTURE:
+        return skipped_calls(m, e->kids[0], counts, depth);
+    case AST_ATTRIBUTE:
+        return strcmp(e->name, "error") == 0 ? skipped_calls(m, e->kids[0], counts, depth) : SKIP_UNKNOWN;
+    case AST_CALL: {
+        if (e->level || e->rule < 0 || general_call(&m->g->rules[e->rule])) return SKIP_UNKNOWN;
+        int r = skipped_calls(m, m->ast->rules[e->rule].body, counts, depth + 1);
+        if (r != SKIP_UNKNOWN) counts[2 * e->rule + (r == SKIP_EMPTY ? 0 : 1)]++;
+        return r;
+    }
+    default:
+        return SKIP_UNKNOWN;
+    }
+}
+
+/* The counting site for skipping the n expressions es where no byte can begin
+ * any of them: its index; SITE_NONE when skipping them skips no call;
+ * SITE_NO_SKIP when the profiled program must not skip them. */
+static int skip_site(emitter *m, const ast_expr *const *es, int n)
+{
+    pego_grammar *g = m->g;
+    uint32_t *counts = cc_xcalloc((size_t)g->nrules * 2 + 1, sizeof *counts);
+    int site = SITE_NONE;
+    for (int i = 0; i < n && site == SITE_NONE; i++)
+        if (skipped_calls(m, es[i], counts, 0) != SKIP_FAIL) site = SITE_NO_SKIP;
+    uint32_t ncalls = 0;
+    for (int r = 0; r < g->nrules && site == SITE_NONE; r++) ncalls += counts[2 * r] || counts[2 * r + 1];
+    if (site == SITE_NONE && ncalls) {
+        g->sites = table_resize(g->sites, (size_t)(g->nsites + 1) * sizeof *g->sites);
+        g->site_calls = table_resize(g->site_calls, (size_t)(g->nsite_calls + ncalls) * sizeof *g->site_calls);
+        g->sites[g->nsites] = (cc_site){ g->nsite_calls, ncalls };
+        for (int r = 0; r < g->nrules; r++)
+            if (counts[2 * r] || counts[2 * r + 1])
+                g->site_calls[g->nsite_calls++] = (cc_site_call){ (uint32_t)r, counts[2 * r], counts[2 * r + 1] };
+        site = (int)g->nsites++;
+    }
+    cc_free(counts);
+    return site;
+}
+
+/* The profiled program may jump over e with a byte test. */
+static int may_skip(emitter *m, const ast_expr *e, int *site)
+{
+    *site = m->profiled ? skip_site(m, &e, 1) : SITE_NONE;
+    return *site != SITE_NO_SKIP;
+}
+
+/* Where a byte test that skipped calls jumps: a PCOUNT of its site first. */
+static void count_skip(emitter *m, const ast_expr *e, int site)
+{
+    if (site >= 0) ins(m, e, OP_PCOUNT, site, 0, 0);
+}
+
+/* A rule the profiled program compiles into its call sites: one the fast
+ * program compiles in, unless it or a rule it calls is decided by the memo
+ * table at run time. */
+static int prof_inline_ok(emitter *m, const ast_expr *e)
+{
+    if (e->kind == AST_CALL) {
+        if (general_call(&m->g->rules[e->rule])) return 0;
+        return prof_inline_ok(m, m->ast->rules[e->rule].body);
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (!prof_inline_ok(m, e->kids[i])) return 0;
+    return 1;
+}
+
 /* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
  * that cannot match empty is guarded by a byte test that jumps to the next one;
  * it gets no choice entry when no later alternative can match at a byte where
@@ -369,15 +496,21 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
 {
     cc_first *first = cc_xmalloc((size_t)n * sizeof *first);
     uint32_t *ends = cc_xmalloc((size_t)n * sizeof *ends);
+    int *site = cc_xmalloc((size_t)n * sizeof *site);
     for (int i = 0; i < n; i++) first_of(m, kids[i], &first[i]);
     int nends = 0;
     /* Three or more alternatives that cannot match empty, with disjoint
      * first-byte sets and no cuts: one jump on the next byte picks the only
-     * alternative that can match, with no choice entry. */
+     * alternative that can match, with no choice entry. The profiled program
+     * jumps so only over alternatives that call nothing before their first byte. */
     int table = n >= 3;
     for (int i = 0; i < n && table; i++) {
         table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]);
         for (int j = 0; j < i && table; j++) table = cc_first_disjoint(&first[i], &first[j]);
+    }
+    for (int i = 0; i < n; i++) {
+        int ok = may_skip(m, kids[i], &site[i]);
+        if (!ok || site[i] >= 0) table = 0;
     }
     if (table) {
         pego_grammar *g = m->g;
@@ -403,6 +536,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
         cc_free(first);
         cc_free(ends);
+        cc_free(site);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -410,25 +544,33 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         int last = i == n - 1, loose = cc_loose_cut(alt);
         cc_first later;
         memset(&later, 0, sizeof later);
+        /* the profiled program runs the later alternatives after a failure when
+         * the reference program would call rules in them */
+        int later_calls = 0;
         for (int j = i + 1; j < n; j++) {
             for (int w = 0; w < 8; w++) later.bits[w] |= first[j].bits[w];
             later.nullable |= first[j].nullable;
+            later_calls |= site[j] != SITE_NONE;
         }
         /* the last alternative needs no guard when it begins by testing a character */
-        int guard = guard_ok(m, alt, &first[i]) && !(last && starts_with_terminal(alt));
-        int entry = last ? loose : (loose || !guard || later.nullable || !cc_first_disjoint(&first[i], &later));
+        int guard = guard_ok(m, alt, &first[i]) && !(last && starts_with_terminal(alt)) && site[i] != SITE_NO_SKIP;
+        int entry = last ? loose : (loose || !guard || later.nullable || later_calls ||
+                                    !cc_first_disjoint(&first[i], &later));
         uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
         uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
         emit_expr(m, alt, v && cc_has_value(alt), live);
         if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
         if (entry || !last || test) ends[nends++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
+        uint32_t skipped = here(m);
+        if (test) count_skip(m, alt, site[i]);
         if (entry) patch(m, choice, here(m));
-        patch_test(m, test, here(m));
+        patch_test(m, test, skipped);
         if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
     }
     for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
     cc_free(first);
     cc_free(ends);
+    cc_free(site);
 }
 
 /* (A / C)* in the fast program, value-free, where C is a class decided by the
@@ -461,13 +603,26 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
         for (int w = 0; w < 8; w++) others.bits[w] |= f.bits[w];
         rest[n++] = kid->kids[i];
     }
+    /* The profiled program: the reference program tries the alternatives before
+     * the class at every character of the run; SPANTEST counts their site per
+     * character spanned. */
+    int each = m->profiled && k > 0 ? skip_site(m, (const ast_expr *const *)rest, k) : SITE_NONE;
+    if (each == SITE_NO_SKIP || each > UINT16_MAX) { cc_free(rest); return 0; }
+    /* where the loop ends at a byte no alternative can begin, every alternative was tried */
+    int site = m->profiled ? skip_site(m, (const ast_expr *const *)rest, n) : SITE_NONE;
+    if (site == SITE_NO_SKIP) { cc_free(rest); return 0; }
     uint32_t top = ins(m, e, OP_SPANTEST, intern_byteset(m, cls.bits), 0, intern_byteset(m, others.bits));
+    if (each >= 0) {
+        m->g->code[top].flags |= INS_COUNT;
+        m->g->code[top].d = (uint16_t)each;
+    }
     uint32_t choice = ins(m, kid, OP_CHOICE, 0, 0, 0);
     if (n == 1) emit_expr(m, rest[0], 0, 0);
     else emit_alts_fast(m, rest, n, 0, 0);
     ins(m, kid, OP_COMMIT, (int32_t)top, 0, 0);
-    patch(m, choice, here(m));
     m->g->code[top].b = (int32_t)here(m);
+    count_skip(m, e, site);
+    patch(m, choice, here(m));
     cc_free(rest);
     return 1;
 }
@@ -494,11 +649,15 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
     }
     if (m->fast && variant == CC_VF(g, e->rule) && !e->level) {
         inline_rule(m, e->rule);
-        if (m->inl[e->rule].size >= 0) {
+        if (m->inl[e->rule].size >= 0 && (!m->profiled || prof_inline_ok(m, e))) {
             if (m->inl[e->rule].nest > m->inline_nest) m->inline_nest = m->inl[e->rule].nest;
             int rule = m->rule;
             m->rule = e->rule;
+            if (m->profiled) ins(m, e, OP_PIN, variant, m->inline_level, 0);
+            m->inline_level++;
             emit_expr(m, m->ast->rules[e->rule].body, 0, 0);
+            m->inline_level--;
+            if (m->profiled) ins(m, e, OP_POUT, variant, m->inline_level, 0);
             m->rule = rule;
             return;
         }
@@ -529,7 +688,8 @@ static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
         int last = i == e->nkids - 1;
         int entry = !last || cc_loose_cut(alt);
         uint32_t choice = 0, test = 0;
-        if (!last) test = emit_first_test(m, alt);
+        int site;
+        if (!last) test = emit_first_test(m, alt, &site);
         if (entry) choice = ins(m, alt, OP_CHOICE, 0, 0, 0);
         emit_expr(m, alt, v && cc_has_value(alt), live);
         if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
@@ -566,10 +726,10 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     if (m->fast && !v && emit_class_loop(m, e)) return;
     /* fast program: a byte test before each iteration leaves the loop at once */
     cc_first f;
-    int guard = 0;
+    int guard = 0, site = SITE_NONE;
     if (m->fast && !cc_loose_cut(kid)) {
         first_of(m, kid, &f);
-        guard = guard_ok(m, kid, &f);
+        guard = guard_ok(m, kid, &f) && may_skip(m, kid, &site);
     }
     int scope = v && cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
@@ -581,6 +741,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     if (scope) m->g->code[next].flags |= INS_SCOPE;
     if (test) {
         patch_test(m, test, here(m));
+        count_skip(m, kid, site);
         ins(m, e, OP_ITEREXIT, (int32_t)rep, 0, 0);
     }
     patch(m, rep, here(m));
@@ -713,13 +874,16 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
                 return;
             }
         }
-        uint32_t test = emit_first_test(m, kid);
+        int site;
+        uint32_t test = emit_first_test(m, kid, &site);
         uint32_t choice = ins(m, e, OP_CHOICE, 0, 0, 0);
         emit_expr(m, kid, v && cc_has_value(kid), live);
         if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
         uint32_t commit = ins(m, e, OP_COMMIT, 0, 0, 0);
+        uint32_t skipped = here(m);
+        if (test) count_skip(m, kid, site);
         patch(m, choice, here(m));
-        patch_test(m, test, here(m));
+        patch_test(m, test, skipped);
         if (v) ins(m, e, OP_NIL, 0, 0, 0);
         patch(m, commit, here(m));
         return;
@@ -891,7 +1055,11 @@ static void thread_jumps(pego_grammar *g)
 /* Marks the fast program's addresses that something jumps, returns or fails to. */
 static void mark_targets(const pego_grammar *g, uint8_t *target)
 {
-    for (int r = 0; r < g->nrules; r++) target[g->rules[r].fast_entry] = target[g->rules[r].fast_vf_entry] = 1;
+    for (int r = 0; r < g->nrules; r++) {
+        const cc_rule *rule = &g->rules[r];
+        target[rule->fast_entry] = target[rule->fast_vf_entry] = 1;
+        target[rule->prof_entry] = target[rule->prof_vf_entry] = 1;
+    }
     for (uint32_t i = g->fast_start; i < g->ncode; i++) {
         const vm_ins *in = &g->code[i];
         switch (in->op) {
@@ -1029,19 +1197,25 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         m.fast = 1;
         g->has_fast = 1;
         g->fast_start = here(&m);
-        for (int valued = 1; valued >= 0; valued--) {
-            for (int r = 0; r < ast->nrules; r++) {
-                const ast_expr *body = ast->rules[r].body;
-                m.rule = r;
-                m.valued = valued;
-                if (valued) g->rules[r].fast_entry = here(&m);
-                else g->rules[r].fast_vf_entry = here(&m);
-                emit_expr(&m, body, valued && cc_has_value(body), valued);
-                if (valued && !cc_has_value(body)) ins(&m, body, OP_NIL, 0, 0, 0);
-                if (valued) ins(&m, body, OP_RULEEND, r, 0, 0);
-                ins(&m, body, OP_RET, 0, 0, 0);
+        /* then the profiled program, the fast program with counters */
+        for (m.profiled = 0; m.profiled < 2; m.profiled++) {
+            if (m.profiled) g->prof_start = here(&m);
+            for (int valued = 1; valued >= 0; valued--) {
+                for (int r = 0; r < ast->nrules; r++) {
+                    const ast_expr *body = ast->rules[r].body;
+                    cc_rule *rule = &g->rules[r];
+                    m.rule = r;
+                    m.valued = valued;
+                    *(m.profiled ? (valued ? &rule->prof_entry : &rule->prof_vf_entry)
+                                 : (valued ? &rule->fast_entry : &rule->fast_vf_entry)) = here(&m);
+                    emit_expr(&m, body, valued && cc_has_value(body), valued);
+                    if (valued && !cc_has_value(body)) ins(&m, body, OP_NIL, 0, 0, 0);
+                    if (valued) ins(&m, body, OP_RULEEND, r, 0, 0);
+                    ins(&m, body, OP_RET, 0, 0, 0);
+                }
             }
         }
+        m.profiled = 0;
         /* A call compiled in stands for nest levels of nesting; a call skipped by
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
@@ -1062,7 +1236,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         if (in->op == OP_CALL || in->op == OP_CALLG) {
             const cc_rule *r = &g->rules[in->a % g->nrules];
             int vf = in->a >= g->nrules;
-            if (g->has_fast && i >= g->fast_start) in->b = (int32_t)(vf ? r->fast_vf_entry : r->fast_entry);
+            if (g->has_fast && i >= g->prof_start) in->b = (int32_t)(vf ? r->prof_vf_entry : r->prof_entry);
+            else if (g->has_fast && i >= g->fast_start) in->b = (int32_t)(vf ? r->fast_vf_entry : r->fast_entry);
             else in->b = (int32_t)(vf ? r->vf_entry : r->entry);
         }
     }

@@ -15,7 +15,8 @@
 typedef struct {
     uint8_t  op;
     uint8_t  flags;
-    uint16_t d;                 /* CALLG with INS_DEFER: the rule's index among deferrable rules */
+    uint16_t d;                 /* CALLG with INS_DEFER: the rule's index among deferrable rules;
+                                   SPANTEST with INS_COUNT: a counting site */
     int32_t  a, b, c;
 } vm_ins;
 
@@ -49,6 +50,8 @@ typedef struct {
     uint32_t vf_entry;          /* address of the value-free body (twin, recognition) */
     uint32_t fast_entry;        /* the same two bodies in the fast program (has_fast) */
     uint32_t fast_vf_entry;
+    uint32_t prof_entry;        /* and in the profiled program (has_fast) */
+    uint32_t prof_vf_entry;
 } cc_rule;
 
 typedef struct {
@@ -100,12 +103,27 @@ typedef struct {
     uint32_t eoi;
 } cc_dispatch;
 
+/* What one counting site of the profiled program stands for: each time it runs,
+ * the reference program would have called these rules, with these outcomes
+ * (calls that a byte test proved cannot match, docs/architecture.md). */
+typedef struct {
+    uint32_t rule;
+    uint32_t matched, failed;   /* calls per run of the site */
+} cc_site_call;
+
+typedef struct {
+    uint32_t first, n;          /* its calls: site_calls[first .. first + n - 1] */
+} cc_site;
+
 /* First-byte set of an expression (compiler/first.c): the bytes that can begin
  * a non-empty match, and whether it can match the empty string. */
 typedef struct {
     uint32_t bits[8];
     int      nullable;
 } cc_first;
+
+/* The deepest nest of calls the fast program compiles into one call site. */
+#define CC_INLINE_LEVELS 3
 
 /* Fixed expectation ids. */
 enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
@@ -140,6 +158,11 @@ struct pego_grammar {
     int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
     uint32_t    fast_start;     /* address of its first instruction */
     uint32_t    fast_reserve;   /* nesting levels the fast program keeps in reserve */
+    uint32_t    prof_start;     /* address of the profiled program's first instruction */
+    cc_site    *sites;          /* operands of PCOUNT */
+    uint32_t    nsites;
+    cc_site_call *site_calls;
+    uint32_t    nsite_calls;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
 };

@@ -59,6 +59,10 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
         const unsigned char *s = (const unsigned char *)in->input;
         uint32_t k = 0, b = 0;
         while (b < in->len) {
+            if (s[b] < 0x80) {                  /* one byte, one character */
+                idx[b++] = k++;
+                continue;
+            }
             uint32_t cp;
             int w = rt_unicode_decode(s + b, in->len - b, &cp);
             for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;

@@ -62,6 +62,8 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->scratch);
     rt_free(p->trace_items);
     rt_profiler_parser_free(p);
+    rt_free(p->counts);
+    rt_free(p->site_runs);
     rt_free(p->pf);
     rt_free(p->rec);
     rt_free(p->held);
@@ -70,6 +72,72 @@ void pego_parser_free(pego_parser *p)
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
     rt_free(p);
+}
+
+int rt_parse_count_calls(pego_parser *p, int on)
+{
+    int was = p->count_calls;
+    p->count_calls = on;
+    return was;
+}
+
+/* Zeroed counters for a counting parse, and the unit of every position when
+ * the parse counts in characters. */
+static int prepare_counts(pego_parser *p)
+{
+    const pego_grammar *g = p->g;
+    if (!p->counts) {
+        p->counts = rt_calloc(2 * (size_t)g->nrules + 1, sizeof *p->counts);
+        p->site_runs = rt_calloc((size_t)g->nsites + 1, sizeof *p->site_runs);
+        if (!p->counts || !p->site_runs) {
+            rt_free(p->counts);
+            rt_free(p->site_runs);
+            p->counts = NULL;
+            p->site_runs = NULL;
+            return -1;
+        }
+    }
+    memset(p->counts, 0, 2 * (size_t)g->nrules * sizeof *p->counts);
+    memset(p->site_runs, 0, (size_t)g->nsites * sizeof *p->site_runs);
+    p->unit_of = NULL;
+    if (p->in.unit != PEGO_UNIT_BYTES && !p->in.ascii) {
+        rt_input_unit(&p->in, 0);             /* makes the table */
+        if (!p->in.cp_index) return -1;
+        p->unit_of = p->in.cp_index;
+    }
+    return 0;
+}
+
+/* Rule r's counts: both its variants' calls, and the calls the counting sites
+ * stand for, once per run of the site. */
+int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
+{
+    const pego_grammar *g = p->g;
+    memset(out, 0, sizeof *out);
+    if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
+    for (int k = 0; k < 2; k++) {
+        const vm_count *c = &p->counts[k * g->nrules + rule];
+        out->calls += c->calls;
+        out->evals += c->evals;
+        out->memo += c->memo;
+        out->matched += c->matched;
+        out->failed += c->failed;
+        out->consumed += c->consumed;
+    }
+    for (uint32_t s = 0; s < g->nsites; s++) {
+        uint64_t runs = p->site_runs[s];
+        if (!runs) continue;
+        const cc_site *site = &g->sites[s];
+        for (uint32_t k = 0; k < site->n; k++) {
+            const cc_site_call *c = &g->site_calls[site->first + k];
+            if ((int)c->rule != rule) continue;
+            out->calls += runs * (c->matched + c->failed);
+            out->evals += runs * (c->matched + c->failed);
+            out->matched += runs * c->matched;
+            out->failed += runs * c->failed;
+        }
+    }
+    return 1;
 }
 
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,
@@ -110,6 +178,14 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * Whatever else it ends with (a syntax error, the limit, no memory) is
      * decided by the reference program, which also writes the error message. */
     int fast = g->has_fast && !p->observing && !opt->reference && max_depth > g->fast_reserve;
+    /* Counting runs the profiled program instead, with the default memo policy
+     * (the one it counts the reference program's calls for). */
+    int count = fast && p->count_calls && opt->memo == PEGO_MEMO_DEFAULT;
+    p->counted = 0;
+    if (count && prepare_counts(p) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_parse_abort(p, "out of memory");
+    }
     int status = PEGO_SYNTAX_ERROR;
     for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
         if (pass) rt_parse_clear_result(p);
@@ -118,6 +194,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->exp.oom = 0;
         p->fast = pass == 0;
+        p->counting = p->fast && count;
         p->max_depth = p->fast ? max_depth - g->fast_reserve : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
@@ -126,6 +203,8 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             return (pego_status)rt_parse_abort(p, "out of memory");
         }
         status = vm_run(p, variant);
+        p->counted = p->counting && status == PEGO_OK;
+        p->counting = 0;
     }
     if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors or the trace would be wrong */
         rt_parse_clear_result(p);

@@ -207,6 +207,14 @@ struct pego_parser {
     rt_recovered *rec; uint32_t nrec, caprec;  /* errors recovered so far (undone on backtracking) */
     uint32_t   *held;  uint32_t nheld, capheld; /* failures held while a #recover skip runs */
     rt_buf      strings;                        /* texts of recovered errors */
+    /* counting with the profiled program (docs/architecture.md, The profiled program) */
+    int         count_calls;    /* parses count their calls with the profiled program */
+    int         counting;       /* this run executes the profiled program */
+    int         counted;        /* the last parse's counts are complete (rt_parse_counts) */
+    vm_count   *counts;         /* per rule variant (2 * nrules) */
+    uint64_t   *site_runs;      /* per counting site (PCOUNT) */
+    uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
+    const uint32_t *unit_of;    /* unit offset of each position; NULL: units are bytes */
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
@@ -230,6 +238,13 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
  * outer expectation record, and "line:col: message" for a failure at far. */
 int  rt_expect_syntax_error(pego_parser *p);
 void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n);
+
+/* Counting with the profiled program (runtime/parse.c): rt_parse_count_calls
+ * makes p's parses of grammars with a fast program count their calls with the
+ * profiled program; after a matching parse, rt_parse_counts gives rule r's
+ * figures and returns 1 (0: the last parse was not counted so). */
+int  rt_parse_count_calls(pego_parser *p, int on);
+int  rt_parse_counts(const pego_parser *p, int rule, vm_count *out);
 
 /* Results (runtime/parse.c): clearing one, and ending a parse with a message. */
 void rt_parse_clear_result(pego_parser *p);

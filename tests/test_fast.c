@@ -13,7 +13,13 @@
  * identical, and a parse that matched must have been answered by the fast
  * program itself. The same comparison runs on a few hundred random grammars,
  * and, for every matching input, near the nesting limit, where the fast
- * program must not succeed when the reference program stops. */
+ * program must not succeed when the reference program stops.
+ *
+ * With the default memo policy, every comparison also runs the profiled program
+ * (the fast program with counters, docs/architecture.md): its result must be the
+ * same, and its counts per rule (calls, evaluations, memo hits, matched, failed,
+ * consumed) those that a collector counts on the reference program, which is
+ * what `pego profile` prints. */
 #include <CUnit/Basic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +27,8 @@
 #include <string.h>
 
 #include "pego.h"
+#include "../runtime/parser.h"    /* rt_parse_count_calls, rt_parse_counts */
+#include "fixtures.h"
 
 typedef struct {
     const char *what;            /* the optimization the grammar exercises */
@@ -627,6 +635,7 @@ typedef struct {
     unsigned long comparisons;
     unsigned long differences;
     unsigned long matched;          /* comparisons where the input matched */
+    unsigned long counted;          /* ... and whose counts were compared */
     int           shown;            /* differences printed in full, in this test */
     int           shown_case;       /* ... for the current grammar */
 } tally;
@@ -652,6 +661,67 @@ static void report(const fast_case *c, const unsigned char *in, size_t len, cons
         fprintf(stderr, "  default JSON:\n%s\n  reference JSON:\n%s\n", fast->json, ref->json);
 }
 
+/* The counts of the profiled program against a collector's on the reference
+ * program; NULL when they agree, else what differs (in buf). A parse the fast
+ * program matched must have been counted, unless at_limit (the profiled
+ * program makes the calls it cannot count without making them, and may reach
+ * the nesting limit where the fast program does not). */
+static const char *compare_counts(pego_parser *p, const unsigned char *in, size_t len, const pego_options *o,
+                                  const outcome *fast, int at_limit, unsigned long *counted_matches,
+                                  char *buf, size_t size)
+{
+    const pego_grammar *g = p->g;
+    int nrules = (int)pego_grammar_rule_count(g);
+    rt_parse_count_calls(p, 1);
+    outcome counted = run(p, in, len, o);
+    rt_parse_count_calls(p, 0);
+    const char *why = NULL;
+    if (counted.status != fast->status || strcmp(counted.text, fast->text) != 0 ||
+        strcmp(counted.json, fast->json) != 0) {
+        why = "the profiled program's result";
+    } else if (fast->status == PEGO_OK && fast->fast) {
+        vm_count *mine = calloc((size_t)nrules + 1, sizeof *mine);
+        int ok = 1;
+        for (int r = 0; r < nrules; r++) ok &= rt_parse_counts(p, r, &mine[r]);
+        pego_collector *c = pego_collector_new();
+        pego_options ref = *o;
+        ref.reference = 1;
+        pego_parser_add_collector(p, c);
+        const pego_result *res;
+        pego_parse(p, (const char *)in, len, &ref, &res);
+        pego_parser_remove_collector(p, c);
+        if (!ok && !at_limit) why = "a match the profiled program did not count";
+        if (!ok) nrules = 0;
+        else ++*counted_matches;
+        for (int r = 0; r < nrules && !why; r++) {
+            pego_collector_rule want = { 0 };
+            pego_collector_find_rule(c, pego_grammar_rule_name(g, (size_t)r), &want);
+            const vm_count *got = &mine[r];
+            const char *field = got->calls != want.calls ? "calls" : got->evals != want.evals ? "evals"
+                              : got->memo != want.memo ? "memo hits" : got->matched != want.matched ? "matched"
+                              : got->failed != want.failed ? "failed" : got->consumed != want.consumed ? "consumed"
+                              : NULL;
+            if (field) {
+                snprintf(buf, size, "counts of rule %s, %s: profiled %llu %llu %llu %llu %llu %llu, "
+                         "collector %llu %llu %llu %llu %llu %llu (calls evals memo matched failed consumed)",
+                         pego_grammar_rule_name(g, (size_t)r), field, (unsigned long long)got->calls,
+                         (unsigned long long)got->evals, (unsigned long long)got->memo,
+                         (unsigned long long)got->matched, (unsigned long long)got->failed,
+                         (unsigned long long)got->consumed, (unsigned long long)want.calls,
+                         (unsigned long long)want.evals, (unsigned long long)want.memo,
+                         (unsigned long long)want.matched, (unsigned long long)want.failed,
+                         (unsigned long long)want.consumed);
+                why = buf;
+            }
+        }
+        pego_collector_free(c);
+        free(mine);
+    }
+    free(counted.text);
+    free(counted.json);
+    return why;
+}
+
 /* Parses with the default options and with .reference; returns 1 on a
  * difference. Unless at_limit, a match must come from the fast program (at the
  * nesting limit the fast program's reserved level can send a match to the
@@ -671,6 +741,10 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     else if (fast.status == PEGO_OK && !fast.fast && !at_limit) why = "a match not answered by the fast program";
     /* anything else is decided by the reference program */
     else if (fast.status != PEGO_OK && fast.fast) why = "a failure answered by the fast program";
+    char counts[512];
+    if (!why && o->memo == PEGO_MEMO_DEFAULT) {
+        why = compare_counts(p, in, len, o, &fast, at_limit, &t->counted, counts, sizeof counts);
+    }
     t->comparisons++;
     if (fast.status == PEGO_OK) t->matched++;
     if (why) {
@@ -819,11 +893,13 @@ static tally each_case(const char *label, case_fn fn)
         pego_parser_free(p);
         pego_grammar_free(g);
     }
-    fprintf(stderr, "\n  %s: %lu comparisons (%lu matched), %lu differences ", label, t.comparisons, t.matched,
+    fprintf(stderr, "\n  %s: %lu comparisons (%lu matched, %lu counted), %lu differences ", label, t.comparisons,
+            t.matched, t.counted,
             t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
+    totals.counted += t.counted;
     return t;
 }
 
@@ -1071,14 +1147,89 @@ static void test_random_grammars(void)
         pego_parser_free(p);
         pego_grammar_free(g);
     }
-    fprintf(stderr, "\n  random grammars: %d compiled, %lu comparisons (%lu matched), %lu differences ", compiled,
-            t.comparisons, t.matched, t.differences);
+    fprintf(stderr, "\n  random grammars: %d compiled, %lu comparisons (%lu matched, %lu counted), %lu differences ",
+            compiled, t.comparisons, t.matched, t.counted, t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
+    totals.counted += t.counted;
     /* most random grammars compile, and their inputs match often enough */
     CU_ASSERT(compiled > RANDOM_GRAMMARS / 2);
     CU_ASSERT(t.matched > t.comparisons / 20);
+    CU_ASSERT_EQUAL(t.differences, 0);
+}
+
+/* ---- the profiled program's counts on the fixtures and benchmark inputs ---- */
+
+static const fast_case fixture_case = { "fixture", "(a fixture grammar)", "", NULL };
+
+static int fixture_counts(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
+{
+    tally *t = ctx;
+    if (!g->has_fast) return 0;         /* Pratt expressions, #recover: profiled on the reference program */
+    pego_parser *p = pego_parser_new(g);
+    unsigned long before = t->differences;
+    for (int rec = 0; rec < 2; rec++) {
+        pego_options o = { .recognize = rec, .unit = rec ? PEGO_UNIT_BYTES : PEGO_UNIT_CODEPOINTS };
+        t->shown_case = 0;
+        if (compare(p, &fixture_case, (const unsigned char *)input, len, &o, 0, t))
+            fprintf(stderr, "\n  (in %s)", file);
+    }
+    pego_parser_free(p);
+    return (int)(t->differences - before);
+}
+
+/* Output of a benchmark input generator of the build tree, or NULL. */
+static char *generated(const char *command, size_t *len)
+{
+    FILE *f = popen(command, "r");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0, k;
+    char *b = malloc(cap);
+    while ((k = fread(b + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) b = realloc(b, cap *= 2);
+    }
+    if (pclose(f) != 0) { free(b); return NULL; }
+    *len = n;
+    return b;
+}
+
+static void test_fixture_counts(void)
+{
+    tally t = { 0 };
+    int grammars = 0, inputs = 0;
+    CU_ASSERT_EQUAL(fixtures_each(fixture_counts, &t, &grammars, &inputs), 0);
+    /* the JSON benchmark's inputs, from its generator, at two sizes and seeds */
+    static const char *const commands[] = { "./bench/gen-json 20000 1", "./bench/gen-json 200000 7" };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fixtures/json.pego", fixtures_srcdir());
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char src[16384];
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = 0;
+    pego_grammar *g = pego_compile(src, n, "json.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        size_t len = 0;
+        char *in = generated(commands[i], &len);
+        CU_ASSERT_PTR_NOT_NULL(in);
+        if (!in) continue;
+        unsigned long matched = t.counted;
+        fixture_counts(g, commands[i], in, len, &t);
+        CU_ASSERT_EQUAL(t.counted, matched + 2);      /* both modes matched and were counted */
+        free(in);
+    }
+    pego_grammar_free(g);
+    fprintf(stderr, "\n  %d fixture grammars, %d inputs, and generated JSON: %lu comparisons (%lu counted), "
+            "%lu differences ", grammars, inputs, t.comparisons, t.counted, t.differences);
+    totals.comparisons += t.comparisons;
+    totals.differences += t.differences;
+    totals.matched += t.matched;
+    totals.counted += t.counted;
+    CU_ASSERT(t.counted >= 10);
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
@@ -1092,10 +1243,13 @@ int main(void)
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
+    CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
-    printf("fast program: %lu comparisons, %lu differences\n", totals.comparisons, totals.differences);
-    return failed ? 1 : 0;
+    printf("fast program: %lu comparisons, %lu differences; %lu matches counted by the profiled program\n",
+           totals.comparisons, totals.differences, totals.counted);
+    /* the counts must have been compared, on many matches */
+    return failed || totals.counted < 1000 ? 1 : 0;
 }

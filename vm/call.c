@@ -41,6 +41,8 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
      * expectation window and examined range. An observed call is reported
      * before the memo table is consulted, so a memo hit is an ordinary call. */
     st->calls++;
+    vm_count *count = p->counting ? &p->counts[c->variant] : NULL;
+    if (count) count->calls++;
     if (watched && rt_trace_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
     uint32_t min = c->level ? c->level - 1 : 0;
     rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, c->variant, r->pos, min) : NULL;
@@ -50,6 +52,15 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
               ((!(m->flags & MEMO_SILENT) || p->silent) &&
                (!m->rec_len || !(m->flags & MEMO_SILENT) == !p->silent)))) {
         st->memo_hits++;
+        if (count) {
+            count->memo++;
+            if (m->flags & MEMO_OK) {
+                count->matched++;
+                count->consumed += vm_unit_at(p, m->end) - vm_unit_at(p, r->pos);
+            } else {
+                count->failed++;
+            }
+        }
         if (!(m->flags & MEMO_GROWING)) {
             if (m->examined > p->hw) p->hw = m->examined;
             for (uint32_t i = 0; i < m->exp_len; i++) vm_expect(p, m->exp_far, p->memo.ids[m->exp_off + i]);
@@ -89,6 +100,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     p->hw = r->pos;
     if (++r->depth > p->max_depth) return VM_TOO_DEEP;
     st->evals++;
+    if (count) count->evals++;
     r->ip = g->code + c->entry;
     return VM_NEXT;
 }
@@ -116,6 +128,15 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
         if (rt_memo_keep_recovered(&p->memo, m, RT_AT(p->rec, gf->rec_start), ok ? p->nrec - gf->rec_start : 0) < 0)
             return FINISH_OOM;
         p->res.stats.memo_stored++;
+    }
+    if (p->counting) {
+        vm_count *count = &p->counts[gf->variant];
+        if (ok) {
+            count->matched++;
+            count->consumed += vm_unit_at(p, end) - vm_unit_at(p, gf->pos);
+        } else {
+            count->failed++;
+        }
     }
     if (OBSERVING(p) && gf->traced && rt_trace_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
@@ -176,6 +197,7 @@ vm_step vm_call_return(pego_parser *p, vm_regs *r)
     gf->best_value = v;
     vm_restore_entry(p, r, e);
     p->res.stats.evals++;
+    if (p->counting) p->counts[gf->variant].evals++;
     r->ip = p->g->code + gf->body;
     return VM_NEXT;
 }

@@ -4,11 +4,14 @@
  *   vm/variant_reference.h         the reference program (the grammar as written)
  *   vm/variant_fast.h              the fast program, building trees
  *   vm/variant_fast_recognize.h    the fast program, recognition only
+ *   vm/variant_profiled.h          the profiled program (the fast program with
+ *   vm/variant_profiled_recognize.h  counters), building trees or not
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
  * expectations, the examined-input mark, observed calls, Pratt expressions,
- * #error and #recover; EXPECT, LOOKED and WATCHED record expectations, mark
+ * #error and #recover; PROFILED whether it counts the calls of the reference
+ * program (the profiled program); EXPECT, LOOKED and WATCHED record expectations, mark
  * examined input and tell whether calls are observed; FILL_ENTRY fills a new
  * control-stack entry, CALL_FRAME a plain call's frame; TAIL_CALLS lets a call
  * in tail position reuse its caller's frame, FRAME_DEPTH says how many levels
@@ -26,6 +29,16 @@
 /* The plain calls made since the statistics were last brought up to date:
  * each is one call and one evaluation. */
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
+
+/* The profiled program's counters: a plain call of variant var; the return or
+ * the failure of the plain frame e. Consumed input is counted in the parse's
+ * unit. */
+#define UNIT_AT(x) vm_unit_at(p, (x))
+#define COUNT_CALL(var) (PROFILED ? (void)(p->counts[var].calls++, p->counts[var].evals++) : (void)0)
+#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].matched++, \
+                                           p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos)) \
+                                  : (void)0)
+#define COUNT_FAILURE(e) (PROFILED ? (void)p->counts[(e)->u.call.variant].failed++ : (void)0)
 
 /* The value stack and capture trail, in a variant that has them. */
 #define CUR_VS (VALUED ? vsn : 0u)
@@ -60,6 +73,7 @@
             e->u.call.ret = (to); \
             CALL_FRAME(e, (var), (lvl)); \
         } \
+        COUNT_CALL(var); \
         if (++depth > max_depth) goto too_deep; \
         plain_calls++; \
         ip = code + (body); \
@@ -130,8 +144,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     {
         /* the start rule, called like any rule, returning to address 0 (END) */
         const cc_rule *rule = &g->rules[start_variant % nrules];
-        uint32_t entry = p->fast ? (start_variant >= nrules ? rule->fast_vf_entry : rule->fast_entry)
-                                 : (start_variant >= nrules ? rule->vf_entry : rule->entry);
+        int vf = start_variant >= nrules;
+        uint32_t entry = PROFILED ? (vf ? rule->prof_vf_entry : rule->prof_entry)
+                       : p->fast  ? (vf ? rule->fast_vf_entry : rule->fast_entry)
+                                  : (vf ? rule->vf_entry : rule->entry);
         call = (vm_call){ start_variant, entry, 0, 0, 0 };
         if ((rule->flags & RULE_LEADER) || ((rule->flags & RULE_MEMO) && !(rule->flags & RULE_TRANSIENT)) || noplain)
             CALL_OUT(vm_call_enter(p, &r, &call));
@@ -270,7 +286,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         }
         CASE(SPANTEST): {
             const uint8_t *set = g->bytesets[ip->a].in;
+            uint32_t from = pos;
             while (pos < len && set[s[pos]]) pos++;
+            if (PROFILED && (ip->flags & INS_COUNT)) p->site_runs[ip->d] += vm_characters(s, from, pos, len);
             if (pos >= len || !g->bytesets[ip->c].in[s[pos]]) {
                 ip = code + ip->b;
                 NEXT;
@@ -321,6 +339,29 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         }
+
+        /* ---- the profiled program's counters ---- */
+        CASE(PCOUNT):
+            if (!PROFILED) break;
+            p->site_runs[ip->a]++;
+            ip++;
+            NEXT;
+        CASE(PIN):
+            /* a call compiled in: counted as failed until it matches */
+            if (!PROFILED) break;
+            p->counts[ip->a].calls++;
+            p->counts[ip->a].evals++;
+            p->counts[ip->a].failed++;
+            p->inline_start[ip->b] = pos;
+            ip++;
+            NEXT;
+        CASE(POUT):
+            if (!PROFILED) break;
+            p->counts[ip->a].failed--;
+            p->counts[ip->a].matched++;
+            p->counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
+            ip++;
+            NEXT;
 
         /* ---- choices, repetitions, lookaheads, cut ---- */
         CASE(CHOICE):
@@ -435,6 +476,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(RET):
             e = &es[esn - 1];
             if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
+            COUNT_RETURN(e);
             esn--;
             depth -= FRAME_DEPTH(e);
             ip = code + e->u.call.ret;
@@ -554,6 +596,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[--esn];
             switch (e->kind) {
             case E_CALL:
+                COUNT_FAILURE(e);
                 depth -= FRAME_DEPTH(e);
                 continue;
             case E_GCALL:
@@ -629,6 +672,10 @@ oom:
 }
 
 #undef FLUSH_CALLS
+#undef UNIT_AT
+#undef COUNT_CALL
+#undef COUNT_RETURN
+#undef COUNT_FAILURE
 #undef CUR_VS
 #undef CUR_TN
 #undef SET_VS
@@ -649,6 +696,7 @@ oom:
 #undef VM_RUN
 #undef VALUED
 #undef REFERENCE
+#undef PROFILED
 #undef EXPECT
 #undef LOOKED
 #undef WATCHED

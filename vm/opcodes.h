@@ -9,7 +9,8 @@
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
  * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
- * "V" a, c = byte sets, b = jump target. CALL and CALLG carry the call's level number in c. */
+ * "V" a, c = byte sets, b = jump target; "Q" a = counting site; "Z" a = rule variant,
+ * b = nesting level of a compiled-in call. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -36,6 +37,9 @@
     X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
     X(CHARV,    "H", "fast program: match byte a and push a Match of it") \
     X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts") \
+    X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
+    X(PIN,      "Z", "profiled program: a call of rule a compiled in at level b begins") \
+    X(POUT,     "Z", "profiled program: the call of rule a compiled in at level b matched") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \
     X(COMMIT,   "J", "pop the choice entry and jump to a") \
     X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \
@@ -81,5 +85,6 @@ typedef enum {
 #define INS_SCOPE 2u   /* REPNEXT: the iteration is a capture scope */
 #define INS_DEFER 4u   /* CALLG: a deferrable rule (memoized from its second call at a position) */
 #define INS_TAIL  8u   /* CALL, CALLG of the fast program: a RET follows (tail position) */
+#define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character spanned */
 
 #endif

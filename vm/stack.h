@@ -72,6 +72,10 @@ typedef struct {
     uint8_t  has_best, silent, leader, memoize, traced;
 } vm_gframe;
 
+/* What the profiled program counts for a rule variant (vm/loop.h, vm/call.c):
+ * the figures of pego_collector, for the calls of the reference program. */
+typedef struct { uint64_t calls, evals, memo, matched, failed, consumed; } vm_count;
+
 /* A capture on the trail: its label and the value captured. */
 typedef struct { uint32_t label, value; } vm_capture;
 

@@ -7,6 +7,7 @@
 #define VM_RUN vm_run_fast
 #define VALUED 1
 #define REFERENCE 0
+#define PROFILED 0
 #define EXPECT(at, id) ((void)0)
 #define LOOKED(x) ((void)0)
 #define WATCHED 0

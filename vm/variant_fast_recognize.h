@@ -4,6 +4,7 @@
 #define VM_RUN vm_run_fast_recognize
 #define VALUED 0
 #define REFERENCE 0
+#define PROFILED 0
 #define EXPECT(at, id) ((void)0)
 #define LOOKED(x) ((void)0)
 #define WATCHED 0

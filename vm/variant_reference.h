@@ -5,6 +5,7 @@
 #define VM_RUN vm_run_reference
 #define VALUED 1
 #define REFERENCE 1
+#define PROFILED 0
 #define EXPECT(at, id) vm_expect(p, (at), (id))
 #define LOOKED(x) do { if ((x) > p->hw) p->hw = (x); } while (0)
 #define WATCHED OBSERVING(p)

@@ -7,6 +7,7 @@
 #define PEGO_VM_VM_H
 
 #include "../runtime/parser.h"
+#include "../runtime/unicode.h"
 
 /* The loop's registers: the next instruction, the position, the heights of the
  * control stack, value stack and capture trail, where the values of the
@@ -50,6 +51,24 @@ extern int vm_fault_fast_span;           /* the fast program's byte spans stop o
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
 #endif
+
+/* The characters in s[from, to), as a class's iterations step over them. */
+static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint32_t to, uint32_t len)
+{
+    uint64_t n = 0;
+    uint32_t cp;
+    while (from < to) {
+        from += s[from] < 0x80 ? 1u : (uint32_t)rt_unicode_decode(s + from, len - from, &cp);
+        n++;
+    }
+    return n;
+}
+
+/* Position x in the parse's unit, for the profiled program's consumed input. */
+static inline uint64_t vm_unit_at(const pego_parser *p, uint32_t x)
+{
+    return p->unit_of ? (uint64_t)p->unit_of[x] : (uint64_t)x;
+}
 
 /* Records that id was expected at pos (docs/language.md 1.12): nothing while
  * silent (inside a lookahead) or behind the farthest position; a farther

@@ -1,0 +1,18 @@
+/* The profiled program's copy of the dispatch loop (vm/loop.h), for profiled
+ * parses that build trees: the fast program's loop (vm/variant_fast.h) with
+ * its name and four others changed. PROFILED turns on the counters (plain
+ * calls, returns and failures of plain frames, and the instructions PCOUNT, PIN
+ * and POUT); CALL_FRAME keeps the variant a plain frame called, to count its
+ * outcome; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
+ * that every return counts. */
+#include "variant_fast.h"
+#undef VM_RUN
+#undef PROFILED
+#undef CALL_FRAME
+#undef TAIL_CALLS
+#undef FRAME_DEPTH
+#define VM_RUN vm_run_profiled
+#define PROFILED 1
+#define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->u.call.extra_levels = 0)
+#define TAIL_CALLS 0
+#define FRAME_DEPTH(e) 1u

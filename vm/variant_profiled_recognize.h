@@ -1,0 +1,14 @@
+/* The profiled program's copy of the dispatch loop (vm/loop.h), for profiled
+ * recognition parses: the fast recognition loop (vm/variant_fast_recognize.h)
+ * with the same names changed as in vm/variant_profiled.h. */
+#include "variant_fast_recognize.h"
+#undef VM_RUN
+#undef PROFILED
+#undef CALL_FRAME
+#undef TAIL_CALLS
+#undef FRAME_DEPTH
+#define VM_RUN vm_run_profiled_recognize
+#define PROFILED 1
+#define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->u.call.extra_levels = 0)
+#define TAIL_CALLS 0
+#define FRAME_DEPTH(e) 1u
