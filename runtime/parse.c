@@ -117,11 +117,11 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
     if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
     for (int k = 0; k < 2; k++) {
         const vm_count *c = &p->counts[k * g->nrules + rule];
-        out->calls += c->calls;
-        out->evals += c->evals;
+        out->calls += c->calls + c->entered;
+        out->evals += c->evals + c->entered;
         out->memo += c->memo;
-        out->matched += c->matched;
-        out->failed += c->failed;
+        out->matched += c->matched + c->entered_matched;
+        out->failed += c->failed + (c->entered - c->entered_matched);
         out->consumed += c->consumed;
     }
     for (uint32_t s = 0; s < g->nsites; s++) {

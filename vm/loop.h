@@ -33,7 +33,7 @@
 /* The profiled program's counters: a plain call of variant var; the return or
  * the failure of the plain frame e. Consumed input is counted in the parse's
  * unit. */
-#define UNIT_AT(x) vm_unit_at(p, (x))
+#define UNIT_AT(x) (unit_of ? (uint64_t)unit_of[x] : (uint64_t)(x))
 #define COUNT_CALL(var) (PROFILED ? (void)(p->counts[var].calls++, p->counts[var].evals++) : (void)0)
 #define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].matched++, \
                                            p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos)) \
@@ -125,6 +125,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     const uint32_t max_depth = p->max_depth;
     vm_entry *es = p->es;                 /* the control stack, reloaded when it grows */
     const int noplain = p->noplain, defer = p->defer;
+    const uint32_t *const unit_of = PROFILED ? p->unit_of : NULL;    /* UNIT_AT */
     vm_entry *e;
     vm_regs r;                            /* the registers, for a call out */
     vm_call call;                         /* a call for the general path */
@@ -347,18 +348,15 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         CASE(PIN):
-            /* a call compiled in: counted as failed until it matches */
+            /* a call compiled in: one that does not match failed */
             if (!PROFILED) break;
-            p->counts[ip->a].calls++;
-            p->counts[ip->a].evals++;
-            p->counts[ip->a].failed++;
+            p->counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
             ip++;
             NEXT;
         CASE(POUT):
             if (!PROFILED) break;
-            p->counts[ip->a].failed--;
-            p->counts[ip->a].matched++;
+            p->counts[ip->a].entered_matched++;
             p->counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
             ip++;
             NEXT;
