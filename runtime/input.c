@@ -57,19 +57,18 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
         uint32_t *idx = rt_malloc(((size_t)in->len + 1) * sizeof *idx);
         if (!idx) return count_units(in, byte);
         const unsigned char *s = (const unsigned char *)in->input;
+        const uint32_t len = in->len;
         uint32_t k = 0, b = 0;
-        while (b < in->len) {
-            if (s[b] < 0x80) {                  /* one byte, one character */
-                idx[b++] = k++;
-                continue;
-            }
+        while (b < len) {
+            while (b < len && s[b] < 0x80) idx[b++] = k++;   /* one byte, one character */
+            if (b == len) break;
             uint32_t cp;
-            int w = rt_unicode_decode(s + b, in->len - b, &cp);
+            int w = rt_unicode_decode(s + b, len - b, &cp);
             for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;
             b += (uint32_t)w;
             k++;
         }
-        idx[in->len] = k;
+        idx[len] = k;
         in->cp_index = idx;
     }
     return in->cp_index[byte];

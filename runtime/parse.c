@@ -64,6 +64,7 @@ void pego_parser_free(pego_parser *p)
     rt_profiler_parser_free(p);
     rt_free(p->counts);
     rt_free(p->site_runs);
+    rt_sampler_free(&p->samples);
     rt_free(p->pf);
     rt_free(p->rec);
     rt_free(p->held);
@@ -167,9 +168,15 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         return (pego_status)rt_parse_abort(p, "out of memory");
     }
     p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
-    p->observing = p->ntrace > 0 || p->prof_on;
-    p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
+    /* A sampled profile runs the profiled program where it can count the
+     * parse (a fast program, the default memo policy, no trace sink); else the
+     * reference program, whose call path counts for the profiler. */
+    int fast_ok = g->has_fast && !opt->reference && max_depth > g->fast_reserve;
+    int sampled_fast = p->prof_on && rt_profiler_sampled(p) && fast_ok && !p->ntrace &&
+                       opt->memo == PEGO_MEMO_DEFAULT;
+    p->observing = p->ntrace > 0 || (p->prof_on && !sampled_fast);
+    p->noplain = opt->memo == PEGO_MEMO_ALL || p->observing;
     uint32_t variant = opt->recognize ? (uint32_t)CC_VF(g, rule) : (uint32_t)rule;
     /* An unobserved parse runs the fast program first. It keeps levels of
      * nesting in reserve, for the calls it compiles into their callers or skips,
@@ -177,10 +184,10 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * limit.
      * Whatever else it ends with (a syntax error, the limit, no memory) is
      * decided by the reference program, which also writes the error message. */
-    int fast = g->has_fast && !p->observing && !opt->reference && max_depth > g->fast_reserve;
+    int fast = fast_ok && !p->observing;
     /* Counting runs the profiled program instead, with the default memo policy
      * (the one it counts the reference program's calls for). */
-    int count = fast && p->count_calls && opt->memo == PEGO_MEMO_DEFAULT;
+    int count = fast && (p->count_calls || sampled_fast) && opt->memo == PEGO_MEMO_DEFAULT;
     p->counted = 0;
     if (count && prepare_counts(p) < 0) {
         p->res.status = PEGO_ENOMEM;
@@ -189,6 +196,10 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     int status = PEGO_SYNTAX_ERROR;
     for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
         if (pass) rt_parse_clear_result(p);
+        if (pass && sampled_fast) {           /* not matched: counted on the reference program */
+            p->observing = 1;
+            p->noplain = 1;
+        }
         rt_tree_reset(&p->tree);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;

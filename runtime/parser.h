@@ -175,6 +175,19 @@ struct pego_result {
 
 typedef struct rt_profiler_state rt_profiler_state;
 
+/* The samples of a sampled parse (runtime/sampler.c: its signal handler writes
+ * them): per rule, the samples that found it innermost (self) and on the stack
+ * (inclusive); the stacks, each its length then its rules from the outermost,
+ * recursion folded; samples taken, lost (the stack was moving or held no call)
+ * and left out of the stacks (no room, or deeper than the handler keeps). */
+typedef struct {
+    uint32_t  nrules;
+    uint64_t *self, *incl, *stamp;
+    int32_t  *at;                     /* scratch: a rule's place on the path being folded */
+    uint32_t *paths; uint32_t npaths, cap_paths;
+    uint64_t  taken, lost, unplaced;
+} rt_samples;
+
 struct pego_parser {
     const pego_grammar *g;
     /* stacks, reused across parses */
@@ -215,6 +228,16 @@ struct pego_parser {
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
     const uint32_t *unit_of;    /* unit offset of each position; NULL: units are bytes */
+    /* What the sampler's signal handler reads (runtime/sampler.c): the
+     * innermost call frame (its index in es + 1, 0: none; frames link to their
+     * callers), the calls compiled in that are running (rules, as variants),
+     * and whether es is being moved. */
+    volatile uint32_t sample_top;
+    volatile uint32_t inline_depth;
+    volatile uint32_t inline_rule[CC_INLINE_LEVELS];
+    volatile int      es_moving;
+    int         sampled;        /* this parse is sampled: frames keep sample_top */
+    rt_samples  samples;
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
@@ -231,8 +254,17 @@ void rt_profiler_init(void);
 int  rt_profiler_parse_begin(pego_parser *p);
 void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes);
 void rt_profiler_parser_free(pego_parser *p);
+int  rt_profiler_sampled(const pego_parser *p);   /* the profiled parse is sampled (sampled mode) */
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos);
 void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
+
+/* The sampler (runtime/sampler.c): rt_sampler_prepare makes room for a parse's
+ * samples (-1: out of memory); rt_sampler_begin arms the calling thread's timer
+ * for a parse by p (-1: no timer), rt_sampler_end disarms it. */
+int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules);
+void rt_sampler_free(rt_samples *sm);
+int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
+void rt_sampler_end(pego_parser *p);
 
 /* Syntax errors (runtime/expect.c): the error of a failed parse from the
  * outer expectation record, and "line:col: message" for a failure at far. */

@@ -1,8 +1,18 @@
 /* The runtime profiler behind --profile and PEGO_FLAGS (docs/profiling.md,
- * docs/report-format.md): exact attribution of clock time (steady, or the
- * thread's CPU time with --profile-clock=cpu) to rules at every frame transfer
- * of the VM's general call path, exact counts per rule, per-parse records, the
- * call graph, and a calling-context tree with recursion folded.
+ * docs/report-format.md). It runs in one of two modes, chosen once:
+ *   - sampled (--profile): the parse runs the profiled program (the fast
+ *     program with counters, docs/architecture.md), which counts the
+ *     reference program's calls exactly; time comes from the sampler
+ *     (runtime/sampler.c), which reads the running rules at a fixed interval
+ *     of the thread's wall-clock or CPU time; the calling-context tree is
+ *     made of the samples' stacks. Grammars without a fast program, and parses
+ *     it does not match, are counted on the reference program's call path,
+ *     without clock readings.
+ *   - exact (--profile-detail): every call of the reference program is
+ *     timed with the clock (steady, or the thread's CPU time with
+ *     --profile-clock=cpu) at every frame transfer of the general call path,
+ *     with repeated evaluations and wasted input, and the call graph.
+ * Both keep exact counts per rule and exact per-parse times.
  * Each thread collects into a record of its own; at exit (or on a flush) the
  * records are merged into one report, written as one zstd frame.
  *
@@ -103,9 +113,11 @@ typedef struct prof_grammar {
     char     *name, *file;
     int       nrules;
     rep_rule_info *infos;
-    rep_rule *rules;                 /* totals, times in ticks */
+    rep_rule *rules;                 /* totals, times in ticks (exact mode) */
+    uint64_t *self_samples, *incl_samples;   /* per rule (sampled mode) */
     uint64_t *edge_calls, *edge_ticks; /* nrules x nrules, caller-major */
-    cct_node *cct;  uint32_t ncct, capcct;  /* node 0 is the root above the start rule */
+    cct_node *cct;  uint32_t ncct, capcct;  /* node 0 is the root above the start rule; self is
+                                              in ticks, or in samples (sampled mode) */
     struct prof_grammar *next;
 } prof_grammar;
 
@@ -118,6 +130,7 @@ typedef struct {
 typedef struct prof_thread {
     prof_grammar *grammars;
     prof_parse   *parses; size_t nparses, capparses;
+    uint64_t      samples, samples_lost;   /* sampled mode: taken during parses, and not attributed */
     struct prof_thread *next;
 } prof_thread;
 
@@ -132,6 +145,7 @@ typedef struct {
 struct rt_profiler_state {
     prof_thread  *c;
     prof_grammar *pg;
+    int           sampled;           /* sampled mode: counts only at the observation points */
     prof_frame   *stack; uint32_t depth, cap;
     uint32_t      cct;               /* current calling-context node */
     uint32_t     *active;            /* per rule: activations on the stack */
@@ -151,12 +165,22 @@ static struct {
     int      exit_registered;
     int      detail, append;
     int      clock;                  /* --profile-clock: CLOCK_UNSET, CLOCK_WALL or CLOCK_CPU */
+    uint64_t interval_ns;            /* --profile-interval (0: the default) */
+    int      mode;                   /* -1 until collecting starts, then MODE_SAMPLED or MODE_EXACT */
     char    *file;                   /* the pattern given */
     char     error[512];             /* the last configuration or write error */
     int64_t  pid, start;
     char     host[256];
     prof_thread *threads;            /* every thread's record */
-} prof = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} prof = { .lock = PTHREAD_MUTEX_INITIALIZER, .mode = -1 };
+
+enum { MODE_SAMPLED, MODE_EXACT };
+static const char *const mode_names[] = { "sampled", "exact" };
+
+/* The sampling interval without --profile-interval, and its bounds (microseconds). */
+enum { DEFAULT_INTERVAL_US = 250, MIN_INTERVAL_US = 10, MAX_INTERVAL_US = 1000000 };
+
+static uint64_t interval_ns(void) { return prof.interval_ns ? prof.interval_ns : DEFAULT_INTERVAL_US * 1000u; }
 
 static _Thread_local prof_thread *my_thread;
 
@@ -195,6 +219,7 @@ enum { CLOCK_UNSET, CLOCK_WALL, CLOCK_CPU };   /* what --profile-clock asks for 
 
 typedef struct {
     int   has_file, append, detail, clock;
+    uint64_t interval_ns;
     char *file;
     char  error[256];
 } prof_options;
@@ -216,6 +241,20 @@ static int clock_option(prof_options *o, const char *value)
     if (strcmp(value, "wall") == 0) o->clock = CLOCK_WALL;
     else if (strcmp(value, "cpu") == 0) o->clock = CLOCK_CPU;
     else return option_error(o, "--profile-clock takes wall or cpu, not %s", value);
+    return 0;
+}
+
+/* The value of --profile-interval: microseconds. */
+static int interval_option(prof_options *o, const char *value)
+{
+    if (!value || !*value) return option_error(o, "--profile-interval needs a value: microseconds between samples");
+    char *end;
+    errno = 0;
+    unsigned long long us = strtoull(value, &end, 10);
+    if (*end || errno || value[0] == '-' || us < MIN_INTERVAL_US || us > MAX_INTERVAL_US)
+        return option_error(o, "--profile-interval takes microseconds from %d to %d, not %s", MIN_INTERVAL_US,
+                            MAX_INTERVAL_US, value);
+    o->interval_ns = us * 1000u;
     return 0;
 }
 
@@ -254,8 +293,10 @@ static int parse_options(const char *text, const char *where, prof_options *o)
             status = clock_option(o, strtok_r(NULL, " \t\n", &save));
         } else if (strncmp(tok, "--profile-clock=", 16) == 0 || strncmp(tok, "-profile-clock=", 15) == 0) {
             status = clock_option(o, strchr(tok, '=') + 1);
-        } else if (strncmp(tok, "--profile-interval", 18) == 0 || strncmp(tok, "-profile-interval", 17) == 0) {
-            status = option_error(o, "--profile-interval is not supported yet");
+        } else if (strcmp(tok, "--profile-interval") == 0 || strcmp(tok, "-profile-interval") == 0) {
+            status = interval_option(o, strtok_r(NULL, " \t\n", &save));
+        } else if (strncmp(tok, "--profile-interval=", 19) == 0 || strncmp(tok, "-profile-interval=", 18) == 0) {
+            status = interval_option(o, strchr(tok, '=') + 1);
         } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
             status = option_error(o, "--profile-native is not supported yet");
         } else {
@@ -275,6 +316,7 @@ static void merge_flags(const prof_options *o, int wins)
     if (o->append) prof.append = 1;
     if (o->detail) prof.detail = 1;
     if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
+    if (o->interval_ns && (wins || !prof.interval_ns)) prof.interval_ns = o->interval_ns;
 }
 
 /* Applies options (with the lock held): a file configures a report. Returns 0,
@@ -303,6 +345,7 @@ static int apply_options(const prof_options *o, int wins)
 static void start_collecting(void)
 {
     if (clock_kind < 0) choose_clock(prof.clock == CLOCK_CPU);
+    if (prof.mode < 0) prof.mode = prof.detail ? MODE_EXACT : MODE_SAMPLED;
     prof.enabled = 1;
 }
 
@@ -352,6 +395,8 @@ int pego_profile_start(const char *file, const char *options)
     pthread_mutex_lock(&prof.lock);
     if (!status && o.clock && clock_kind >= 0 && (o.clock == CLOCK_CPU) != (clock_kind == PROF_CLOCK_THREAD_CPU))
         status = option_error(&o, "--profile-clock cannot change once profiling has started");
+    if (!status && o.detail && prof.mode == MODE_SAMPLED)
+        status = option_error(&o, "--profile-detail cannot change once profiling has started");
     if (status) {
         snprintf(prof.error, sizeof prof.error, "%s", o.error);
     } else {
@@ -416,9 +461,12 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
     pg->rules = rt_calloc((size_t)n + 1, sizeof *pg->rules);
     pg->edge_calls = rt_calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
     pg->edge_ticks = rt_calloc((size_t)n * (size_t)n + 1, sizeof(uint64_t));
+    pg->self_samples = rt_calloc((size_t)n + 1, sizeof(uint64_t));
+    pg->incl_samples = rt_calloc((size_t)n + 1, sizeof(uint64_t));
     pg->capcct = 64;
     pg->cct = rt_calloc(pg->capcct, sizeof *pg->cct);
-    if (!pg->name || !pg->file || !pg->infos || !pg->rules || !pg->edge_calls || !pg->edge_ticks || !pg->cct)
+    if (!pg->name || !pg->file || !pg->infos || !pg->rules || !pg->edge_calls || !pg->edge_ticks || !pg->cct ||
+        !pg->self_samples || !pg->incl_samples)
         goto oom;
     pg->ncct = 1;
     pg->cct[0].rule = UINT32_MAX;
@@ -431,7 +479,8 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
     return pg;
 oom:
     rt_free(pg->name); rt_free(pg->file); rt_free(pg->infos); rt_free(pg->rules);
-    rt_free(pg->edge_calls); rt_free(pg->edge_ticks); rt_free(pg->cct); rt_free(pg);
+    rt_free(pg->edge_calls); rt_free(pg->edge_ticks); rt_free(pg->cct);
+    rt_free(pg->self_samples); rt_free(pg->incl_samples); rt_free(pg);
     return NULL;
 }
 
@@ -502,13 +551,18 @@ void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
 {
     rt_profiler_state *s = p->prof;
     uint32_t rule = variant % (uint32_t)p->g->nrules;
-    attribute(s, ticks());
+    if (!s->sampled) attribute(s, ticks());
     if (s->depth == s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 256;
         prof_frame *st = rt_realloc(s->stack, cap * sizeof *st);
         if (!st) return;             /* out of memory: this call goes uncounted */
         s->stack = st;
         s->cap = cap;
+    }
+    if (s->sampled) {                /* counts only: the sampler measures time */
+        s->stack[s->depth++] = (prof_frame){ .rule = rule, .pos = pos };
+        s->pg->rules[rule].calls++;
+        return;
     }
     uint32_t node = cct_enter(s, rule);
     prof_frame *f = &s->stack[s->depth++];
@@ -526,8 +580,8 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
 {
     rt_profiler_state *s = p->prof;
     if (!s->depth) return;
-    uint64_t now = ticks();
-    attribute(s, now);
+    uint64_t now = s->sampled ? 0 : ticks();
+    if (!s->sampled) attribute(s, now);
     prof_frame *f = &s->stack[--s->depth];
     prof_grammar *pg = s->pg;
     rep_rule *r = &pg->rules[f->rule];
@@ -540,6 +594,7 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
     } else {
         r->failed++;
     }
+    if (s->sampled) return;
     if (prof.detail && !memo && evals) {
         uint32_t level = 0;
         uint32_t before = seen_before(s, f->rule, f->pos, level);
@@ -606,9 +661,81 @@ int rt_profiler_parse_begin(pego_parser *p)
     s->depth = 0;
     s->cct = 0;
     s->reads = 0;
+    s->sampled = prof.mode == MODE_SAMPLED;
+    if (s->sampled) {
+        if (rt_sampler_prepare(&p->samples, (uint32_t)n) < 0) return 0;
+        p->sampled = 1;
+    }
     s->start = s->last = ticks();
     s->reads = 1;
+    /* without a timer the parse is counted, and its rules get no samples */
+    if (s->sampled && rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU) < 0)
+        p->samples.lost = 0;
     return 1;
+}
+
+int rt_profiler_sampled(const pego_parser *p) { return p->prof_on && p->prof && p->prof->sampled; }
+
+/* The calling-context node for rule under node, made when new; node itself
+ * when out of memory. */
+static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule)
+{
+    for (uint32_t k = pg->cct[node].child; k; k = pg->cct[k].sibling)
+        if (pg->cct[k].rule == rule) return k;
+    if (pg->ncct == pg->capcct) {
+        cct_node *a = rt_realloc(pg->cct, 2 * pg->capcct * sizeof *a);
+        if (!a) return node;
+        pg->cct = a;
+        pg->capcct *= 2;
+    }
+    uint32_t k = pg->ncct++;
+    pg->cct[k] = (cct_node){ .rule = rule, .parent = node, .sibling = pg->cct[node].child };
+    pg->cct[node].child = k;
+    return k;
+}
+
+/* Ends a sampled parse: the counts of the profiled program (or those the
+ * reference program's call path counted), the samples per rule, and their
+ * stacks into the calling-context tree. Returns the rule with the most
+ * samples in this parse, or REP_NO_RULE. */
+static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *calls, uint64_t *evals, uint64_t *memo)
+{
+    rt_sampler_end(p);
+    p->sampled = 0;
+    prof_grammar *pg = s->pg;
+    const rt_samples *sm = &p->samples;
+    int n = p->g->nrules;
+    if (p->counted) {
+        *calls = *evals = *memo = 0;
+        for (int r = 0; r < n; r++) {
+            vm_count c;
+            rt_parse_counts(p, r, &c);
+            rep_rule *x = &pg->rules[r];
+            x->calls += c.calls;
+            x->evals += c.evals;
+            x->memo += c.memo;
+            x->matched += c.matched;
+            x->failed += c.failed;
+            x->consumed += c.consumed;
+            *calls += c.calls;
+            *evals += c.evals;
+            *memo += c.memo;
+        }
+    }
+    uint32_t top = REP_NO_RULE;
+    for (int r = 0; r < n; r++) {
+        pg->self_samples[r] += sm->self[r];
+        pg->incl_samples[r] += sm->incl[r];
+        if (sm->self[r] && (top == REP_NO_RULE || sm->self[r] > sm->self[top])) top = (uint32_t)r;
+    }
+    for (uint32_t at = 0; at < sm->npaths; at += 1 + sm->paths[at]) {
+        uint32_t node = 0;
+        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 1 + i]);
+        pg->cct[node].self++;
+    }
+    s->c->samples += sm->taken;
+    s->c->samples_lost += sm->lost + sm->unplaced;
+    return top;
 }
 
 /* Ends a profiled parse: calls left active by an aborted parse are closed, and
@@ -618,7 +745,15 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
     rt_profiler_state *s = p->prof;
     if (!s) return;
     uint64_t now = ticks();
-    attribute(s, now);
+    const pego_stats *st = &p->res.stats;
+    uint64_t calls = st->calls, evals = st->evals, memo = st->memo_hits;
+    uint32_t top = REP_NO_RULE;
+    if (s->sampled) {
+        top = end_sampled(p, s, &calls, &evals, &memo);
+        s->depth = 0;
+    } else {
+        attribute(s, now);
+    }
     while (s->depth) {
         prof_frame *f = &s->stack[--s->depth];
         if (--s->active[f->rule] == 0) s->pg->rules[f->rule].time_ns += now - f->start;
@@ -631,9 +766,7 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
         c->parses = a;
         c->capparses = cap;
     }
-    const pego_stats *st = &p->res.stats;
-    uint32_t top = REP_NO_RULE;
-    for (int r = 0; r < p->g->nrules; r++)
+    for (int r = 0; r < p->g->nrules && !s->sampled; r++)
         if (s->parse_self[r] && (top == REP_NO_RULE || s->parse_self[r] > s->parse_self[top])) top = (uint32_t)r;
     prof_parse *pp = &c->parses[c->nparses++];
     pp->grammar = s->pg;
@@ -642,8 +775,8 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
         .unit = p->in.unit == PEGO_UNIT_BYTES ? REP_UNIT_BYTES : REP_UNIT_CODEPOINTS,
         .result = p->res.status == PEGO_OK ? REP_RESULT_OK
                 : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR : REP_RESULT_ABORTED,
-        .time_ns = now - s->start, .calls = st->calls, .evals = st->evals, .memo = st->memo_hits,
-        .clock_reads = s->reads, .top_rule = top,
+        .time_ns = now - s->start, .calls = calls, .evals = evals, .memo = memo,
+        .clock_reads = s->sampled ? 2 : s->reads, .top_rule = top,
     };
 }
 
@@ -701,13 +834,20 @@ static int write_report(void)
         snprintf(prof.error, sizeof prof.error, "cannot write profile %s: out of memory", prof.file);
         return -1;
     }
-    uint64_t reads = 0;
-    for (prof_thread *c = prof.threads; c; c = c->next)
+    uint64_t reads = 0, samples = 0, lost = 0;
+    for (prof_thread *c = prof.threads; c; c = c->next) {
         for (size_t i = 0; i < c->nparses; i++) reads += c->parses[i].parse.clock_reads;
+        samples += c->samples;
+        lost += c->samples_lost;
+    }
+    int mode = prof.mode < 0 ? (prof.detail ? MODE_EXACT : MODE_SAMPLED) : prof.mode;
+    int sampled = mode == MODE_SAMPLED;
+    uint64_t interval = interval_ns();
     rep_header h = { .version = REP_FORMAT_VERSION, .pego = PEGO_VERSION, .pid = prof.pid, .host = prof.host,
                      .argc = argc, .argv = (const char *const *)argv, .start = prof.start,
-                     .clock = clock_names[clock_kind], .mode = "exact", .detail = prof.detail,
-                     .clock_reads = reads };
+                     .clock = clock_names[clock_kind], .mode = mode_names[mode], .detail = mode == MODE_EXACT,
+                     .clock_reads = reads, .sample_interval_ns = sampled ? interval : 0,
+                     .samples = samples, .samples_lost = lost };
     rep_builder *b = rep_builder_new(&h);
     int status = b ? 0 : -1;
     uint32_t gid = 0;
@@ -727,6 +867,7 @@ static int write_report(void)
             int n = pg->nrules;
             for (int r = 0; r < n; r++) {
                 rep_rule sum = pg->rules[r];
+                uint64_t self_samples = pg->self_samples[r], incl_samples = pg->incl_samples[r];
                 for (prof_thread *d = c->next; d; d = d->next)
                     for (prof_grammar *q = d->grammars; q; q = q->next) {
                         if (q->g != pg->g || q->hash != pg->hash) continue;
@@ -739,11 +880,19 @@ static int write_report(void)
                         }
                         sum.consumed += o->consumed; sum.wasted += o->wasted;
                         sum.time_ns += o->time_ns; sum.self_ns += o->self_ns;
+                        self_samples += q->self_samples[r];
+                        incl_samples += q->incl_samples[r];
                     }
                 if (!sum.calls) continue;
                 sum.grammar = id;
-                sum.time_ns = (uint64_t)((double)sum.time_ns * scale);
-                sum.self_ns = (uint64_t)((double)sum.self_ns * scale);
+                if (sampled) {
+                    sum.time_ns = incl_samples * interval;
+                    sum.self_ns = self_samples * interval;
+                    sum.samples = self_samples;
+                } else {
+                    sum.time_ns = (uint64_t)((double)sum.time_ns * scale);
+                    sum.self_ns = (uint64_t)((double)sum.self_ns * scale);
+                }
                 rep_add_rule(b, &sum);
             }
             for (int a = 0; a < n; a++)
@@ -773,8 +922,9 @@ static int write_report(void)
                             frames[i] = frames[depth - 1 - i];
                             frames[depth - 1 - i] = t;
                         }
+                        uint64_t self = sampled ? q->cct[k].self * interval : (uint64_t)((double)q->cct[k].self * scale);
                         rep_stack st = { .grammar = id, .nframes = depth, .frames = frames, .calls = q->cct[k].calls,
-                                         .self_ns = (uint64_t)((double)q->cct[k].self * scale) };
+                                         .self_ns = self };
                         rep_add_stack(b, &st);
                     }
                 }
@@ -804,9 +954,12 @@ static int write_report(void)
         for (prof_thread *c = prof.threads; c; c = c->next) {
             for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
             c->nparses = 0;
+            c->samples = c->samples_lost = 0;
             for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
                 int n = pg->nrules;
                 for (int r = 0; r < n; r++) pg->rules[r] = (rep_rule){ .rule = (uint32_t)r };
+                memset(pg->self_samples, 0, (size_t)n * sizeof(uint64_t));
+                memset(pg->incl_samples, 0, (size_t)n * sizeof(uint64_t));
                 memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
                 memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
                 for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;

@@ -29,9 +29,13 @@ typedef struct rep_header {
     const char *const *argv;
     int64_t            start;       /* process start, Unix seconds; written as ISO 8601 UTC */
     const char        *clock;       /* "monotonic", "tsc" or "thread-cpu" */
-    const char        *mode;        /* "exact": the clock is read at every frame transfer */
+    const char        *mode;        /* "exact": the clock is read at every frame transfer;
+                                       "sampled": rules' times are samples times the interval */
     int                detail;      /* repeats and wasted were collected: rule records have them */
     uint64_t           clock_reads; /* clock readings of the whole process (0 when unknown) */
+    uint64_t           sample_interval_ns;   /* sampled: the interval between samples */
+    uint64_t           samples;     /* sampled: samples taken during parses */
+    uint64_t           samples_lost;/* sampled: of those, not attributed to a rule or a stack */
 } rep_header;
 
 /* One rule of a grammar: its id is its index in the grammar's rules list. */
@@ -73,16 +77,19 @@ typedef struct rep_rule {
     uint64_t max_repeats_pos;       /* where, as a position in the parse's unit */
     uint64_t consumed, wasted;      /* positions matched; positions examined by failed evaluations */
     uint64_t time_ns, self_ns;      /* inclusive (outermost activation only) and self time */
+    uint64_t samples;               /* sampled mode: the samples that found the rule innermost */
 } rep_rule;
 
 /* The counts of a rule record, in the order they are written: the field, and
- * whether only --profile-detail collects it (a report without detail leaves
- * it out). The writer (runtime/report_writer.c) and the reader
+ * which reports have it: every one (REP_ALL), those with detail
+ * (--profile-detail; a report without detail leaves the field out), or those
+ * of sampled mode. The writer (runtime/report_writer.c) and the reader
  * (cli/report/reader.c) both derive from this list. */
+enum { REP_ALL, REP_DETAIL, REP_SAMPLED };
 #define REP_RULE_COUNTS(X) \
-    X(calls, 0) X(evals, 0) X(memo, 0) X(matched, 0) X(failed, 0) \
-    X(repeats, 1) X(max_repeats, 1) X(max_repeats_pos, 1) X(consumed, 0) X(wasted, 1) \
-    X(time_ns, 0) X(self_ns, 0)
+    X(calls, REP_ALL) X(evals, REP_ALL) X(memo, REP_ALL) X(matched, REP_ALL) X(failed, REP_ALL) \
+    X(repeats, REP_DETAIL) X(max_repeats, REP_DETAIL) X(max_repeats_pos, REP_DETAIL) X(consumed, REP_ALL) \
+    X(wasted, REP_DETAIL) X(time_ns, REP_ALL) X(self_ns, REP_ALL) X(samples, REP_SAMPLED)
 
 /* A call-graph edge: calls of callee made directly by caller. */
 typedef struct rep_edge {

@@ -26,6 +26,7 @@ struct rep_builder {
     uint64_t records;     /* header included */
     uint64_t parses;
     int      detail;      /* the header's: rule records carry the detail-only metrics */
+    int      sampled;     /* the header's mode is sampled: rule records carry samples */
 };
 
 char *rep_expand_path(const char *pattern, int64_t pid, const char *host, int64_t start)
@@ -102,6 +103,12 @@ rep_builder *rep_builder_new(const rep_header *h)
     rt_buf_printf(t, ",\"detail\":%s", h->detail ? "true" : "false");
     add_count(t, "clock_reads", h->clock_reads);
     b->detail = h->detail != 0;
+    b->sampled = h->mode && strcmp(h->mode, "sampled") == 0;
+    if (b->sampled) {
+        add_count(t, "sample_interval_ns", h->sample_interval_ns);
+        add_count(t, "samples", h->samples);
+        add_count(t, "samples_lost", h->samples_lost);
+    }
     if (close_record(b) < 0) {
         rep_builder_free(b);
         return NULL;
@@ -164,8 +171,10 @@ int rep_add_rule(rep_builder *b, const rep_rule *r)
     open_record(b, "rule");
     add_count(t, "grammar", r->grammar);
     add_count(t, "rule", r->rule);
-    /* what only --profile-detail collects is absent, not 0, without it */
-#define WRITE_COUNT(field, detail_only) if (!(detail_only) || b->detail) add_count(t, #field, r->field);
+    /* what only --profile-detail or sampled mode collects is absent, not 0, in other reports */
+#define WRITE_COUNT(field, which) \
+    if ((which) == REP_ALL || ((which) == REP_DETAIL && b->detail) || ((which) == REP_SAMPLED && b->sampled)) \
+        add_count(t, #field, r->field);
     REP_RULE_COUNTS(WRITE_COUNT)
 #undef WRITE_COUNT
     return close_record(b);

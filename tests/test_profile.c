@@ -558,8 +558,9 @@ static int in_child(int (*child)(void))
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The clock is chosen when profiling starts and cannot change afterwards;
- * asking for the same one again is no error. _exit: no report is written. */
+/* The clock and the mode (sampled, or exact with --profile-detail) are chosen
+ * when profiling starts and cannot change afterwards; asking for the same
+ * clock again is no error. _exit: no report is written. */
 static int clock_change(void)
 {
     char dir[] = "/tmp/pego-test-XXXXXX", path[64];
@@ -569,7 +570,10 @@ static int clock_change(void)
     if (!status && pego_profile_start(NULL, "--profile-clock=wall") != -1) status = 3;
     if (!status && strcmp(pego_profile_error(), "--profile-clock cannot change once profiling has started") != 0)
         status = 4;
-    if (!status && pego_profile_start(NULL, "--profile-clock=cpu --profile-detail") != 0) status = 5;
+    if (!status && pego_profile_start(NULL, "--profile-clock=cpu") != 0) status = 5;
+    if (!status && pego_profile_start(NULL, "--profile-detail") != -1) status = 6;
+    if (!status && strcmp(pego_profile_error(), "--profile-detail cannot change once profiling has started") != 0)
+        status = 7;
     rmdir(dir);
     return status;
 }

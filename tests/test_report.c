@@ -11,6 +11,7 @@
  * measured, and the speedscope file. The command-line outputs of pego report
  * are golden tests in tests/golden/report/. */
 #include <CUnit/Basic.h>
+#include <time.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -201,7 +202,7 @@ static const char *const test_argv[] = { "pego", "parse", "-g", "json.pego", "a 
 
 static rep_header header(int64_t pid)
 {
-    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72 };
+    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72, 0, 0, 0 };
     return h;
 }
 
@@ -215,9 +216,9 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
     rep_grammar g = { 1, "json", "json.pego", 0xabcdef0123456789ULL, 3, json_rules };
     rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, 5000 * scale, 30, 25, 5, 60, 1 };
     rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 1000 * scale, 6, 6, 0, 12, 2 };
-    rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale };
-    rep_rule r1 = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000 * scale, 3000 * scale };
-    rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale };
+    rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale, 0 };
+    rep_rule r1 = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000 * scale, 3000 * scale, 0 };
+    rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0 };
     rep_edge e[] = { { 1, 0, 1, 2, 5000 * scale }, { 1, 1, 1, 4, 1000 * scale }, { 1, 1, 2, 14, 2000 * scale } };
     uint32_t f0[] = { 0 }, f1[] = { 0, 1 }, f2[] = { 0, 1, 2 };
     rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale }, { 1, 2, f1, 20, 3000 * scale }, { 1, 3, f2, 14, 2000 * scale } };
@@ -279,8 +280,8 @@ static void test_round_trip(void)
                      20433, 20001, 432, 40868, 2 };
     rep_parse p2 = { 2, 7, "-i", 3, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 5, 6, 7, 8, 9, REP_NO_RULE };
     rep_parse p3 = { 3, 7, "<stdin>", 0, REP_UNIT_BYTES, REP_RESULT_ABORTED, 1, 2, 3, 4, 5, 1 };
-    rep_rule r = { 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22 };
-    rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    rep_rule r = { 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 0 };
+    rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0 };
     rep_edge e = { 7, 0, 1, 31, 32 };
     uint32_t frames[] = { 0, 1, 2, 1 };
     rep_stack s = { 1, 4, frames, 41, 42 };
@@ -366,7 +367,7 @@ static void test_detail_fields(void)
         h.detail = detail;
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules };
-        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000 };
+        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0 };
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
         CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
         CU_ASSERT_EQUAL(rep_add_rule(b, &r), 0);
@@ -999,8 +1000,8 @@ static void test_merge_shared_name(void)
     rep_builder *b = rep_builder_new(&h);
     rep_grammar g1 = { 1, "json", "old/json.pego", 0x1111111122222222ULL, 3, json_rules };
     rep_grammar g2 = { 2, "json", "new/json.pego", 0x3333333344444444ULL, 3, json_rules };
-    rep_rule r1 = { 1, 1, 10, 10, 0, 10, 0, 0, 0, 0, 0, 0, 100, 100 };
-    rep_rule r2 = { 2, 1, 20, 20, 0, 20, 0, 0, 0, 0, 0, 0, 200, 200 };
+    rep_rule r1 = { 1, 1, 10, 10, 0, 10, 0, 0, 0, 0, 0, 0, 100, 100, 0 };
+    rep_rule r2 = { 2, 1, 20, 20, 0, 20, 0, 0, 0, 0, 0, 0, 200, 200, 0 };
     rep_add_grammar(b, &g1);
     rep_add_grammar(b, &g2);
     rep_add_rule(b, &r1);
@@ -1050,13 +1051,15 @@ static int measured_record(void *ud, rep_record_kind kind, const void *rec)
     return 0;
 }
 
-/* A trace callback that sleeps 30 ms in the first call: wall time, no CPU time. */
+/* A trace callback that sleeps 30 ms in the first call: wall time, no CPU time.
+ * The sampler's signals cut a sleep short (EINTR): it sleeps what is left. */
 static int sleep_once(const pego_trace_event *ev, void *ud)
 {
     int *slept = ud;
     if (ev->kind == PEGO_TRACE_ENTER && !*slept) {
         *slept = 1;
-        usleep(30000);
+        struct timespec left = { 0, 30000000 };
+        while (nanosleep(&left, &left) != 0 && errno == EINTR) continue;
     }
     return 0;
 }

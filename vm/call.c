@@ -74,8 +74,14 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
         r->ip = g->code + c->ret;
         return VM_NEXT;
     }
-    if (p->ngf == p->capgf && rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe)) < 0)
-        return VM_OOM;
+    if (p->ngf == p->capgf) {
+        p->es_moving = 1;                 /* the sampler reads the side records too */
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        int status = rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe));
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        p->es_moving = 0;
+        if (status < 0) return VM_OOM;
+    }
     vm_gframe *gf = &p->gf[p->ngf];
     *gf = (vm_gframe){ .variant = c->variant, .pos = r->pos, .saved_far = p->exp.far,
                        .saved_base = p->exp.base, .memo = -1, .silent = p->silent > 0,
@@ -95,6 +101,11 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     if (!e) return VM_OOM;
     e->u.gcall.ret = c->ret;
     e->u.gcall.frame = p->ngf++;
+    if (p->sampled) {                     /* the frame the sampler finds on top */
+        e->u.gcall.caller = p->sample_top;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        p->sample_top = r->esn;
+    }
     e->level = (uint16_t)c->level;
     vm_open_window(p, r->pos);
     p->hw = r->pos;
@@ -160,6 +171,7 @@ static vm_step call_success(pego_parser *p, vm_regs *r, uint32_t v)
     p->ngf--;
     r->depth--;
     r->esn--;
+    if (p->sampled) p->sample_top = e->u.gcall.caller;
     r->vsn = e->vs;
     r->tn = e->trail;
     if (gf->variant < (uint32_t)p->g->nrules && vm_push_value(p, r, v) < 0) return VM_OOM;
@@ -215,5 +227,6 @@ vm_step vm_call_fail(pego_parser *p, vm_regs *r, vm_entry *e)
     if (done == FINISH_ABORT) return VM_ABORTED;
     p->ngf--;
     r->depth--;
+    if (p->sampled) p->sample_top = e->u.gcall.caller;
     return VM_FAIL;
 }

@@ -36,9 +36,11 @@
 #define UNIT_AT(x) (unit_of ? (uint64_t)unit_of[x] : (uint64_t)(x))
 #define COUNT_CALL(var) (PROFILED ? (void)(p->counts[var].calls++, p->counts[var].evals++) : (void)0)
 #define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].matched++, \
-                                           p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos)) \
+                                           p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos), \
+                                           p->sample_top = (e)->u.call.caller) \
                                   : (void)0)
-#define COUNT_FAILURE(e) (PROFILED ? (void)p->counts[(e)->u.call.variant].failed++ : (void)0)
+#define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].failed++, p->sample_top = (e)->u.call.caller) \
+                                   : (void)0)
 
 /* The value stack and capture trail, in a variant that has them. */
 #define CUR_VS (VALUED ? vsn : 0u)
@@ -50,16 +52,20 @@
 #define CUR_REC (REFERENCE ? p->nrec : 0u)
 #define SET_REC(x) (REFERENCE ? (void)(p->nrec = (x)) : (void)0)
 /* Back to the state an entry saved. */
-#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec))
+#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), \
+                          PROFILED ? (void)(p->inline_depth = (e)->level) : (void)0)
 
-/* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. */
+/* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. In
+ * the profiled program it notes the calls compiled in that are running, which
+ * a failure the entry handles restores (RESTORE_ENTRY). */
 #define PUSH_ENTRY(k) do { \
         if (esn == p->capes) { \
-            if (rt_buf_grow((void **)&p->es, &p->capes, esn + 1, sizeof(vm_entry)) < 0) goto oom; \
+            if (vm_grow_entries(p, esn + 1) < 0) goto oom; \
             es = p->es; \
         } \
         e = &es[esn++]; \
         FILL_ENTRY(e, (k)); \
+        if (PROFILED) e->level = (uint16_t)p->inline_depth; \
     } while (0)
 
 /* The plain path: a frame and a jump to the body, returning to address to.
@@ -352,10 +358,13 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (!PROFILED) break;
             p->counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
+            p->inline_rule[ip->b] = (uint32_t)ip->a;
+            p->inline_depth = (uint32_t)ip->b + 1;
             ip++;
             NEXT;
         CASE(POUT):
             if (!PROFILED) break;
+            p->inline_depth = (uint32_t)ip->b;
             p->counts[ip->a].entered_matched++;
             p->counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
             ip++;

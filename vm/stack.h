@@ -34,12 +34,14 @@ typedef struct {
     uint32_t trail;    /* capture-trail height */
     uint32_t rec;      /* number of recovered errors */
     union {
-        /* E_CALL: where to return; the variant called (reference program);
-         * the levels of nesting it stands for beyond one (the fast program's
-         * tail calls reuse the caller's frame) */
-        struct { uint32_t ret, variant, extra_levels; } call;
-        /* E_GCALL: where to return; index of its side record in parser.gf */
-        struct { uint32_t ret, frame; } gcall;
+        /* E_CALL: where to return; the variant called (reference and profiled
+         * programs); the levels of nesting it stands for beyond one (the fast
+         * program's tail calls reuse the caller's frame), or in the profiled
+         * program the caller's frame (parser.sample_top when it was made) */
+        struct { uint32_t ret, variant; union { uint32_t extra_levels, caller; }; } call;
+        /* E_GCALL: where to return; index of its side record in parser.gf;
+         * the caller's frame while the parse is sampled */
+        struct { uint32_t ret, frame, caller; } gcall;
         /* E_CHOICE and E_NLOOK: where to resume when the entry handles a failure */
         struct { uint32_t alt; } choice;
         /* E_ITER: address of the REP instruction, iterations so far, and the

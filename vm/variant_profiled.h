@@ -3,7 +3,7 @@
  * its name and four others changed. PROFILED turns on the counters (plain
  * calls, returns and failures of plain frames, and the instructions PCOUNT, PIN
  * and POUT); CALL_FRAME keeps the variant a plain frame called, to count its
- * outcome; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
+ * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
  * that every return counts. */
 #include "variant_fast.h"
 #undef VM_RUN
@@ -13,6 +13,7 @@
 #undef FRAME_DEPTH
 #define VM_RUN vm_run_profiled
 #define PROFILED 1
-#define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->u.call.extra_levels = 0)
+#define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->u.call.caller = p->sample_top, \
+                                 __atomic_signal_fence(__ATOMIC_SEQ_CST), p->sample_top = esn)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u

@@ -106,11 +106,23 @@ static inline void vm_close_window(pego_parser *p, uint32_t saved_far, uint32_t 
     for (uint32_t i = from; i < to; i++) vm_expect(p, far, x->items[i]);
 }
 
+/* Makes room for n control-stack entries. While the stack moves, the sampler's
+ * signal handler leaves it alone (p->es_moving). */
+static inline int vm_grow_entries(pego_parser *p, uint32_t n)
+{
+    p->es_moving = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int status = rt_buf_grow((void **)&p->es, &p->capes, n, sizeof(vm_entry));
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    p->es_moving = 0;
+    return status;
+}
+
 /* Pushes a control-stack entry of the given kind that saves the state in r,
  * for the parts outside the loop; NULL when out of memory. */
 static inline vm_entry *vm_push_entry(pego_parser *p, vm_regs *r, int kind)
 {
-    if (r->esn == p->capes && rt_buf_grow((void **)&p->es, &p->capes, r->esn + 1, sizeof(vm_entry)) < 0) return NULL;
+    if (r->esn == p->capes && vm_grow_entries(p, r->esn + 1) < 0) return NULL;
     vm_entry *e = &p->es[r->esn++];
     *e = (vm_entry){ .kind = (uint8_t)kind, .pos = r->pos, .vs = r->vsn, .trail = r->tn, .rec = p->nrec };
     return e;

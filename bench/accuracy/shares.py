@@ -6,8 +6,10 @@ benchmark (bench/run, docs/benchmarks.md), read from a decompressed report.
 
 GRAMMAR is the grammar's name in the report (its file name without .pego); each PART
 is a rule its start rule calls. The rules of a part are its rule and every rule
-reachable from it in the report's call graph (edge records); a rule reachable from two
-parts stops the script, since its time could not be given to one of them. Prints one
+reachable from it in the report's call graph: its edge records, and the caller-callee
+pairs of its stack records (a sampled report has stacks and no edges); a rule
+reachable from two parts stops the script, since its time could not be given to one
+of them. Prints one
 line per part, tab-separated:
 
     PART  SELF_NS  TIME_NS  RULES
@@ -41,7 +43,7 @@ def main(argv):
         elif kind == "grammar":
             if rec.get("name") == grammar:
                 names[(frame, rec["id"])] = {r["id"]: r["name"] for r in rec["rules"]}
-        elif kind in ("rule", "edge"):
+        elif kind in ("rule", "edge", "stack"):
             pending.append((frame, rec))
     for fr, rec in pending:
         rules = names.get((fr, rec["grammar"]))
@@ -51,6 +53,11 @@ def main(argv):
             name = rules[rec["rule"]]
             self_ns[name] = self_ns.get(name, 0) + rec.get("self_ns", 0)
             time_ns[name] = time_ns.get(name, 0) + rec.get("time_ns", 0)
+        elif rec["type"] == "stack":
+            frames = rec["frames"]
+            for caller, callee in zip(frames, frames[1:]):
+                if caller != callee:
+                    callees.setdefault(rules[caller], set()).add(rules[callee])
         elif rec.get("calls", 0) > 0:
             callees.setdefault(rules[rec["caller"]], set()).add(rules[rec["callee"]])
     if not names:

@@ -117,6 +117,7 @@ struct rep_merge {
     size_t         npath, path_cap;
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
     int            detail;    /* the frame's header says detail */
+    uint64_t       samples, samples_lost, sample_interval_ns;   /* the frame's header's */
     const char    *clock, *mode;   /* the frame's header's, interned */
     parse_list     fparses;
     parse_list     parses_kept;
@@ -473,6 +474,12 @@ static int frame_commit(rep_summary *s)
     s->processes += selected;   /* with --grammar, the processes that used it */
     if (selected) {
         s->detail_processes += m->detail;
+        if (m->sample_interval_ns) {
+            s->samples += m->samples;
+            s->samples_lost += m->samples_lost;
+            if (!s->sample_interval_ns) s->sample_interval_ns = m->sample_interval_ns;
+            else if (s->sample_interval_ns != m->sample_interval_ns) s->sample_interval_ns = UINT64_MAX;
+        }
         if (count_kind(&s->clocks, &s->nclocks, &m->clocks_cap, m->clock) < 0 ||
             count_kind(&s->modes, &s->nmodes, &m->modes_cap, m->mode) < 0)
             return -1;
@@ -539,6 +546,9 @@ static int sink_frame_begin(void *ud, const rep_header *h)
     rep_merge *m = ((rep_summary *)ud)->m;
     frame_reset(m);
     m->detail = h->detail != 0;
+    m->samples = h->samples;
+    m->samples_lost = h->samples_lost;
+    m->sample_interval_ns = h->sample_interval_ns;
     uint32_t clock = intern(m, *h->clock ? h->clock : "unknown"), mode = intern(m, *h->mode ? h->mode : "unknown");
     if (clock == REP_NONE || mode == REP_NONE) m->oom = 1;
     else {

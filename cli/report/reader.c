@@ -336,6 +336,9 @@ static int read_header(rep_reader *r, json_t *o)
     if (detail && detail->kind != F_TRUE && detail->kind != F_FALSE && !bad) bad = "detail";
     h.detail = detail && detail->kind == F_TRUE;
     h.clock_reads = count_field(r, "clock_reads", &bad);
+    h.sample_interval_ns = count_field(r, "sample_interval_ns", &bad);
+    h.samples = count_field(r, "samples", &bad);
+    h.samples_lost = count_field(r, "samples_lost", &bad);
     if (bad) {
         say(r, "frame %lu: bad header record (field %s); skipped", r->frame, bad);
         r->skip = 1;
@@ -431,7 +434,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         g = grammar_field(r, &bad);
         rec.r.grammar = g ? g->id : 0;
         rec.r.rule = id_field(r, "rule", g ? g->nrules : 0, &bad);
-#define READ_COUNT(field, detail_only) rec.r.field = count_field(r, #field, &bad);
+#define READ_COUNT(field, which) rec.r.field = count_field(r, #field, &bad);
         REP_RULE_COUNTS(READ_COUNT)
 #undef READ_COUNT
     } else if (strcmp(type, "edge") == 0) {

@@ -84,6 +84,8 @@ typedef struct rep_summary {
     rep_summary_options opt;
     uint64_t      processes, parses, calls, evals, memo, clock_reads, time_ns;
     uint64_t      detail_processes;   /* processes whose reports have the detail-only metrics */
+    uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
+    uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
     rep_kind     *clocks, *modes;     /* the processes of each clock and mode; after finish, most first */
     size_t        nclocks, nmodes;
     rep_sgrammar *grammars;

@@ -492,6 +492,16 @@ void rep_measured_text(const rep_summary *s, char *text, size_t len)
     append_kinds(text, len, &k, "clock", s->clocks, s->nclocks);
     append(text, len, &k, "; ");
     append_kinds(text, len, &k, "mode", s->modes, s->nmodes);
+    if (s->sample_interval_ns) {
+        /* a sampled time t rests on t / interval samples: its relative error is about 1 / sqrt of that */
+        if (s->sample_interval_ns != UINT64_MAX)
+            append(text, len, &k, " (a sample every %g us: a time of t rests on t / %g us samples)",
+                   (double)s->sample_interval_ns / 1000.0, (double)s->sample_interval_ns / 1000.0);
+        else
+            append(text, len, &k, " (intervals differ)");
+        append(text, len, &k, "; %llu samples", (unsigned long long)s->samples);
+        if (s->samples_lost) append(text, len, &k, ", %llu not attributed", (unsigned long long)s->samples_lost);
+    }
     if (s->detail_processes == s->processes) append(text, len, &k, "; detail on");
     else if (s->detail_processes == 0) append(text, len, &k, "; detail off");
     else
@@ -514,8 +524,20 @@ static json_t *kinds_json(const char *what, const rep_kind *v, size_t n)
 
 json_t *rep_measured_json(const rep_summary *s)
 {
-    return json_pack("{s:o, s:o, s:I}", "clocks", kinds_json("clock", s->clocks, s->nclocks), "modes",
-                     kinds_json("mode", s->modes, s->nmodes), "detail_processes", (json_int_t)s->detail_processes);
+    json_t *o = json_pack("{s:o, s:o, s:I}", "clocks", kinds_json("clock", s->clocks, s->nclocks), "modes",
+                          kinds_json("mode", s->modes, s->nmodes), "detail_processes",
+                          (json_int_t)s->detail_processes);
+    /* sampled processes: their samples, and the interval (null when they differ) */
+    if (o && s->sample_interval_ns &&
+        (json_object_set_new(o, "samples", json_integer((json_int_t)s->samples)) < 0 ||
+         json_object_set_new(o, "samples_lost", json_integer((json_int_t)s->samples_lost)) < 0 ||
+         json_object_set_new(o, "sample_interval_ns", s->sample_interval_ns == UINT64_MAX
+                                                          ? json_null()
+                                                          : json_integer((json_int_t)s->sample_interval_ns)) < 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static void text_head(const rep_summary *s, FILE *out)

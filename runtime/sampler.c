@@ -1,0 +1,248 @@
+/* The sampler of --profile (docs/profiling.md): a timer per thread that sends
+ * the thread SIGPROF at a fixed interval of its wall-clock or CPU time while
+ * it parses, and the signal handler, which reads the running rules off the
+ * parser: the call frames, which link to their callers' (parser.sample_top),
+ * and the calls compiled in that are running (parser.inline_rule). It counts
+ * a sample for the innermost rule (self), once for every rule on the stack
+ * (inclusive), and keeps the stack, folded like the calling-context tree, for
+ * the profiler to add to the tree after the parse.
+ *
+ * The handler touches only what rt_sampler_prepare allocated before the parse
+ * and the parser's volatile fields; while the control stack or the side
+ * records move (parser.es_moving) a sample is counted as lost. A timer runs
+ * only during a parse: disarmed at its end, it keeps the time left to the
+ * next sample for the next parse, so that short parses are sampled fairly and
+ * no signal reaches the program between parses. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "parser.h"
+#include "alloc.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512 };
+
+static struct {
+    pthread_mutex_t  lock;
+    int              installed;
+    struct sigaction previous;          /* the program's own SIGPROF handler, called for its signals */
+    pthread_key_t    key;               /* deletes a thread's timer when the thread ends */
+} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static _Thread_local struct {
+    int               made;
+    timer_t           id;
+    struct itimerspec left;             /* time to the next sample, kept across parses */
+} my_timer;
+
+static _Thread_local pego_parser *volatile sampling;   /* the parse this thread samples, or NULL */
+
+int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
+{
+    if (!sm->self || sm->nrules != nrules) {
+        rt_sampler_free(sm);
+        sm->nrules = nrules;
+        sm->self = rt_calloc((size_t)nrules + 1, sizeof *sm->self);
+        sm->incl = rt_calloc((size_t)nrules + 1, sizeof *sm->incl);
+        sm->stamp = rt_calloc((size_t)nrules + 1, sizeof *sm->stamp);
+        sm->at = rt_malloc(((size_t)nrules + 1) * sizeof *sm->at);
+        sm->paths = rt_malloc(PATH_WORDS * sizeof *sm->paths);
+        if (!sm->self || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
+            rt_sampler_free(sm);
+            return -1;
+        }
+        for (uint32_t r = 0; r < nrules; r++) sm->at[r] = -1;
+        sm->cap_paths = PATH_WORDS;
+    }
+    memset(sm->self, 0, (size_t)nrules * sizeof *sm->self);
+    memset(sm->incl, 0, (size_t)nrules * sizeof *sm->incl);
+    sm->npaths = 0;
+    sm->taken = sm->lost = sm->unplaced = 0;
+    return 0;
+}
+
+void rt_sampler_free(rt_samples *sm)
+{
+    rt_free(sm->self);
+    rt_free(sm->incl);
+    rt_free(sm->stamp);
+    rt_free(sm->at);
+    rt_free(sm->paths);
+    memset(sm, 0, sizeof *sm);
+}
+
+/* The rule of the call frame at index k - 1, or -1 when it is not one. */
+static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
+{
+    if (k == 0 || k > p->capes) return -1;
+    const vm_entry *e = &p->es[k - 1];
+    if (e->kind == E_CALL) {
+        *caller = e->u.call.caller;
+        return e->u.call.variant;
+    }
+    if (e->kind == E_GCALL && e->u.gcall.frame < p->capgf) {
+        *caller = e->u.gcall.caller;
+        return p->gf[e->u.gcall.frame].variant;
+    }
+    return -1;
+}
+
+static void take_sample(pego_parser *p, rt_samples *sm)
+{
+    uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES], n = 0, depth = 0;
+    uint64_t stamp = ++sm->taken;
+    if (p->es_moving) {
+        sm->lost++;
+        return;
+    }
+    /* innermost first: the calls compiled in, then the call frames */
+    uint32_t inl = p->inline_depth;
+    if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
+    uint32_t k = p->sample_top;
+    for (uint32_t steps = 0;; steps++) {
+        int64_t rule;
+        if (inl) {
+            rule = p->inline_rule[--inl];
+        } else {
+            uint32_t caller = 0;
+            if (!k || steps > p->capes + CC_INLINE_LEVELS || (rule = frame_rule(p, k, &caller)) < 0) break;
+            k = caller;
+        }
+        uint32_t r = (uint32_t)(rule % nrules);
+        if (depth == 0) sm->self[r]++;
+        if (sm->stamp[r] != stamp) {
+            sm->stamp[r] = stamp;
+            sm->incl[r]++;
+        }
+        if (n < PATH_MAX_FRAMES) frames[n++] = r;
+        depth++;
+    }
+    if (depth == 0) {                      /* between the parse's start and its first call */
+        sm->lost++;
+        return;
+    }
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
+        sm->unplaced++;
+        return;
+    }
+    /* the stack from the outermost call, folded: a rule already on the path
+     * goes back to where it was */
+    uint32_t *path = sm->paths + sm->npaths + 1, len = 0;
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t r = frames[i];
+        if (sm->at[r] >= 0) {
+            uint32_t back = (uint32_t)sm->at[r] + 1;
+            for (uint32_t j = back; j < len; j++) sm->at[path[j]] = -1;
+            len = back;
+        } else {
+            sm->at[r] = (int32_t)len;
+            path[len++] = r;
+        }
+    }
+    for (uint32_t j = 0; j < len; j++) sm->at[path[j]] = -1;
+    sm->paths[sm->npaths] = len;
+    sm->npaths += 1 + len;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *context)
+{
+    int saved = errno;
+    pego_parser *p = sampling;
+    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler) {
+        if (p) take_sample(p, &p->samples);   /* else one that came just after the parse */
+    } else if (sampler.previous.sa_flags & SA_SIGINFO) {
+        if (sampler.previous.sa_sigaction) sampler.previous.sa_sigaction(sig, info, context);
+    } else if (sampler.previous.sa_handler != SIG_DFL && sampler.previous.sa_handler != SIG_IGN) {
+        sampler.previous.sa_handler(sig);
+    }
+    errno = saved;
+}
+
+static void delete_timer(void *unused)
+{
+    (void)unused;
+    if (my_timer.made) timer_delete(my_timer.id);
+    my_timer.made = 0;
+}
+
+static void after_fork_in_child(void)
+{
+    my_timer.made = 0;                      /* timers are not inherited */
+    sampling = NULL;
+}
+
+/* Installs the handler once per process; -1 when it cannot. */
+static int install(void)
+{
+    pthread_mutex_lock(&sampler.lock);
+    int status = 0;
+    if (!sampler.installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (pthread_key_create(&sampler.key, delete_timer) != 0 || sigaction(SIGPROF, &sa, &sampler.previous) != 0)
+            status = -1;
+        else {
+            pthread_atfork(NULL, NULL, after_fork_in_child);
+            sampler.installed = 1;
+        }
+    }
+    pthread_mutex_unlock(&sampler.lock);
+    return status;
+}
+
+int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
+{
+    if (install() < 0) return -1;
+    if (!my_timer.made) {
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = SIGPROF;
+        ev.sigev_value.sival_ptr = &sampler;       /* tells our signals from the program's */
+#ifdef sigev_notify_thread_id
+        ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+#else
+        ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+#endif
+        if (timer_create(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ev, &my_timer.id) != 0) return -1;
+        my_timer.made = 1;
+        memset(&my_timer.left, 0, sizeof my_timer.left);
+        pthread_setspecific(sampler.key, &my_timer);
+    }
+    struct itimerspec t;
+    t.it_interval.tv_sec = (time_t)(interval_ns / 1000000000u);
+    t.it_interval.tv_nsec = (long)(interval_ns % 1000000000u);
+    t.it_value = my_timer.left.it_value.tv_sec || my_timer.left.it_value.tv_nsec ? my_timer.left.it_value
+                                                                                 : t.it_interval;
+    p->sample_top = 0;
+    p->inline_depth = 0;
+    p->es_moving = 0;
+    sampling = p;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (timer_settime(my_timer.id, 0, &t, NULL) != 0) {
+        sampling = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void rt_sampler_end(pego_parser *p)
+{
+    (void)p;
+    struct itimerspec off;
+    memset(&off, 0, sizeof off);
+    if (my_timer.made && timer_settime(my_timer.id, 0, &off, &my_timer.left) != 0)
+        memset(&my_timer.left, 0, sizeof my_timer.left);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    sampling = NULL;
+}
