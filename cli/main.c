@@ -22,12 +22,13 @@ static const char usage[] =
     "Every command accepts --help. Flags take one dash or two (-g or --g).\n"
     "\n"
     "The commands that parse (parse, trace, profile, explain) also take the profiling\n"
-    "options --profile FILE, --profile-append, --profile-detail and --profile-clock\n"
-    "wall|cpu, which any program using libpego reads from PEGO_FLAGS (docs/profiling.md).\n";
+    "options --profile FILE, --profile-append, --profile-detail, --profile-clock\n"
+    "wall|cpu and --profile-interval US, which any program using libpego reads from\n"
+    "PEGO_FLAGS (docs/profiling.md).\n";
 
 /* Takes the profiling options out of argv (they go with every command that
  * parses: --profile FILE, --profile=FILE, --profile-append, --profile-detail,
- * --profile-clock wall|cpu, and the sampling options, refused for now) and
+ * --profile-clock wall|cpu, --profile-interval US, and --profile-native, refused for now) and
  * turns profiling on; the command line wins over PEGO_FLAGS. A malformed
  * option exits 70. */
 static int profile_options(int *argc, char **argv)
@@ -49,7 +50,8 @@ static int profile_options(int *argc, char **argv)
         }
         strcat(opts, " ");
         strcat(opts, a);
-        if ((strcmp(name, "profile") == 0 || strcmp(name, "profile-clock") == 0) && i + 1 < *argc) {
+        if ((strcmp(name, "profile") == 0 || strcmp(name, "profile-clock") == 0 ||
+             strcmp(name, "profile-interval") == 0) && i + 1 < *argc) {
             strcat(opts, " ");
             strcat(opts, argv[++i]);
         }

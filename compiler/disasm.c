@@ -80,6 +80,9 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         }
         break;
     }
+    case 'G':
+        rt_buf_printf(b, " %s -> %u", g->rules[in->a % g->nrules].name, (unsigned)in->b);
+        break;
     case 'Z':
         rt_buf_printf(b, " %s (level %d)", g->rules[in->a % g->nrules].name, in->b);
         break;

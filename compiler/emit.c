@@ -487,6 +487,20 @@ static int prof_inline_ok(emitter *m, const ast_expr *e)
     return 1;
 }
 
+/* A deferrable rule the profiled program compiles into a call site anyway,
+ * behind PDEFER: its first call at a position is unmemoized, so it may run
+ * in place; a later one is a real call (the memo table decides it). Only
+ * outside other calls compiled in, since the real call runs in a frame of its
+ * own, and only when it calls nothing the memo table decides. */
+static int prof_inline_deferred(emitter *m, const ast_expr *call)
+{
+    const cc_rule *r = &m->g->rules[call->rule];
+    if (!m->profiled || m->inline_level || !(r->flags & RULE_DEFERRABLE) || (r->flags & RULE_LEADER) ||
+        r->seen_index < 0 || r->seen_index > UINT16_MAX)
+        return 0;
+    return prof_inline_ok(m, m->ast->rules[call->rule].body);
+}
+
 /* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
  * that cannot match empty is guarded by a byte test that jumps to the next one;
  * it gets no choice entry when no later alternative can match at a byte where
@@ -649,9 +663,15 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
     }
     if (m->fast && variant == CC_VF(g, e->rule) && !e->level) {
         inline_rule(m, e->rule);
-        if (m->inl[e->rule].size >= 0 && (!m->profiled || prof_inline_ok(m, e))) {
+        int deferred = m->inl[e->rule].size >= 0 && prof_inline_deferred(m, e);
+        if (m->inl[e->rule].size >= 0 && (!m->profiled || prof_inline_ok(m, e) || deferred)) {
             if (m->inl[e->rule].nest > m->inline_nest) m->inline_nest = m->inl[e->rule].nest;
             int rule = m->rule;
+            uint32_t defer = 0;
+            if (deferred) {
+                defer = ins(m, e, OP_PDEFER, variant, 0, 0);
+                g->code[defer].d = (uint16_t)callee->seen_index;
+            }
             m->rule = e->rule;
             if (m->profiled) ins(m, e, OP_PIN, variant, m->inline_level, 0);
             m->inline_level++;
@@ -659,6 +679,12 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             m->inline_level--;
             if (m->profiled) ins(m, e, OP_POUT, variant, m->inline_level, 0);
             m->rule = rule;
+            if (deferred) {             /* a later call at the position: the real one */
+                uint32_t over = ins(m, e, OP_JMP, 0, 0, 0);
+                g->code[defer].b = (int32_t)here(m);
+                ins(m, e, OP_CALLG, variant, -1, 0);
+                patch(m, over, here(m));
+            }
             return;
         }
     }
@@ -1037,7 +1063,7 @@ static void thread_jumps(pego_grammar *g)
         case OP_COMMIT: case OP_CHOICE:
             in->a = (int32_t)final_target(g, (uint32_t)in->a);
             break;
-        case OP_BTEST: case OP_SPANTEST:
+        case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
             in->b = (int32_t)final_target(g, (uint32_t)in->b);
             break;
         case OP_DISPATCH: {
@@ -1069,7 +1095,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
         case OP_REPNEXT: case OP_ITEREXIT:
             target[in->a + 1] = 1;
             break;
-        case OP_TEST: case OP_TESTCHAR: case OP_BTEST: case OP_SPANTEST:
+        case OP_TEST: case OP_TESTCHAR: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
             target[in->b] = 1;
             break;
         case OP_CALL: case OP_CALLG:

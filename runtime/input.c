@@ -10,9 +10,11 @@
 
 void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 {
-    rt_free(in->cp_index);
+    rt_free(in->unit_base);
+    rt_free(in->unit_off);
     rt_free(in->line_starts);
-    in->cp_index = NULL;
+    in->unit_base = NULL;
+    in->unit_off = NULL;
     in->line_starts = NULL;
     in->nlines = 0;
     in->input = s;
@@ -32,7 +34,8 @@ void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 
 void rt_input_free(rt_input *in)
 {
-    rt_free(in->cp_index);
+    rt_free(in->unit_base);
+    rt_free(in->unit_off);
     rt_free(in->line_starts);
     memset(in, 0, sizeof *in);
 }
@@ -50,28 +53,54 @@ static uint64_t count_units(const rt_input *in, uint32_t byte)
     return k;
 }
 
+int rt_input_prepare_units(rt_input *in)
+{
+    if (in->unit_base) return 0;
+    const uint32_t len = in->len;
+    uint32_t *base = rt_malloc(((size_t)(len >> 8) + 1) * sizeof *base);
+    uint8_t *off = rt_malloc((size_t)len + 1);
+    if (!base || !off) {
+        rt_free(base);
+        rt_free(off);
+        return -1;
+    }
+    static uint8_t identity[256];
+    if (!identity[255])
+        for (int i = 0; i < 256; i++) identity[i] = (uint8_t)i;
+    const unsigned char *s = (const unsigned char *)in->input;
+    uint32_t b = 0, k = 0;          /* the next byte and its character's index */
+    while (b < len) {
+        if ((b & 255) == 0) base[b >> 8] = k;
+        uint32_t end = (b | 255) + 1 < len ? (b | 255) + 1 : len, r = b;
+        /* a run of ASCII in the block: consecutive offsets */
+        for (uint64_t w; end - r >= 8 && (memcpy(&w, s + r, 8), !(w & 0x8080808080808080ull));) r += 8;
+        while (r < end && s[r] < 0x80) r++;
+        if (r > b) {
+            memcpy(off + b, identity + (k - base[b >> 8]), r - b);
+            k += r - b;
+            b = r;
+            continue;
+        }
+        uint32_t width, cp;
+        width = (uint32_t)rt_unicode_decode(s + b, len - b, &cp);
+        for (uint32_t i = 0; i < width; i++, b++) {
+            if ((b & 255) == 0) base[b >> 8] = k;
+            off[b] = (uint8_t)(k - base[b >> 8]);
+        }
+        k++;
+    }
+    if ((len & 255) == 0) base[len >> 8] = k;
+    off[len] = (uint8_t)(k - base[len >> 8]);
+    in->unit_base = base;
+    in->unit_off = off;
+    return 0;
+}
+
 uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
     if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte;
-    if (!in->cp_index) {
-        uint32_t *idx = rt_malloc(((size_t)in->len + 1) * sizeof *idx);
-        if (!idx) return count_units(in, byte);
-        const unsigned char *s = (const unsigned char *)in->input;
-        const uint32_t len = in->len;
-        uint32_t k = 0, b = 0;
-        while (b < len) {
-            while (b < len && s[b] < 0x80) idx[b++] = k++;   /* one byte, one character */
-            if (b == len) break;
-            uint32_t cp;
-            int w = rt_unicode_decode(s + b, len - b, &cp);
-            for (int i = 0; i < w; i++) idx[b + (uint32_t)i] = k;
-            b += (uint32_t)w;
-            k++;
-        }
-        idx[len] = k;
-        in->cp_index = idx;
-    }
-    return in->cp_index[byte];
+    if (!in->unit_base && rt_input_prepare_units(in) < 0) return count_units(in, byte);
+    return rt_input_unit_at(in, byte);
 }
 
 /* The same without the table (when there is no memory for it). */

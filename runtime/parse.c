@@ -102,9 +102,8 @@ static int prepare_counts(pego_parser *p)
     memset(p->site_runs, 0, (size_t)g->nsites * sizeof *p->site_runs);
     p->unit_of = NULL;
     if (p->in.unit != PEGO_UNIT_BYTES && !p->in.ascii) {
-        rt_input_unit(&p->in, 0);             /* makes the table */
-        if (!p->in.cp_index) return -1;
-        p->unit_of = p->in.cp_index;
+        if (rt_input_prepare_units(&p->in) < 0) return -1;
+        p->unit_of = &p->in;
     }
     return 0;
 }

@@ -142,12 +142,24 @@ typedef struct {
     uint32_t    len;
     pego_unit   unit;
     int         ascii;          /* input is ASCII: units and bytes agree */
-    uint32_t   *cp_index;       /* byte offset -> code point index (lazy) */
+    /* Code points (lazy): the index of the character each byte begins or
+     * continues, as the index at the start of its block of 256 bytes
+     * (unit_base) plus the byte's offset from it (unit_off; len + 1 of them). */
+    uint32_t   *unit_base;
+    uint8_t    *unit_off;
     uint32_t   *line_starts;    /* byte offsets where lines start (lazy) */
     uint32_t    nlines;
 } rt_input;
 
 uint64_t rt_input_unit(rt_input *in, uint32_t byte);   /* offset in the parse's unit */
+int      rt_input_prepare_units(rt_input *in);         /* the tables of rt_input_unit_at; -1: no memory */
+
+/* Offset byte in code points, with the tables made (rt_input_prepare_units):
+ * the index of the character that byte begins or continues. */
+static inline uint32_t rt_input_unit_at(const rt_input *in, uint32_t byte)
+{
+    return in->unit_base[byte >> 8] + in->unit_off[byte];
+}
 void     rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col);
 void     rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit);
 void     rt_input_free(rt_input *in);
@@ -227,7 +239,7 @@ struct pego_parser {
     vm_count   *counts;         /* per rule variant (2 * nrules) */
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
-    const uint32_t *unit_of;    /* unit offset of each position; NULL: units are bytes */
+    const rt_input *unit_of;    /* the input, when consumed input counts in code points; NULL: bytes */
     /* What the sampler's signal handler reads (runtime/sampler.c): the
      * innermost call frame (its index in es + 1, 0: none; frames link to their
      * callers), the calls compiled in that are running (rules, as variants),

@@ -734,7 +734,7 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         pg->cct[node].self++;
     }
     s->c->samples += sm->taken;
-    s->c->samples_lost += sm->lost + sm->unplaced;
+    s->c->samples_lost += sm->lost;    /* (samples whose stack found no room still count for the rules) */
     return top;
 }
 

@@ -33,7 +33,7 @@
 /* The profiled program's counters: a plain call of variant var; the return or
  * the failure of the plain frame e. Consumed input is counted in the parse's
  * unit. */
-#define UNIT_AT(x) (unit_of ? (uint64_t)unit_of[x] : (uint64_t)(x))
+#define UNIT_AT(x) (unit_of ? (uint64_t)rt_input_unit_at(unit_of, (x)) : (uint64_t)(x))
 #define COUNT_CALL(var) (PROFILED ? (void)(p->counts[var].calls++, p->counts[var].evals++) : (void)0)
 #define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].matched++, \
                                            p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos), \
@@ -131,7 +131,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     const uint32_t max_depth = p->max_depth;
     vm_entry *es = p->es;                 /* the control stack, reloaded when it grows */
     const int noplain = p->noplain, defer = p->defer;
-    const uint32_t *const unit_of = PROFILED ? p->unit_of : NULL;    /* UNIT_AT */
+    const rt_input *const unit_of = PROFILED ? p->unit_of : NULL;    /* UNIT_AT */
     vm_entry *e;
     vm_regs r;                            /* the registers, for a call out */
     vm_call call;                         /* a call for the general path */
@@ -352,6 +352,22 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (!PROFILED) break;
             p->site_runs[ip->a]++;
             ip++;
+            NEXT;
+        CASE(PDEFER):
+            /* a deferrable rule compiled in: its first call at a position runs
+             * here, like the fast program's first calls (CALLG); a later one
+             * jumps to a real call, which the memo table decides (vm/call.c) */
+            if (!PROFILED) break;
+            if (defer) {
+                size_t bit = (size_t)pos * (size_t)g->ndeferrable + ip->d;
+                uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
+                if (!(*word & mask)) {
+                    *word |= mask;
+                    ip++;
+                    NEXT;
+                }
+            }
+            ip = code + ip->b;
             NEXT;
         CASE(PIN):
             /* a call compiled in: one that does not match failed */
