@@ -15,11 +15,13 @@
  *
  *   frame pid=1 host=ci-1 start=1764434400 detail=1 argv=pego,parse,x.json
  *         clock=monotonic mode=exact clock_reads=100
+ *         (mode=sampled: sample_interval_ns=250000 samples=40 samples_lost=0)
  *   grammar id=1 name=json file=json.pego hash=00000000000000aa rules=main,value,string
  *   parse grammar=1 input=a.json bytes=100 unit=bytes result=ok time_ns=5000
  *         calls=50 evals=40 memo=10 clock_reads=100 top_rule=value
  *   rule grammar=1 rule=value calls=10 evals=9 memo=1 matched=8 failed=2 repeats=0
  *         max_repeats=0 max_repeats_pos=0 consumed=90 wasted=3 time_ns=900 self_ns=400
+ *         (sampled frames: samples=12)
  *   edge grammar=1 caller=main callee=value calls=1 time_ns=900
  *   stack grammar=1 frames=main,value calls=1 self_ns=400
  *
@@ -136,7 +138,8 @@ static void start_frame(state *s, char **w, int n)
         .host = s->host_copy, .argc = argc, .argv = s->argv, .start = (int64_t)number(s, w, n, "start"),
         .clock = value(w, n, "clock") ? value(w, n, "clock") : "monotonic",
         .mode = value(w, n, "mode") ? value(w, n, "mode") : "exact", .detail = (int)number(s, w, n, "detail"),
-        .clock_reads = number(s, w, n, "clock_reads"),
+        .clock_reads = number(s, w, n, "clock_reads"), .sample_interval_ns = number(s, w, n, "sample_interval_ns"),
+        .samples = number(s, w, n, "samples"), .samples_lost = number(s, w, n, "samples_lost"),
     };
     if (!(s->b = rep_builder_new(&h))) die(s, "out of memory", NULL);
 }
@@ -203,7 +206,7 @@ static void add_record(state *s, char **w, int n)
             .repeats = number(s, w, n, "repeats"), .max_repeats = number(s, w, n, "max_repeats"),
             .max_repeats_pos = number(s, w, n, "max_repeats_pos"), .consumed = number(s, w, n, "consumed"),
             .wasted = number(s, w, n, "wasted"), .time_ns = number(s, w, n, "time_ns"),
-            .self_ns = number(s, w, n, "self_ns"),
+            .self_ns = number(s, w, n, "self_ns"), .samples = number(s, w, n, "samples"),
         };
         rc = rep_add_rule(s->b, &r);
     } else if (strcmp(kind, "edge") == 0) {
@@ -274,7 +277,7 @@ static void synthetic(const char *dir, unsigned long count)
     for (unsigned long k = 0; k < count; k++) {
         uint64_t x = 0x9E3779B97F4A7C15ULL ^ (k + 1);
         rep_header h = { REP_FORMAT_VERSION, "0.1.0", (int64_t)(1000 + k), "ci-1", 4, argv, 1764434400, "monotonic",
-                         "exact", 1, 0 };
+                         "exact", 1, 0, 0, 0, 0 };
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { 1, "json", "json.pego", 0x1234abcd5678ef00ULL, NSYN, info };
         int rc = b ? rep_add_grammar(b, &g) : -1;
@@ -289,7 +292,7 @@ static void synthetic(const char *dir, unsigned long count)
         for (uint32_t r = 0; r < NSYN && rc == 0; r++) {
             uint64_t calls = 100 + next_random(&x) % 100000;
             rep_rule rr = { 1, r, calls, calls - calls / 8, calls / 8, calls / 2, calls - calls / 2, calls / 50,
-                            2, 100, calls * 3, calls / 4, calls * 60, calls * 20 };
+                            2, 100, calls * 3, calls / 4, calls * 60, calls * 20, 0 };
             rc = rep_add_rule(b, &rr);
         }
         for (uint32_t r = 0; r < NSYN && rc == 0; r++)

@@ -146,10 +146,30 @@ static int is_time(rep_by m)
     return m == REP_BY_TIME || m == REP_BY_SELF;
 }
 
-static int exceeds(const rep_diff_options *o, const rep_threshold *t, uint64_t base, uint64_t now)
+/* The interval of a summary's sampled times; 0 when its times are exact or its
+ * processes sampled at different intervals (then no sampling error is known,
+ * and its times count as exact). */
+static uint64_t sample_interval(const rep_summary *s)
+{
+    return s->sample_interval_ns == UINT64_MAX ? 0 : s->sample_interval_ns;
+}
+
+/* A sampled time of t rests on about t / interval samples, a count whose
+ * spread is its square root. An increase of a sampled time fails only beyond
+ * the sampling error of the difference: three standard deviations of the
+ * two counts together (identical runs stay below it 997 times in 1000). */
+static int beyond_sampling_error(uint64_t interval, uint64_t base, uint64_t now)
+{
+    if (!interval) return 1;
+    double b = (double)base / (double)interval, n = (double)now / (double)interval;
+    return n - b > 3.0 * sqrt(b + n);
+}
+
+static int exceeds(const rep_diff_options *o, const rep_threshold *t, uint64_t interval, uint64_t base, uint64_t now)
 {
     if (now <= base) return 0;
     if (is_time(t->metric) && now - base < o->min_time_ns) return 0;
+    if (is_time(t->metric) && !beyond_sampling_error(interval, base, now)) return 0;
     if (base == 0) return 1;
     return (double)(now - base) * 100.0 > t->percent * (double)base;
 }
@@ -170,8 +190,11 @@ static void describe(const failure *f, char *text, size_t len)
 }
 
 /* Every (rule, threshold) exceeded, in row order. */
-static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options *o, size_t *nf)
+static failure *check(const rep_summary *base, const rep_summary *now, const diff_row *rows, size_t nrows,
+                      const rep_diff_options *o, size_t *nf)
 {
+    /* sampled on either side: the longer interval decides the sampling error */
+    uint64_t interval = sample_interval(base) > sample_interval(now) ? sample_interval(base) : sample_interval(now);
     failure *v = malloc((nrows * o->nfail + 1) * sizeof *v);
     if (!v) return NULL;
     *nf = 0;
@@ -181,7 +204,7 @@ static failure *check(const diff_row *rows, size_t nrows, const rep_diff_options
             const rep_threshold *t = &o->fail[j];
             uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
             if (b == REP_UNSET || n == REP_UNSET) continue;   /* a side without detail */
-            if (exceeds(o, t, b, n)) v[(*nf)++] = (failure){ rows[i].now, t, b, n };
+            if (exceeds(o, t, interval, b, n)) v[(*nf)++] = (failure){ rows[i].now, t, b, n };
         }
     }
     return v;
@@ -442,13 +465,35 @@ static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out
     }
 }
 
+/* The time thresholds that an increase passed, though not its sampling error:
+ * said, so that a gate that holds is not taken for one that cannot fire. */
+static void sampling_notes(const rep_summary *base, const rep_summary *now, const diff_row *rows, size_t nrows,
+                           const rep_diff_options *o, FILE *out)
+{
+    uint64_t interval = sample_interval(base) > sample_interval(now) ? sample_interval(base) : sample_interval(now);
+    if (!interval) return;
+    for (size_t i = 0; i < nrows; i++) {
+        if (!rows[i].base || !rows[i].now) continue;
+        for (size_t j = 0; j < o->nfail; j++) {
+            const rep_threshold *t = &o->fail[j];
+            if (!is_time(t->metric)) continue;
+            uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
+            if (exceeds(o, t, 0, b, n) && !exceeds(o, t, interval, b, n))
+                fprintf(out, "Within the sampling error: %s: %s %llu us -> %llu us (about %.0f -> %.0f samples)\n",
+                        rows[i].now->label, t->metric == REP_BY_SELF ? "self time" : "time",
+                        (unsigned long long)rep_us(b), (unsigned long long)rep_us(n),
+                        (double)b / (double)interval, (double)n / (double)interval);
+        }
+    }
+}
+
 long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
                     void (*report)(void *ud, const char *text), void *ud)
 {
     size_t nrows, nf = 0;
     diff_row *rows = make_rows(base, now, &nrows);
     if (!rows) return -1;
-    failure *f = check(rows, nrows, o, &nf);
+    failure *f = check(base, now, rows, nrows, o, &nf);
     if (!f) {
         free(rows);
         return -1;
@@ -460,6 +505,7 @@ long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_d
         csv_diff(rows, nrows, o->rows, out);
     } else {
         text_diff(base, now, o, rows, nrows, out);
+        sampling_notes(base, now, rows, nrows, o, out);
     }
     for (size_t i = 0; i < nf && rc >= 0; i++) {
         char text[1024];
