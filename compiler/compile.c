@@ -186,6 +186,8 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->dispatch);
     rt_free(g->sites);
     rt_free(g->site_calls);
+    rt_free(g->chains);
+    rt_free(g->chain_rules);
     rt_free(g->src);
     rt_free(g->name);
     rt_free(g->file);

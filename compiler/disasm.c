@@ -83,9 +83,12 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'G':
         rt_buf_printf(b, " %s -> %u", g->rules[in->a % g->nrules].name, (unsigned)in->b);
         break;
-    case 'Z':
-        rt_buf_printf(b, " %s (level %d)", g->rules[in->a % g->nrules].name, in->b);
+    case 'Z': {
+        const cc_chain *c = &g->chains[in->a];
+        for (uint32_t k = 0; k < c->n; k++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + k]].name);
+        rt_buf_printf(b, " (level %d)", in->b);
         break;
+    }
     case 'S':
         rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);
         if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");

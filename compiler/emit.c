@@ -487,6 +487,39 @@ static int prof_inline_ok(emitter *m, const ast_expr *e)
     return 1;
 }
 
+/* The chain of rules compiled in at a call of rule r (cc_chain): r, then while
+ * the last one's whole body is a call of a rule compiled in too, that rule.
+ * Returns its index; *last is the rule whose body is emitted. */
+static int intern_chain(emitter *m, int r, int *last)
+{
+    pego_grammar *g = m->g;
+    int rules[64], n = 0;
+    rules[n++] = r;
+    for (;;) {
+        const ast_expr *b = m->ast->rules[rules[n - 1]].body;
+        if (n == 64 || b->kind != AST_CALL || b->level || b->rule < 0) break;
+        inline_rule(m, b->rule);
+        if (m->inl[b->rule].size < 0 || !prof_inline_ok(m, b)) break;
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= rules[i] == b->rule;
+        if (seen) break;
+        rules[n++] = b->rule;
+    }
+    *last = rules[n - 1];
+    for (uint32_t c = 0; c < g->nchains; c++) {       /* the same chain again */
+        const cc_chain *ch = &g->chains[c];
+        if (ch->n != (uint32_t)n) continue;
+        int same = 1;
+        for (int i = 0; i < n && same; i++) same = g->chain_rules[ch->first + (uint32_t)i] == (uint32_t)rules[i];
+        if (same) return (int)c;
+    }
+    g->chains = table_resize(g->chains, (size_t)(g->nchains + 1) * sizeof *g->chains);
+    g->chain_rules = table_resize(g->chain_rules, (size_t)(g->nchain_rules + (uint32_t)n) * sizeof *g->chain_rules);
+    g->chains[g->nchains] = (cc_chain){ g->nchain_rules, (uint32_t)n };
+    for (int i = 0; i < n; i++) g->chain_rules[g->nchain_rules++] = (uint32_t)rules[i];
+    return (int)g->nchains++;
+}
+
 /* A deferrable rule the profiled program compiles into a call site anyway,
  * behind PDEFER: its first call at a position is unmemoized, so it may run
  * in place; a later one is a real call (the memo table decides it). Only
@@ -672,12 +705,13 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
                 defer = ins(m, e, OP_PDEFER, variant, 0, 0);
                 g->code[defer].d = (uint16_t)callee->seen_index;
             }
-            m->rule = e->rule;
-            if (m->profiled) ins(m, e, OP_PIN, variant, m->inline_level, 0);
+            int last = e->rule, chain = m->profiled ? intern_chain(m, e->rule, &last) : -1;
+            m->rule = last;
+            if (m->profiled) ins(m, e, OP_PIN, chain, m->inline_level, 0);
             m->inline_level++;
-            emit_expr(m, m->ast->rules[e->rule].body, 0, 0);
+            emit_expr(m, m->ast->rules[last].body, 0, 0);
             m->inline_level--;
-            if (m->profiled) ins(m, e, OP_POUT, variant, m->inline_level, 0);
+            if (m->profiled) ins(m, e, OP_POUT, chain, m->inline_level, 0);
             m->rule = rule;
             if (deferred) {             /* a later call at the position: the real one */
                 uint32_t over = ins(m, e, OP_JMP, 0, 0, 0);

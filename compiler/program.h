@@ -115,6 +115,13 @@ typedef struct {
     uint32_t first, n;          /* its calls: site_calls[first .. first + n - 1] */
 } cc_site;
 
+/* Rules compiled in together in the profiled program: each calls the next as
+ * its whole body (item = digit = numeral), so that one PIN and one POUT stand
+ * for all of them; a rule compiled in alone is a chain of one. */
+typedef struct {
+    uint32_t first, n;          /* its rules, outermost first: chain_rules[first .. first + n - 1] */
+} cc_chain;
+
 /* First-byte set of an expression (compiler/first.c): the bytes that can begin
  * a non-empty match, and whether it can match the empty string. */
 typedef struct {
@@ -163,6 +170,10 @@ struct pego_grammar {
     uint32_t    nsites;
     cc_site_call *site_calls;
     uint32_t    nsite_calls;
+    cc_chain   *chains;         /* operands of PIN and POUT */
+    uint32_t    nchains;
+    uint32_t   *chain_rules;    /* rule indexes */
+    uint32_t    nchain_rules;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
 };

@@ -64,6 +64,7 @@ void pego_parser_free(pego_parser *p)
     rt_profiler_parser_free(p);
     rt_free(p->counts);
     rt_free(p->site_runs);
+    rt_free(p->chain_counts);
     rt_sampler_free(&p->samples);
     rt_free(p->pf);
     rt_free(p->rec);
@@ -90,16 +91,20 @@ static int prepare_counts(pego_parser *p)
     if (!p->counts) {
         p->counts = rt_calloc(2 * (size_t)g->nrules + 1, sizeof *p->counts);
         p->site_runs = rt_calloc((size_t)g->nsites + 1, sizeof *p->site_runs);
-        if (!p->counts || !p->site_runs) {
+        p->chain_counts = rt_calloc((size_t)g->nchains + 1, sizeof *p->chain_counts);
+        if (!p->counts || !p->site_runs || !p->chain_counts) {
             rt_free(p->counts);
             rt_free(p->site_runs);
+            rt_free(p->chain_counts);
             p->counts = NULL;
             p->site_runs = NULL;
+            p->chain_counts = NULL;
             return -1;
         }
     }
     memset(p->counts, 0, 2 * (size_t)g->nrules * sizeof *p->counts);
     memset(p->site_runs, 0, (size_t)g->nsites * sizeof *p->site_runs);
+    memset(p->chain_counts, 0, (size_t)g->nchains * sizeof *p->chain_counts);
     p->unit_of = NULL;
     if (p->in.unit != PEGO_UNIT_BYTES && !p->in.ascii) {
         if (rt_input_prepare_units(&p->in) < 0) return -1;
@@ -117,12 +122,24 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
     if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
     for (int k = 0; k < 2; k++) {
         const vm_count *c = &p->counts[k * g->nrules + rule];
-        out->calls += c->calls + c->entered;
-        out->evals += c->evals + c->entered;
+        out->calls += c->calls;
+        out->evals += c->evals;
         out->memo += c->memo;
-        out->matched += c->matched + c->entered_matched;
-        out->failed += c->failed + (c->entered - c->entered_matched);
+        out->matched += c->matched;
+        out->failed += c->failed;
         out->consumed += c->consumed;
+    }
+    for (uint32_t k = 0; k < g->nchains; k++) {
+        const cc_chain *ch = &g->chains[k];
+        const vm_chain_count *c = &p->chain_counts[k];
+        for (uint32_t i = 0; i < ch->n; i++) {
+            if ((int)g->chain_rules[ch->first + i] != rule) continue;
+            out->calls += c->entered;
+            out->evals += c->entered;
+            out->matched += c->matched;
+            out->failed += c->entered - c->matched;
+            out->consumed += c->consumed;
+        }
     }
     for (uint32_t s = 0; s < g->nsites; s++) {
         uint64_t runs = p->site_runs[s];

@@ -106,10 +106,17 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     uint32_t inl = p->inline_depth;
     if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
     uint32_t k = p->sample_top;
+    const pego_grammar *g = p->g;
+    uint32_t chain = 0, in_chain = 0;       /* the rules of the chain being read, innermost first */
     for (uint32_t steps = 0;; steps++) {
         int64_t rule;
-        if (inl) {
-            rule = p->inline_rule[--inl];
+        if (in_chain) {
+            rule = g->chain_rules[g->chains[chain].first + --in_chain];
+        } else if (inl) {
+            chain = p->inline_rule[--inl];
+            if (chain >= g->nchains) break;
+            in_chain = g->chains[chain].n;
+            rule = g->chain_rules[g->chains[chain].first + --in_chain];
         } else {
             uint32_t caller = 0;
             if (!k || steps > p->capes + CC_INLINE_LEVELS || (rule = frame_rule(p, k, &caller)) < 0) break;

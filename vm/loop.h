@@ -370,9 +370,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip = code + ip->b;
             NEXT;
         CASE(PIN):
-            /* a call compiled in: one that does not match failed */
+            /* calls compiled in: those that do not match failed */
             if (!PROFILED) break;
-            p->counts[ip->a].entered++;
+            p->chain_counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
             p->inline_rule[ip->b] = (uint32_t)ip->a;
             p->inline_depth = (uint32_t)ip->b + 1;
@@ -381,8 +381,8 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(POUT):
             if (!PROFILED) break;
             p->inline_depth = (uint32_t)ip->b;
-            p->counts[ip->a].entered_matched++;
-            p->counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
+            p->chain_counts[ip->a].matched++;
+            p->chain_counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
             ip++;
             NEXT;
 

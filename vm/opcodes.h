@@ -10,8 +10,8 @@
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
  * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
  * "V" a, c = byte sets, b = jump target; "Q" a = counting site; "G" a = rule variant,
- * b = jump target, d = its index among deferrable rules; "Z" a = rule variant,
- * b = nesting level of a compiled-in call. CALL and CALLG carry the call's level number in c. */
+ * b = jump target, d = its index among deferrable rules; "Z" a = chain of rules
+ * compiled in, b = its nesting level. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -40,8 +40,8 @@
     X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts") \
     X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
     X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, go on; else jump to b") \
-    X(PIN,      "Z", "profiled program: a call of rule a compiled in at level b begins") \
-    X(POUT,     "Z", "profiled program: the call of rule a compiled in at level b matched") \
+    X(PIN,      "Z", "profiled program: the calls of chain a compiled in at level b begin") \
+    X(POUT,     "Z", "profiled program: the calls of chain a compiled in at level b matched") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \
     X(COMMIT,   "J", "pop the choice entry and jump to a") \
     X(REP,      "I", "push an iteration entry: loop to exit a, b to c times (c < 0: no limit)") \

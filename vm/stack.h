@@ -75,9 +75,12 @@ typedef struct {
 } vm_gframe;
 
 /* What the profiled program counts for a rule variant (vm/loop.h, vm/call.c):
- * the figures of pego_collector, for the calls of the reference program. Calls
- * compiled in count apart, entered and matched (rt_parse_counts adds them up). */
-typedef struct { uint64_t calls, evals, memo, matched, failed, consumed, entered, entered_matched; } vm_count;
+ * the figures of pego_collector, for the calls of the reference program. */
+typedef struct { uint64_t calls, evals, memo, matched, failed, consumed; } vm_count;
+
+/* What it counts for a chain of calls compiled in (cc_chain): entered, matched,
+ * and the input they consumed; each rule of the chain made those calls. */
+typedef struct { uint64_t entered, matched, consumed; } vm_chain_count;
 
 /* A capture on the trail: its label and the value captured. */
 typedef struct { uint32_t label, value; } vm_capture;
