@@ -42,6 +42,8 @@ static const char report_usage[] =
     "                     time, self; repeatable; wasted needs --profile-detail reports on\n"
     "                     both sides)\n"
     "  --min-time TIME    time and self thresholds ignore increases below TIME (default 1ms)\n"
+    "                     and, for sampled times, within the sampling error (3 standard\n"
+    "                     deviations of the difference of the sample counts)\n"
     "  --strict           exit 1 when any input is damaged\n"
     "\n"
     "The line under the first says how the reports were measured: their clocks, the\n"

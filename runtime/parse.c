@@ -122,11 +122,11 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
     if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
     for (int k = 0; k < 2; k++) {
         const vm_count *c = &p->counts[k * g->nrules + rule];
-        out->calls += c->calls;
-        out->evals += c->evals;
+        out->calls += c->plain + c->calls;
+        out->evals += c->plain + c->evals;
         out->memo += c->memo;
-        out->matched += c->matched;
-        out->failed += c->failed;
+        out->matched += c->plain - c->plain_failed + c->matched;
+        out->failed += c->plain_failed + c->failed;
         out->consumed += c->consumed;
     }
     for (uint32_t k = 0; k < g->nchains; k++) {

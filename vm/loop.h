@@ -34,12 +34,12 @@
  * the failure of the plain frame e. Consumed input is counted in the parse's
  * unit. */
 #define UNIT_AT(x) (unit_of ? (uint64_t)rt_input_unit_at(unit_of, (x)) : (uint64_t)(x))
-#define COUNT_CALL(var) (PROFILED ? (void)(p->counts[var].calls++, p->counts[var].evals++) : (void)0)
-#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].matched++, \
-                                           p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos), \
+#define COUNT_CALL(var) (PROFILED ? (void)p->counts[var].plain++ : (void)0)
+#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos), \
                                            p->sample_top = (e)->u.call.caller) \
                                   : (void)0)
-#define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].failed++, p->sample_top = (e)->u.call.caller) \
+#define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
+                                            p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
 
 /* The value stack and capture trail, in a variant that has them. */

@@ -74,9 +74,12 @@ typedef struct {
     uint8_t  has_best, silent, leader, memoize, traced;
 } vm_gframe;
 
-/* What the profiled program counts for a rule variant (vm/loop.h, vm/call.c):
- * the figures of pego_collector, for the calls of the reference program. */
-typedef struct { uint64_t calls, evals, memo, matched, failed, consumed; } vm_count;
+/* What the profiled program counts for a rule variant (vm/loop.h, vm/call.c),
+ * from which rt_parse_counts makes the figures of pego_collector: plain calls
+ * and those of them that failed (each is one evaluation; the others matched),
+ * the general path's calls, evaluations, memo hits and outcomes, and the input
+ * consumed by matched calls of both. */
+typedef struct { uint64_t plain, plain_failed, calls, evals, memo, matched, failed, consumed; } vm_count;
 
 /* What it counts for a chain of calls compiled in (cc_chain): entered, matched,
  * and the input they consumed; each rule of the chain made those calls. */
