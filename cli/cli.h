@@ -20,7 +20,7 @@
     "  --profile FILE         write a report of every parse to FILE at exit\n" \
     "  --profile-append       add the report to FILE as a new frame\n" \
     "  --profile-detail       exact mode: time every call on the reference program,\n" \
-    "                         and count repeats and wasted input (15 to 70 times\n" \
+    "                         and count repeats and wasted input (20 to 110 times\n" \
     "                         slower; the default samples the time)\n" \
     "  --profile-clock CLOCK  time with wall (default: elapsed time) or cpu (the\n" \
     "                         parsing thread's CPU time; in exact mode costs more)\n" \
