@@ -668,9 +668,8 @@ int rt_profiler_parse_begin(pego_parser *p)
     }
     s->start = s->last = ticks();
     s->reads = 1;
-    /* without a timer the parse is counted, and its rules get no samples */
-    if (s->sampled && rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU) < 0)
-        p->samples.lost = 0;
+    /* without a timer (rt_sampler_begin fails) the parse is counted, and its rules get no samples */
+    if (s->sampled) rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU);
     return 1;
 }
 

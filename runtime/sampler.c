@@ -188,6 +188,7 @@ static void after_fork_in_child(void)
 /* Installs the handler once per process; -1 when it cannot. */
 static int install(void)
 {
+    if (__atomic_load_n(&sampler.installed, __ATOMIC_ACQUIRE)) return 0;   /* every parse after the first */
     pthread_mutex_lock(&sampler.lock);
     int status = 0;
     if (!sampler.installed) {
@@ -200,7 +201,7 @@ static int install(void)
             status = -1;
         else {
             pthread_atfork(NULL, NULL, after_fork_in_child);
-            sampler.installed = 1;
+            __atomic_store_n(&sampler.installed, 1, __ATOMIC_RELEASE);
         }
     }
     pthread_mutex_unlock(&sampler.lock);
