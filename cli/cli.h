@@ -24,7 +24,11 @@
     "                         slower; the default samples the time)\n" \
     "  --profile-clock CLOCK  time with wall (default: elapsed time) or cpu (the\n" \
     "                         parsing thread's CPU time; in exact mode costs more)\n" \
-    "  --profile-interval US  microseconds between samples (default 250)\n" \
+    "  --profile-interval DURATION  time between samples (10us to 1s, default\n" \
+    "                         250us; a bare number is microseconds)\n" \
+    "  --profile-flush DURATION  also write the report at this interval (10ms to\n" \
+    "                         24h: 500ms, 10s, 1m), so that a kill -9 or abort()\n" \
+    "                         loses at most the last interval\n" \
     "A malformed profiling option exits with status 70.\n"
 
 /* Reads a whole file ("-" or NULL: standard input). Returns 0, or an errno value. */

@@ -23,12 +23,13 @@ static const char usage[] =
     "\n"
     "The commands that parse (parse, trace, profile, explain) also take the profiling\n"
     "options --profile FILE, --profile-append, --profile-detail, --profile-clock\n"
-    "wall|cpu and --profile-interval US, which any program using libpego reads from\n"
-    "PEGO_FLAGS (docs/profiling.md).\n";
+    "wall|cpu, --profile-interval DURATION and --profile-flush DURATION, which any program\n"
+    "using libpego reads from PEGO_FLAGS (docs/profiling.md).\n";
 
 /* Takes the profiling options out of argv (they go with every command that
  * parses: --profile FILE, --profile=FILE, --profile-append, --profile-detail,
- * --profile-clock wall|cpu, --profile-interval US, and --profile-native, refused for now) and
+ * --profile-clock wall|cpu, --profile-interval DURATION, --profile-flush DURATION, and
+ * --profile-native, refused for now) and
  * turns profiling on; the command line wins over PEGO_FLAGS. A malformed
  * option exits 70. */
 static int profile_options(int *argc, char **argv)
@@ -51,7 +52,7 @@ static int profile_options(int *argc, char **argv)
         strcat(opts, " ");
         strcat(opts, a);
         if ((strcmp(name, "profile") == 0 || strcmp(name, "profile-clock") == 0 ||
-             strcmp(name, "profile-interval") == 0) && i + 1 < *argc) {
+             strcmp(name, "profile-interval") == 0 || strcmp(name, "profile-flush") == 0) && i + 1 < *argc) {
             strcat(opts, " ");
             strcat(opts, argv[++i]);
         }

@@ -56,6 +56,7 @@ struct pego_collector {
     uint32_t    gen;                            /* the current parse's generation */
     pego_collector_totals t;
     uint64_t    parse_examined;                 /* examined by the current parse */
+    uint64_t    parse_evals;                    /* evaluations its calls that ended gave */
     int         oom;                            /* an allocation failed: counts are incomplete */
     rt_buf      hint_text;                      /* the hints' strings, each NUL-terminated */
     const char **hints;
@@ -169,6 +170,7 @@ static void start_parse(pego_collector *c)
     while (c->nstack) c->rules[c->stack[--c->nstack].rule].active--;
     c->t.examined += c->parse_examined;
     c->parse_examined = 0;
+    c->parse_evals = 0;
     c->t.parses++;
     c->nseen = 0;
     if (++c->gen == 0) {        /* generations wrapped: clear for real */
@@ -225,9 +227,9 @@ static void call_entered(pego_collector *c, const pego_trace_event *ev, uint64_t
     c->t.calls++;
 }
 
-static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t now)
+/* Pops the innermost call and gives it its time to now. */
+static rule_entry *pop_call(pego_collector *c, uint64_t now)
 {
-    if (c->nstack == 0) return;      /* its enter was not seen */
     call_frame f = c->stack[--c->nstack];
     rule_entry *r = &c->rules[f.rule];
     uint64_t incl = now - f.start_ns;
@@ -236,9 +238,17 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
     if (f.outermost) r->r.time_ns += incl;
     if (c->nstack) c->stack[c->nstack - 1].nested_ns += incl;
     else c->t.time_ns += incl;
+    return r;
+}
+
+static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t now)
+{
+    if (c->nstack == 0) return;      /* its enter was not seen */
+    rule_entry *r = pop_call(c, now);
     if (ev->examined > c->parse_examined) c->parse_examined = ev->examined;
     r->r.evals += ev->evals;
     c->t.evals += ev->evals;
+    c->parse_evals += ev->evals;
     if (ev->memo) {
         r->r.memo++;
         c->t.memo_hits++;
@@ -260,7 +270,7 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
             pego_trace_line_col(ev, ev->pos, &r->worst_line, &r->worst_col);
         }
     }
-    uint32_t n = count_evaluation(c, f.rule, ev->pos, ev->level);
+    uint32_t n = count_evaluation(c, (uint32_t)(r - c->rules), ev->pos, ev->level);
     if (n == 0) {
         c->oom = 1;
         return;
@@ -284,6 +294,30 @@ static int collector_event(const pego_trace_event *ev, void *userdata)
     if (ev->kind == PEGO_TRACE_ENTER) call_entered(c, ev, now);
     else call_exited(c, ev, now);
     return 0;
+}
+
+/* Closes the calls an aborted parse left without exit events, as the profiler
+ * does (runtime/profiler.c, close_calls): their time runs to now, the
+ * evaluations they began go to them from the outermost, and the input they
+ * examined counts, so that the rules add up to the parse. */
+static void close_calls(pego_collector *c, uint64_t now, uint64_t parse_evals, uint64_t examined)
+{
+    uint64_t begun = parse_evals > c->parse_evals ? parse_evals - c->parse_evals : 0;
+    for (size_t i = 0; i < c->nstack; i++) {
+        rule_entry *r = &c->rules[c->stack[i].rule];
+        uint64_t e = i + 1 == c->nstack ? begun : begun > 0;   /* the innermost takes what is left */
+        r->r.evals += e;
+        c->t.evals += e;
+        begun -= e;
+    }
+    while (c->nstack) pop_call(c, now);
+    if (examined > c->parse_examined) c->parse_examined = examined;
+}
+
+void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse_evals, uint64_t examined)
+{
+    pego_collector *c = userdata;
+    if (fn == collector_event && !c->oom) close_calls(c, now_ns(), parse_evals, examined);
 }
 
 int pego_parser_add_collector(pego_parser *p, pego_collector *c)

@@ -50,6 +50,13 @@ int rt_parse_abort(pego_parser *p, const char *fmt, ...)
     return r->status;
 }
 
+/* Ends a parse that ran out of memory before it could run. */
+static int out_of_memory(pego_parser *p)
+{
+    p->res.status = PEGO_ENOMEM;
+    return rt_parse_abort(p, "out of memory");
+}
+
 void pego_parser_free(pego_parser *p)
 {
     if (!p) return;
@@ -205,12 +212,9 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * (the one it counts the reference program's calls for). */
     int count = fast && (p->count_calls || sampled_fast) && opt->memo == PEGO_MEMO_DEFAULT;
     p->counted = 0;
-    if (count && prepare_counts(p) < 0) {
-        p->res.status = PEGO_ENOMEM;
-        return (pego_status)rt_parse_abort(p, "out of memory");
-    }
     int status = PEGO_SYNTAX_ERROR;
-    for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK; pass++) {
+    if (count && prepare_counts(p) < 0) status = out_of_memory(p);
+    for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK && status != PEGO_ENOMEM; pass++) {
         if (pass) rt_parse_clear_result(p);
         if (pass && sampled_fast) {           /* not matched: counted on the reference program */
             p->observing = 1;
@@ -226,8 +230,8 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
             rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
-            p->res.status = PEGO_ENOMEM;
-            return (pego_status)rt_parse_abort(p, "out of memory");
+            status = out_of_memory(p);
+            break;
         }
         status = vm_run(p, variant);
         p->counted = p->counting && status == PEGO_OK;
@@ -241,6 +245,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
+    if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;

@@ -166,6 +166,7 @@ void     rt_input_free(rt_input *in);
 
 struct pego_result {
     pego_status status;
+    int         too_deep;          /* PEGO_ABORTED by the nesting limit */
     uint32_t    value;             /* root value */
     int         has_value;
     pego_stats  stats;
@@ -270,6 +271,16 @@ void rt_profiler_parser_free(pego_parser *p);
 int  rt_profiler_sampled(const pego_parser *p);   /* the profiled parse is sampled (sampled mode) */
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos);
 void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
+/* runtime/collector.c: a sink that is a collector closes the calls an aborted
+ * parse left (runtime/trace.c calls it for every sink) */
+void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse_evals, uint64_t examined);
+void rt_trace_parse_aborted(pego_parser *p);
+void rt_profiler_write_now(void);                 /* writes the report, warning when it cannot */
+
+/* runtime/flusher.c: writes the report on fatal signals and at --profile-flush intervals */
+void rt_flusher_start(uint64_t interval_ns);      /* once collecting starts */
+void rt_flusher_check(void);                      /* at a parse: a forked child starts its own */
+void rt_flusher_after_fork_in_child(void);
 
 /* The sampler (runtime/sampler.c): rt_sampler_prepare makes room for a parse's
  * samples (-1: out of memory); rt_sampler_begin arms the calling thread's timer

@@ -126,8 +126,12 @@ typedef struct {
     const prof_grammar *grammar;
 } prof_parse;
 
-/* What one thread collected: its grammars and its parses. */
+/* What one thread collected: its grammars and its parses. The lock keeps a
+ * report from reading the record while the thread changes it: taken at the
+ * end of a sampled parse, which adds what the parse counted; held for the
+ * whole of an exact parse, which adds as it goes. */
 typedef struct prof_thread {
+    pthread_mutex_t lock;
     prof_grammar *grammars;
     prof_parse   *parses; size_t nparses, capparses;
     uint64_t      samples, samples_lost;   /* sampled mode: taken during parses, and not attributed */
@@ -145,7 +149,10 @@ typedef struct {
 struct rt_profiler_state {
     prof_thread  *c;
     prof_grammar *pg;
-    int           sampled;           /* sampled mode: counts only at the observation points */
+    int           sampled;           /* sampled mode: counts only at the observation points,
+                                        into rules until the parse ends */
+    rep_rule     *rules;             /* sampled mode: this parse's counts, per rule */
+    uint64_t      evals_seen;        /* evaluations the calls that ended gave */
     prof_frame   *stack; uint32_t depth, cap;
     uint32_t      cct;               /* current calling-context node */
     uint32_t     *active;            /* per rule: activations on the stack */
@@ -163,12 +170,15 @@ static struct {
     int      enabled;                /* collecting now */
     int      configured;             /* a report file is set */
     int      exit_registered;
+    int      fork_registered;
+    int      locking_records;        /* a writer (or a fork) waits for the records: parses wait */
     int      detail, append;
     int      clock;                  /* --profile-clock: CLOCK_UNSET, CLOCK_WALL or CLOCK_CPU */
     uint64_t interval_ns;            /* --profile-interval (0: the default) */
+    uint64_t flush_ns;               /* --profile-flush (0: at exit and on fatal signals only) */
     int      mode;                   /* -1 until collecting starts, then MODE_SAMPLED or MODE_EXACT */
     char    *file;                   /* the pattern given */
-    char     error[512];             /* the last configuration or write error */
+    char     error[8192];            /* the last configuration or write error */
     int64_t  pid, start;
     char     host[256];
     prof_thread *threads;            /* every thread's record */
@@ -179,10 +189,16 @@ static const char *const mode_names[] = { "sampled", "exact" };
 
 /* The sampling interval without --profile-interval, and its bounds (microseconds). */
 enum { DEFAULT_INTERVAL_US = 250, MIN_INTERVAL_US = 10, MAX_INTERVAL_US = 1000000 };
+/* The bounds of --profile-flush (milliseconds). */
+enum { MIN_FLUSH_MS = 10, MAX_FLUSH_MS = 24 * 3600 * 1000 };
 
 static uint64_t interval_ns(void) { return prof.interval_ns ? prof.interval_ns : DEFAULT_INTERVAL_US * 1000u; }
 
 static _Thread_local prof_thread *my_thread;
+/* This thread holds my_thread->lock, or is about to take it: a report written
+ * on this thread meanwhile (exit() from a signal handler or a trace callback)
+ * reads its record without waiting for itself. */
+static _Thread_local volatile int my_record_held;
 
 /* ---- warnings ---- */
 
@@ -219,7 +235,7 @@ enum { CLOCK_UNSET, CLOCK_WALL, CLOCK_CPU };   /* what --profile-clock asks for 
 
 typedef struct {
     int   has_file, append, detail, clock;
-    uint64_t interval_ns;
+    uint64_t interval_ns, flush_ns;
     char *file;
     char  error[256];
 } prof_options;
@@ -244,17 +260,44 @@ static int clock_option(prof_options *o, const char *value)
     return 0;
 }
 
-/* The value of --profile-interval: microseconds. */
+/* A duration: a whole number and a unit (us, ms, s, m), or a bare number of
+ * bare_ns each (0: the unit is required). Returns nanoseconds, 0 when malformed. */
+static uint64_t duration_ns(const char *value, uint64_t bare_ns)
+{
+    static const struct { const char *unit; uint64_t ns; } units[] = {
+        { "us", 1000u }, { "ms", 1000000u }, { "s", 1000000000u }, { "m", 60000000000u },
+    };
+    if (!value || value[0] < '0' || value[0] > '9') return 0;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(value, &end, 10);
+    if (errno || n > 100000000000ull) return 0;
+    uint64_t unit = *end ? 0 : bare_ns;
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && !unit; i++)
+        if (strcmp(end, units[i].unit) == 0) unit = units[i].ns;
+    return unit ? (uint64_t)n * unit : 0;
+}
+
+/* The value of --profile-interval: a duration, microseconds when bare. */
 static int interval_option(prof_options *o, const char *value)
 {
     if (!value || !*value) return option_error(o, "--profile-interval needs a value: microseconds between samples");
-    char *end;
-    errno = 0;
-    unsigned long long us = strtoull(value, &end, 10);
-    if (*end || errno || value[0] == '-' || us < MIN_INTERVAL_US || us > MAX_INTERVAL_US)
-        return option_error(o, "--profile-interval takes microseconds from %d to %d, not %s", MIN_INTERVAL_US,
-                            MAX_INTERVAL_US, value);
-    o->interval_ns = us * 1000u;
+    uint64_t ns = duration_ns(value, 1000u);
+    if (ns < MIN_INTERVAL_US * 1000ull || ns > MAX_INTERVAL_US * 1000ull)
+        return option_error(o, "--profile-interval takes 10us to 1s (a bare number is microseconds), not %s", value);
+    o->interval_ns = ns;
+    return 0;
+}
+
+/* The value of --profile-flush: a duration with its unit. */
+static int flush_option(prof_options *o, const char *value)
+{
+    if (!value || !*value) return option_error(o, "--profile-flush needs a duration, such as 10s");
+    uint64_t ns = duration_ns(value, 0);
+    if (ns < MIN_FLUSH_MS * 1000000ull || ns > MAX_FLUSH_MS * 1000000ull)
+        return option_error(o, "--profile-flush takes a duration from 10ms to 24h with its unit (500ms, 10s, 1m), not %s",
+                            value);
+    o->flush_ns = ns;
     return 0;
 }
 
@@ -297,6 +340,10 @@ static int parse_options(const char *text, const char *where, prof_options *o)
             status = interval_option(o, strtok_r(NULL, " \t\n", &save));
         } else if (strncmp(tok, "--profile-interval=", 19) == 0 || strncmp(tok, "-profile-interval=", 18) == 0) {
             status = interval_option(o, strchr(tok, '=') + 1);
+        } else if (strcmp(tok, "--profile-flush") == 0 || strcmp(tok, "-profile-flush") == 0) {
+            status = flush_option(o, strtok_r(NULL, " \t\n", &save));
+        } else if (strncmp(tok, "--profile-flush=", 16) == 0 || strncmp(tok, "-profile-flush=", 15) == 0) {
+            status = flush_option(o, strchr(tok, '=') + 1);
         } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
             status = option_error(o, "--profile-native is not supported yet");
         } else {
@@ -307,7 +354,9 @@ static int parse_options(const char *text, const char *where, prof_options *o)
     return status;
 }
 
-static void write_at_exit(void);
+static void before_fork(void);
+static void after_fork_in_parent(void);
+static void after_fork_in_child(void);
 
 /* Adds the flags of o (with the lock held); wins: its clock replaces one
  * already asked for (the code's options win over PEGO_FLAGS). */
@@ -317,6 +366,7 @@ static void merge_flags(const prof_options *o, int wins)
     if (o->detail) prof.detail = 1;
     if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
     if (o->interval_ns && (wins || !prof.interval_ns)) prof.interval_ns = o->interval_ns;
+    if (o->flush_ns && (wins || !prof.flush_ns)) prof.flush_ns = o->flush_ns;
 }
 
 /* Applies options (with the lock held): a file configures a report. Returns 0,
@@ -335,7 +385,10 @@ static int apply_options(const prof_options *o, int wins)
         prof.pid = (int64_t)getpid();
         if (gethostname(prof.host, sizeof prof.host - 1) != 0) strcpy(prof.host, "unknown");
     }
-    if (!prof.exit_registered && atexit(write_at_exit) == 0) prof.exit_registered = 1;
+    if (!prof.exit_registered && atexit(rt_profiler_write_now) == 0) prof.exit_registered = 1;
+    if (!prof.fork_registered &&
+        pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0)
+        prof.fork_registered = 1;
     return 0;
 }
 
@@ -347,6 +400,7 @@ static void start_collecting(void)
     if (clock_kind < 0) choose_clock(prof.clock == CLOCK_CPU);
     if (prof.mode < 0) prof.mode = prof.detail ? MODE_EXACT : MODE_SAMPLED;
     prof.enabled = 1;
+    rt_flusher_start(prof.flush_ns);
 }
 
 /* Reads PEGO_FLAGS once per process (ignored in set-user-ID and set-group-ID
@@ -433,6 +487,7 @@ static prof_thread *this_thread(void)
     if (my_thread) return my_thread;
     prof_thread *c = rt_calloc(1, sizeof *c);
     if (!c) return NULL;
+    pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_lock(&prof.lock);
     c->next = prof.threads;
     prof.threads = c;
@@ -561,7 +616,7 @@ void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
     }
     if (s->sampled) {                /* counts only: the sampler measures time */
         s->stack[s->depth++] = (prof_frame){ .rule = rule, .pos = pos };
-        s->pg->rules[rule].calls++;
+        s->rules[rule].calls++;
         return;
     }
     uint32_t node = cct_enter(s, rule);
@@ -584,8 +639,9 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
     if (!s->sampled) attribute(s, now);
     prof_frame *f = &s->stack[--s->depth];
     prof_grammar *pg = s->pg;
-    rep_rule *r = &pg->rules[f->rule];
+    rep_rule *r = s->sampled ? &s->rules[f->rule] : &pg->rules[f->rule];
     r->evals += evals;
+    s->evals_seen += evals;
     if (memo) r->memo++;
     rt_input *in = &p->in;
     if (ok) {
@@ -607,13 +663,14 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
         }
         if (!ok) r->wasted += rt_input_unit(in, examined) - rt_input_unit(in, f->pos);
     }
-    if (--s->active[f->rule] == 0) r->time_ns += now - f->start;
+    int outermost = --s->active[f->rule] == 0;
+    if (outermost) r->time_ns += now - f->start;
     if (!(f->outermost & 2)) s->onpath[f->rule] = -1;
     s->cct = f->prev_cct;
-    if (s->depth) {
+    if (s->depth) {                  /* an edge's time, like a rule's, counts a recursive call once */
         uint32_t caller = s->stack[s->depth - 1].rule;
         pg->edge_calls[(size_t)caller * (size_t)pg->nrules + f->rule]++;
-        pg->edge_ticks[(size_t)caller * (size_t)pg->nrules + f->rule] += now - f->start;
+        if (outermost) pg->edge_ticks[(size_t)caller * (size_t)pg->nrules + f->rule] += now - f->start;
     }
 }
 
@@ -624,6 +681,7 @@ static void state_free(rt_profiler_state *s)
     rt_free(s->active);
     rt_free(s->onpath);
     rt_free(s->parse_self);
+    rt_free(s->rules);
     rt_free(s->seen_keys);
     rt_free(s->seen_counts);
     rt_free(s);
@@ -631,27 +689,25 @@ static void state_free(rt_profiler_state *s)
 
 void rt_profiler_parser_free(pego_parser *p) { state_free(p->prof); p->prof = NULL; }
 
-/* Starts profiling a parse when profiling is on: returns 1 when it is. */
-int rt_profiler_parse_begin(pego_parser *p)
+/* Prepares p's profiling state for a parse (the thread's record locked). */
+static int begin_locked(pego_parser *p, prof_thread *c)
 {
-    if (!prof.enabled) return 0;
-    prof_thread *c = this_thread();
-    prof_grammar *pg = c ? grammar_of(c, p->g) : NULL;
+    prof_grammar *pg = grammar_of(c, p->g);
     if (!pg) return 0;
     rt_profiler_state *s = p->prof;
+    int n = p->g->nrules;
     if (!s || s->pg != pg) {
         state_free(s);
         s = p->prof = rt_calloc(1, sizeof *s);
         if (!s) return 0;
-        int n = p->g->nrules;
         s->active = rt_calloc((size_t)n + 1, sizeof *s->active);
         s->onpath = rt_malloc(((size_t)n + 1) * sizeof *s->onpath);
         s->parse_self = rt_calloc((size_t)n + 1, sizeof *s->parse_self);
-        if (!s->active || !s->onpath || !s->parse_self) { rt_profiler_parser_free(p); return 0; }
+        s->rules = rt_calloc((size_t)n + 1, sizeof *s->rules);
+        if (!s->active || !s->onpath || !s->parse_self || !s->rules) { rt_profiler_parser_free(p); return 0; }
         s->c = c;
         s->pg = pg;
     }
-    int n = p->g->nrules;
     memset(s->active, 0, (size_t)n * sizeof *s->active);
     for (int r = 0; r < n; r++) s->onpath[r] = -1;
     memset(s->parse_self, 0, (size_t)n * sizeof *s->parse_self);
@@ -660,16 +716,43 @@ int rt_profiler_parse_begin(pego_parser *p)
     s->seen_n = 0;
     s->depth = 0;
     s->cct = 0;
-    s->reads = 0;
+    s->evals_seen = 0;
     s->sampled = prof.mode == MODE_SAMPLED;
     if (s->sampled) {
+        for (int r = 0; r < n; r++) s->rules[r] = (rep_rule){ .rule = (uint32_t)r };
         if (rt_sampler_prepare(&p->samples, (uint32_t)n) < 0) return 0;
-        p->sampled = 1;
     }
+    return 1;
+}
+
+/* Starts profiling a parse when profiling is on: returns 1 when it is. An
+ * exact parse keeps its thread's record locked until it ends. */
+int rt_profiler_parse_begin(pego_parser *p)
+{
+    if (!prof.enabled) return 0;
+    rt_flusher_check();
+    prof_thread *c = this_thread();
+    if (!c) return 0;
+    if (__atomic_load_n(&prof.locking_records, __ATOMIC_SEQ_CST)) {   /* let the writer have it */
+        pthread_mutex_lock(&prof.lock);
+        pthread_mutex_unlock(&prof.lock);
+    }
+    my_record_held = 1;
+    pthread_mutex_lock(&c->lock);
+    int on = begin_locked(p, c);
+    if (!on || p->prof->sampled) {          /* an exact parse keeps it */
+        pthread_mutex_unlock(&c->lock);
+        my_record_held = 0;
+    }
+    if (!on) return 0;
+    rt_profiler_state *s = p->prof;
     s->start = s->last = ticks();
     s->reads = 1;
     /* without a timer (rt_sampler_begin fails) the parse is counted, and its rules get no samples */
-    if (s->sampled) rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU);
+    if (s->sampled) {
+        p->sampled = 1;
+        rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU);
+    }
     return 1;
 }
 
@@ -699,11 +782,19 @@ static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule)
  * samples in this parse, or REP_NO_RULE. */
 static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *calls, uint64_t *evals, uint64_t *memo)
 {
-    rt_sampler_end(p);
-    p->sampled = 0;
     prof_grammar *pg = s->pg;
     const rt_samples *sm = &p->samples;
     int n = p->g->nrules;
+    for (int r = 0; r < n; r++) {          /* what the reference program's call path counted */
+        const rep_rule *c = &s->rules[r];
+        rep_rule *x = &pg->rules[r];
+        x->calls += c->calls;
+        x->evals += c->evals;
+        x->memo += c->memo;
+        x->matched += c->matched;
+        x->failed += c->failed;
+        x->consumed += c->consumed;
+    }
     if (p->counted) {
         *calls = *evals = *memo = 0;
         for (int r = 0; r < n; r++) {
@@ -737,26 +828,36 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
     return top;
 }
 
-/* Ends a profiled parse: calls left active by an aborted parse are closed, and
- * the parse record is kept. */
-void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
+/* Closes the calls an aborted parse left in progress: their time runs to now,
+ * and the evaluations they began (the parse's count less those of the calls
+ * that ended) go to them from the outermost, one each, so that the rules add
+ * up to the parse. */
+static void close_calls(rt_profiler_state *s, uint64_t now, uint64_t parse_evals)
 {
-    rt_profiler_state *s = p->prof;
-    if (!s) return;
-    uint64_t now = ticks();
-    const pego_stats *st = &p->res.stats;
-    uint64_t calls = st->calls, evals = st->evals, memo = st->memo_hits;
-    uint32_t top = REP_NO_RULE;
-    if (s->sampled) {
-        top = end_sampled(p, s, &calls, &evals, &memo);
-        s->depth = 0;
-    } else {
-        attribute(s, now);
+    uint64_t begun = parse_evals > s->evals_seen ? parse_evals - s->evals_seen : 0;
+    for (uint32_t i = 0; i < s->depth; i++) {
+        const prof_frame *f = &s->stack[i];
+        rep_rule *r = s->sampled ? &s->rules[f->rule] : &s->pg->rules[f->rule];
+        uint64_t e = i + 1 == s->depth ? begun : begun > 0;   /* the innermost takes what is left */
+        r->evals += e;
+        begun -= e;
     }
     while (s->depth) {
         prof_frame *f = &s->stack[--s->depth];
-        if (--s->active[f->rule] == 0) s->pg->rules[f->rule].time_ns += now - f->start;
+        if (--s->active[f->rule] == 0 && !s->sampled) s->pg->rules[f->rule].time_ns += now - f->start;
     }
+}
+
+/* Ends a profiled parse (the thread's record locked): calls left active by an
+ * aborted parse are closed, and the parse record is kept. */
+static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const char *input, uint64_t bytes)
+{
+    const pego_stats *st = &p->res.stats;
+    uint64_t calls = st->calls, evals = st->evals, memo = st->memo_hits;
+    uint32_t top = REP_NO_RULE;
+    if (!s->sampled) attribute(s, now);
+    close_calls(s, now, evals);
+    if (s->sampled) top = end_sampled(p, s, &calls, &evals, &memo);
     prof_thread *c = s->c;
     if (c->nparses == c->capparses) {
         size_t cap = c->capparses ? c->capparses * 2 : 64;
@@ -773,10 +874,29 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
         .input = rt_strdup(input ? input : "<input>"), .bytes = bytes,
         .unit = p->in.unit == PEGO_UNIT_BYTES ? REP_UNIT_BYTES : REP_UNIT_CODEPOINTS,
         .result = p->res.status == PEGO_OK ? REP_RESULT_OK
-                : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR : REP_RESULT_ABORTED,
+                : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR
+                : p->res.too_deep ? REP_RESULT_NESTING_LIMIT : REP_RESULT_ABORTED,
         .time_ns = now - s->start, .calls = calls, .evals = evals, .memo = memo,
         .clock_reads = s->sampled ? 2 : s->reads, .top_rule = top,
     };
+}
+
+/* Ends a profiled parse: an exact parse unlocks its thread's record, a
+ * sampled one locks it to add what it counted. */
+void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
+{
+    rt_profiler_state *s = p->prof;
+    uint64_t now = ticks();
+    prof_thread *c = s->c;
+    if (s->sampled) {
+        rt_sampler_end(p);
+        p->sampled = 0;
+        my_record_held = 1;
+        pthread_mutex_lock(&c->lock);
+    }
+    end_locked(p, s, now, input, bytes);
+    pthread_mutex_unlock(&c->lock);
+    my_record_held = 0;
 }
 
 /* ---- writing the report ---- */
@@ -820,6 +940,41 @@ static int read_argv(char ***argv, int *argc)
     return oom ? -1 : 0;
 }
 
+/* Locks every thread's record but the caller's own, which it holds in an exact
+ * parse (with prof.lock held). A thread between parses would take its lock
+ * again at once, before the writer wakes; while the writer waits, a parse
+ * starts only once the writer has released prof.lock. */
+static void lock_records(void)
+{
+    __atomic_store_n(&prof.locking_records, 1, __ATOMIC_SEQ_CST);
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        if (c != my_thread || !my_record_held) pthread_mutex_lock(&c->lock);
+}
+
+static void unlock_records(void)
+{
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        if (c != my_thread || !my_record_held) pthread_mutex_unlock(&c->lock);
+    __atomic_store_n(&prof.locking_records, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Forgets what a thread's record holds, keeping its grammars' tables. */
+static void clear_record(prof_thread *c)
+{
+    for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
+    c->nparses = 0;
+    c->samples = c->samples_lost = 0;
+    for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
+        int n = pg->nrules;
+        for (int r = 0; r < n; r++) pg->rules[r] = (rep_rule){ .rule = (uint32_t)r };
+        memset(pg->self_samples, 0, (size_t)n * sizeof(uint64_t));
+        memset(pg->incl_samples, 0, (size_t)n * sizeof(uint64_t));
+        memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
+        memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
+        for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;
+    }
+}
+
 /* Merges every thread's data into one report and writes it. In append mode
  * what was written is cleared, so the next write adds only what came after. */
 static int write_report(void)
@@ -849,6 +1004,8 @@ static int write_report(void)
                      .samples = samples, .samples_lost = lost };
     rep_builder *b = rep_builder_new(&h);
     int status = b ? 0 : -1;
+    uint32_t *frames = NULL;             /* a stack record's path, from the root */
+    uint32_t capframes = 0;
     uint32_t gid = 0;
     uint64_t pid = 0;
     for (prof_thread *c = prof.threads; c && b; c = c->next) {
@@ -911,11 +1068,16 @@ static int write_report(void)
             for (prof_thread *d = c; d; d = d->next)
                 for (prof_grammar *q = d->grammars; q; q = q->next) {
                     if (q->g != pg->g || q->hash != pg->hash) continue;
-                    uint32_t frames[256];
                     for (uint32_t k = 1; k < q->ncct; k++) {
                         if (!q->cct[k].calls && !q->cct[k].self) continue;
                         size_t depth = 0;
-                        for (uint32_t x = k; x && depth < 256; x = q->cct[x].parent) frames[depth++] = q->cct[x].rule;
+                        for (uint32_t x = k; x; x = q->cct[x].parent) depth++;
+                        if (rt_buf_grow((void **)&frames, &capframes, depth, sizeof *frames) < 0) {
+                            status = -1;
+                            break;
+                        }
+                        depth = 0;
+                        for (uint32_t x = k; x; x = q->cct[x].parent) frames[depth++] = q->cct[x].rule;
                         for (size_t i = 0; i < depth / 2; i++) {
                             uint32_t t = frames[i];
                             frames[i] = frames[depth - 1 - i];
@@ -939,7 +1101,8 @@ static int write_report(void)
                 }
         }
     }
-    char *path = b ? rep_expand_path(prof.file, prof.pid, prof.host, prof.start) : NULL;
+    rt_free(frames);
+    char *path = b && !status ? rep_expand_path(prof.file, prof.pid, prof.host, prof.start) : NULL;
     if (path) {
         status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);
     } else {
@@ -949,40 +1112,64 @@ static int write_report(void)
     rt_free(path);
     rep_builder_free(b);
     free_argv(argv, argc);
-    if (status == 0 && prof.append) {                /* appended: start the next frame empty */
-        for (prof_thread *c = prof.threads; c; c = c->next) {
-            for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
-            c->nparses = 0;
-            c->samples = c->samples_lost = 0;
-            for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
-                int n = pg->nrules;
-                for (int r = 0; r < n; r++) pg->rules[r] = (rep_rule){ .rule = (uint32_t)r };
-                memset(pg->self_samples, 0, (size_t)n * sizeof(uint64_t));
-                memset(pg->incl_samples, 0, (size_t)n * sizeof(uint64_t));
-                memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
-                memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
-                for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;
-            }
-        }
-    }
+    if (status == 0 && prof.append)                  /* appended: start the next frame empty */
+        for (prof_thread *c = prof.threads; c; c = c->next) clear_record(c);
+    return status;
+}
+
+/* Writes the report with every thread's record locked (but the caller's own,
+ * which it holds in an exact parse), so that a parse in another thread is in
+ * it whole or not at all. With prof.lock held. */
+static int write_report_locked(void)
+{
+    lock_records();
+    int status = write_report();
+    unlock_records();
     return status;
 }
 
 int pego_profile_flush(void)
 {
     pthread_mutex_lock(&prof.lock);
-    int status = write_report();
+    int status = write_report_locked();
     pthread_mutex_unlock(&prof.lock);
     return status;
 }
 
-/* The atexit handler: writes the report; a failure is reported and the
- * program's exit status stays its own. */
-static void write_at_exit(void)
+/* Writes the report (at exit, and for the flusher); a failure is reported and
+ * the program's exit status stays its own. */
+void rt_profiler_write_now(void)
 {
     char message[sizeof prof.error] = "";
     pthread_mutex_lock(&prof.lock);
-    if (write_report()) snprintf(message, sizeof message, "%s", prof.error);
+    if (write_report_locked()) snprintf(message, sizeof message, "%s", prof.error);
     pthread_mutex_unlock(&prof.lock);
     if (*message) warn(message);
+}
+
+/* ---- fork ----
+ * A child starts with records of its own: the parent's parses stay the
+ * parent's, and the child's report carries the child's pid. The records are
+ * locked across the fork so that the child's copy is whole. */
+
+static void before_fork(void)
+{
+    pthread_mutex_lock(&prof.lock);
+    lock_records();
+}
+
+static void after_fork_in_parent(void)
+{
+    unlock_records();
+    pthread_mutex_unlock(&prof.lock);
+}
+
+static void after_fork_in_child(void)
+{
+    for (prof_thread *c = prof.threads; c; c = c->next) clear_record(c);
+    unlock_records();
+    prof.pid = (int64_t)getpid();
+    prof.start = (int64_t)time(NULL);
+    pthread_mutex_unlock(&prof.lock);
+    rt_flusher_after_fork_in_child();
 }

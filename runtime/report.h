@@ -54,7 +54,7 @@ typedef struct rep_grammar {
 } rep_grammar;
 
 typedef enum { REP_UNIT_BYTES, REP_UNIT_CODEPOINTS } rep_unit;
-typedef enum { REP_RESULT_OK, REP_RESULT_SYNTAX_ERROR, REP_RESULT_ABORTED } rep_result;
+typedef enum { REP_RESULT_OK, REP_RESULT_SYNTAX_ERROR, REP_RESULT_ABORTED, REP_RESULT_NESTING_LIMIT } rep_result;
 
 /* One parse. */
 typedef struct rep_parse {

@@ -142,7 +142,7 @@ int rep_add_grammar(rep_builder *b, const rep_grammar *g)
 }
 
 static const char *const unit_names[] = { "bytes", "codepoints" };
-static const char *const result_names[] = { "ok", "syntax error", "aborted" };
+static const char *const result_names[] = { "ok", "syntax error", "aborted", "nesting limit" };
 
 int rep_add_parse(rep_builder *b, const rep_parse *p)
 {
@@ -153,7 +153,7 @@ int rep_add_parse(rep_builder *b, const rep_parse *p)
     add_string(t, "input", p->input);
     add_count(t, "bytes", p->bytes);
     add_string(t, "unit", unit_names[p->unit == REP_UNIT_CODEPOINTS]);
-    add_string(t, "result", result_names[p->result <= REP_RESULT_ABORTED ? p->result : REP_RESULT_ABORTED]);
+    add_string(t, "result", result_names[p->result <= REP_RESULT_NESTING_LIMIT ? p->result : REP_RESULT_ABORTED]);
     add_count(t, "time_ns", p->time_ns);
     add_count(t, "calls", p->calls);
     add_count(t, "evals", p->evals);
@@ -224,7 +224,14 @@ static int fail(char *errbuf, size_t errlen, const char *path, const char *fmt, 
         va_start(ap, fmt);
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
-        snprintf(errbuf, errlen, "cannot write profile %s: %s", path, reason);
+        /* a path too long for the buffer loses its middle, never the reason */
+        size_t fixed = strlen("cannot write profile : ") + strlen(reason) + 1, plen = strlen(path);
+        if (fixed + plen <= errlen || errlen < fixed + 16) {
+            snprintf(errbuf, errlen, "cannot write profile %s: %s", path, reason);
+        } else {
+            size_t keep = errlen - fixed - 3, head = keep / 2, tail = keep - head;
+            snprintf(errbuf, errlen, "cannot write profile %.*s...%s: %s", (int)head, path, path + plen - tail, reason);
+        }
     }
     return -1;
 }
@@ -284,7 +291,11 @@ static int write_all(int fd, const char *data, size_t len)
  * file gains one complete frame or nothing. */
 static int append_frame(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat before;
+    if (lstat(path, &before) == 0 && !S_ISREG(before.st_mode))
+        return fail(errbuf, errlen, path, "%s", S_ISLNK(before.st_mode) ? strerror(ELOOP) : "not a regular file");
+    /* O_NONBLOCK: a FIFO put there since is not waited for (fstat refuses it) */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd < 0) return fail(errbuf, errlen, path, "%s", strerror(errno));
     const char *why = NULL;
     int err = 0;
@@ -308,11 +319,52 @@ static int append_frame(const char *path, const void *frame, size_t len, char *e
     return 0;
 }
 
+/* Creates the directories of path that do not exist (mode 0755 less the
+ * umask), each opened without following a symbolic link once made, so that
+ * nothing planted in their place is written through. Returns 0 or an errno
+ * value. */
+static int make_directories(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 0;
+    char *dir = rt_strndup(path, (size_t)(slash - path));
+    if (!dir) return ENOMEM;
+    struct stat st;
+    int err = 0;
+    if (stat(dir, &st) == 0) {                      /* the usual case: it is there */
+        err = S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        rt_free(dir);
+        return err;
+    }
+    int fd = open(dir[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) err = errno;
+    for (char *at = dir; !err;) {
+        char *end = strchr(at, '/');
+        if (end) *end = 0;
+        if (*at) {
+            int made = mkdirat(fd, at, 0755) == 0;
+            if (!made && errno != EEXIST) err = errno;
+            /* a directory that was there is the program's own path; one made
+             * here is opened without following a link put in its place */
+            int next = err ? -1 : openat(fd, at, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (made ? O_NOFOLLOW : 0));
+            if (!err && next < 0) err = errno;
+            close(fd);
+            fd = next;
+        }
+        if (!end) break;
+        at = end + 1;
+    }
+    if (fd >= 0) close(fd);
+    rt_free(dir);
+    return err;
+}
+
 /* Writes a temporary file beside path, then renames it over path. */
 static int replace_file(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
 {
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) return fail(errbuf, errlen, path, "%s", strerror(ELOOP));
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))   /* a device, a directory, a symbolic link */
+        return fail(errbuf, errlen, path, "%s", S_ISLNK(st.st_mode) ? strerror(ELOOP) : "not a regular file");
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
     size_t tmpcap = strlen(path) + 64;
@@ -346,6 +398,8 @@ int rep_write_file(const rep_builder *b, const char *path, int append, char *err
     if (b->text.oom) return fail(errbuf, errlen, path, "out of memory");
     size_t len = 0;
     const char *reason = NULL;
+    int err = make_directories(path);
+    if (err) return fail(errbuf, errlen, path, "%s", err == ENOMEM ? "out of memory" : strerror(err));
     void *frame = compress_frame(b, &len, &reason);
     if (!frame) return fail(errbuf, errlen, path, "%s", reason);
     int rc = append ? append_frame(path, frame, len, errbuf, errlen)

@@ -128,14 +128,14 @@ static void take_sample(pego_parser *p, rt_samples *sm)
             sm->stamp[r] = stamp;
             sm->incl[r]++;
         }
-        if (n < PATH_MAX_FRAMES) frames[n++] = r;
-        depth++;
+        frames[n++] = r;
+        if (++depth == PATH_MAX_FRAMES) break;   /* deeper: the walk would cost more than the interval */
     }
     if (depth == 0) {                      /* between the parse's start and its first call */
         sm->lost++;
         return;
     }
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
+    if (depth == PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
         sm->unplaced++;
         return;
     }

@@ -160,6 +160,15 @@ static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint3
     return deliver(p, &ev);
 }
 
+/* An aborted parse sends no exit events for the calls in progress; the
+ * collectors among the sinks close them. */
+void rt_trace_parse_aborted(pego_parser *p)
+{
+    uint64_t examined = rt_input_unit(&p->in, p->hw);
+    for (int i = 0; i < p->ntrace; i++)
+        rt_collector_parse_aborted(p->sinks[i].fn, p->sinks[i].ud, p->res.stats.evals, examined);
+}
+
 /* ---- helpers for sinks ---- */
 
 void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col)

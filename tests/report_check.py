@@ -10,6 +10,12 @@ counts match its records, and prints the records, one per line.
   report_check.py --parses N FILE             ...and require N parse records in all
   report_check.py --compare-profile J FILE    ...and require the rule records to
                                               equal `pego profile -f json` output J
+  report_check.py --adds-up FILE              ...and require each frame's rule records
+                                              to add up to its parse records (calls,
+                                              evaluations, memo hits): no parse is in
+                                              it in part
+  report_check.py --pids FILE                 ...and print each frame's pid and parse
+                                              count, one frame a line, instead
 """
 import json
 import subprocess
@@ -42,8 +48,17 @@ def check_frame(path, frame):
                          f"the frame has {parses} and {len(frame)}")
 
 
+def adds_up(path, frame):
+    for key in ("calls", "evals", "memo"):
+        rules = sum(r[key] for r in frame if r["type"] == "rule")
+        parses = sum(r[key] for r in frame if r["type"] == "parse")
+        if rules != parses:
+            raise ValueError(f"{path}: the rule records count {rules} {key}, the parse records {parses}")
+
+
 def main(argv):
     want_frames = want_parses = profile = None
+    want_sums = want_pids = False
     files = []
     i = 0
     while i < len(argv):
@@ -51,6 +66,10 @@ def main(argv):
             want_frames = int(argv[i + 1]); i += 2
         elif argv[i] == "--parses":
             want_parses = int(argv[i + 1]); i += 2
+        elif argv[i] == "--adds-up":
+            want_sums = True; i += 1
+        elif argv[i] == "--pids":
+            want_pids = True; i += 1
         elif argv[i] == "--compare-profile":
             profile = argv[i + 1]; i += 2
         else:
@@ -60,6 +79,10 @@ def main(argv):
     for path in files:
         for frame in frames_of(path):
             check_frame(path, frame)
+            if want_sums:
+                adds_up(path, frame)
+            if want_pids:
+                print(frame[0]["pid"], sum(1 for r in frame if r["type"] == "parse"))
             nframes += 1
             nparses += sum(1 for r in frame if r["type"] == "parse")
             records.extend(frame)
@@ -88,8 +111,9 @@ def main(argv):
                     bad += 1
         if bad or len(prof["rules"]) != len(got):
             return 1
-    for r in records:
-        print(json.dumps(r))
+    if not want_pids:
+        for r in records:
+            print(json.dumps(r))
     return 0
 
 

@@ -216,14 +216,22 @@ static void test_aborted_parse(void)
 {
     fixture f = setup("def main = \"(\" main \")\" / \"x\"");
     pego_options o = { .max_depth = 3 };
-    CU_ASSERT_EQUAL(parse(&f, "((((x))))", &o), PEGO_ABORTED);
+    const pego_result *aborted;
+    CU_ASSERT_EQUAL(pego_parse(f.p, "((((x))))", 9, &o, &aborted), PEGO_ABORTED);
+    /* the calls the limit left in progress are closed: the three that began
+     * their bodies count an evaluation each, the fourth (over the limit) none,
+     * as the parse's statistics count them */
+    CU_ASSERT_EQUAL(pego_result_stats(aborted)->evals, 3);
     CU_ASSERT_EQUAL(parse(&f, "x", NULL), PEGO_OK);
-    check_rule(f.collector, (counts){ "main", 5, 1, 0, 1, 0, 0, 0, 0, 1, 0 });
+    check_rule(f.collector, (counts){ "main", 5, 4, 0, 1, 0, 0, 0, 0, 1, 0 });
     pego_collector_rule r;
     pego_collector_find_rule(f.collector, "main", &r);
     pego_collector_totals t;
     pego_collector_get_totals(f.collector, &t);
     CU_ASSERT_EQUAL(t.parses, 2);
+    CU_ASSERT_EQUAL(t.evals, 4);
+    CU_ASSERT(t.examined >= 3);          /* the aborted parse examined "(((" */
+    CU_ASSERT(r.time_ns > 0);
     CU_ASSERT_EQUAL(r.time_ns, t.time_ns);
     check_times(f.collector);
     teardown(&f);
@@ -498,11 +506,16 @@ static void test_flags_warning(void)
  * report. */
 static void exit_warning(int restore, char **said, char **printed)
 {
-    char dir[] = "/tmp/pego-test-XXXXXX", path[64], want[128];
+    char dir[] = "/tmp/pego-test-XXXXXX", path[96], want[160];
     FILE *heard = tmpfile(), *err = tmpfile();
     CU_ASSERT_FATAL(mkdtemp(dir) && heard && err);
-    snprintf(path, sizeof path, "%s/missing/report.zst", dir);
-    snprintf(want, sizeof want, "pego: cannot write profile %s: No such file or directory\n", path);
+    char file[64];                       /* a regular file where a directory should be */
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *in_the_way = fopen(file, "w");
+    CU_ASSERT_FATAL(in_the_way != NULL);
+    fclose(in_the_way);
+    snprintf(path, sizeof path, "%s/report.zst", file);
+    snprintf(want, sizeof want, "pego: cannot write profile %s: Not a directory\n", path);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -521,6 +534,7 @@ static void exit_warning(int restore, char **said, char **printed)
     CU_ASSERT_STRING_EQUAL(restore ? *printed : *said, want);
     fclose(heard);
     fclose(err);
+    unlink(file);
     rmdir(dir);
 }
 

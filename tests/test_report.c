@@ -424,20 +424,25 @@ static void test_replace_mode(void)
     CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=1 "), 1);
     capture_free(&c);
 
-    /* a failed write says why and leaves nothing behind */
+    /* a failed write says why and leaves nothing behind: a regular file
+     * stands where a directory of the path should be */
     char err[512];
     char bad[600];
-    snprintf(bad, sizeof bad, "%s/missing/out.zst", sub);
+    const char *in_the_way = tmp("in-the-way");
+    FILE *f = fopen(in_the_way, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fclose(f);
+    snprintf(bad, sizeof bad, "%s/missing/out.zst", in_the_way);
     rep_builder *b = small_report(3, 1);
     CU_ASSERT_EQUAL(rep_write_file(b, bad, 0, err, sizeof err), -1);
     char want[700];
-    snprintf(want, sizeof want, "cannot write profile %s: No such file or directory", bad);
+    snprintf(want, sizeof want, "cannot write profile %s: Not a directory", bad);
     CU_ASSERT_STRING_EQUAL(err, want);
     CU_ASSERT_EQUAL(rep_write_file(b, bad, 1, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, want);
-    /* a directory in the way: the temporary file is removed again */
+    /* a directory in the way is not a regular file: refused, nothing left behind */
     CU_ASSERT_EQUAL(rep_write_file(b, sub, 0, err, sizeof err), -1);
-    snprintf(want, sizeof want, "cannot write profile %s: Is a directory", sub);
+    snprintf(want, sizeof want, "cannot write profile %s: not a regular file", sub);
     CU_ASSERT_STRING_EQUAL(err, want);
     CU_ASSERT_EQUAL(count_dir_entries(tmp("")), count_dir_entries(tmp("")));
     rep_builder_free(b);

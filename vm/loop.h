@@ -684,6 +684,7 @@ corrupt:
     return rt_parse_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
 too_deep:
     FLUSH_CALLS();
+    p->res.too_deep = 1;
     return rt_parse_abort(p, "nesting too deep: more than %u rule calls", p->max_depth);
 aborted:
     FLUSH_CALLS();

@@ -420,6 +420,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         const char *result = string_field(r, "result", &bad);
         if (strcmp(result, "syntax error") == 0) rec.p.result = REP_RESULT_SYNTAX_ERROR;
         else if (strcmp(result, "aborted") == 0) rec.p.result = REP_RESULT_ABORTED;
+        else if (strcmp(result, "nesting limit") == 0) rec.p.result = REP_RESULT_NESTING_LIMIT;
         else if (strcmp(result, "ok") != 0 && !bad) bad = "result";
         rec.p.time_ns = count_field(r, "time_ns", &bad);
         rec.p.calls = count_field(r, "calls", &bad);

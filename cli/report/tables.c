@@ -18,7 +18,7 @@ static const char *const by_titles[] = {
     "input consumed", "input wasted", "name",
 };
 static const char *const unit_names[] = { "bytes", "codepoints" };
-static const char *const result_names[] = { "ok", "syntax error", "aborted" };
+static const char *const result_names[] = { "ok", "syntax error", "aborted", "nesting limit" };
 
 #define HINTS_PER_KIND 5
 

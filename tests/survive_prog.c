@@ -1,0 +1,126 @@
+/* A program that uses libpego the ways that end a program badly, for
+ * tests/survive.test (docs/profiling.md, "What a report survives"). Run with
+ * PEGO_FLAGS=--profile=... it must leave a complete report whichever way it
+ * ends. Usage: survive_prog MODE GRAMMAR FILE
+ *   exit-threads  four threads parse FILE in a loop; main exits after 5 ms
+ *   fork          3 parses, fork; the child makes 2 and exits, the parent 4
+ *   loop          parses in a loop, printing "ready" after the first parse,
+ *                 until a signal ends it
+ *   own-handler   as loop, with a SIGTERM handler of its own that stops the
+ *                 loop; then it exits 3
+ *   abort         parses for 300 ms (printing "ready" after the first), then
+ *                 abort()s */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pego.h"
+
+static const pego_grammar *grammar;
+static volatile sig_atomic_t stop;      /* set by the program's own SIGTERM handler */
+static char *input;
+static size_t input_len;
+
+static void parse_times(int n)
+{
+    pego_parser *p = pego_parser_new(grammar);
+    pego_options o = { .input_name = "input" };
+    const pego_result *r;
+    for (int k = 0; (k < n || n < 0) && !stop; k++) pego_parse(p, input, input_len, &o, &r);
+    pego_parser_free(p);
+}
+
+static void *parse_forever(void *unused)
+{
+    (void)unused;
+    parse_times(-1);
+    return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&t, &t) != 0) {}
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void ready(void)
+{
+    puts("ready");
+    fflush(stdout);
+}
+
+static void own_handler(int sig)
+{
+    stop = sig;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: survive_prog MODE GRAMMAR FILE\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    pego_diag *d = NULL;
+    pego_grammar *g = pego_compile_file(argv[2], &d);
+    if (!g) {
+        fprintf(stderr, "%s\n", pego_diag_text(d));
+        return 2;
+    }
+    grammar = g;
+    FILE *f = fopen(argv[3], "rb");
+    if (!f) return 2;
+    input = malloc(1 << 20);
+    input_len = fread(input, 1, 1 << 20, f);
+    fclose(f);
+
+    if (strcmp(mode, "exit-threads") == 0) {
+        parse_times(1);                 /* profiling starts at the first parser, before the threads */
+        pthread_t t;
+        for (int i = 0; i < 4; i++) pthread_create(&t, NULL, parse_forever, NULL);
+        sleep_ms(5);
+        exit(0);
+    }
+    if (strcmp(mode, "fork") == 0) {
+        parse_times(3);
+        fflush(stdout);
+        pid_t child = fork();
+        if (child < 0) return 2;
+        if (child == 0) {
+            parse_times(2);
+            exit(0);
+        }
+        parse_times(4);
+        int status;
+        if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+        printf("%ld %ld\n", (long)getpid(), (long)child);
+        return 0;
+    }
+    if (strcmp(mode, "loop") == 0 || strcmp(mode, "own-handler") == 0) {
+        if (strcmp(mode, "own-handler") == 0) signal(SIGTERM, own_handler);
+        parse_times(1);
+        ready();
+        parse_times(-1);
+        exit(3);                        /* its own handler stopped the loop */
+    }
+    if (strcmp(mode, "abort") == 0) {
+        parse_times(1);
+        ready();
+        for (double end = now_ms() + 300; now_ms() < end;) parse_times(1);
+        abort();
+    }
+    fprintf(stderr, "survive_prog: unknown mode %s\n", mode);
+    return 2;
+}
