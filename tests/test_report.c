@@ -4,7 +4,8 @@
  * reports of the runtime profiler with each --profile-clock;
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
- * modes; every damaged-input case with its exact message; merging
+ * modes; every damaged-input case with its exact message, counts beyond
+ * 2^63 - 1; merging
  * (cli/report/merge.c) of two processes, of two grammars that share a name,
  * and of frames with and without detail;
  * the SVG flame graph (cli/report/flame.c) validated with xmllint and
@@ -813,17 +814,57 @@ static void test_two_decoders(void)
     CU_ASSERT_EQUAL(rules, 2);
     CU_ASSERT_EQUAL(stacks, 2);
     CU_ASSERT_EQUAL(parses, 2);
-    char w[9][600];
+    /* a count beyond 2^63 - 1 is valid JSON: it reads as 2^63 - 1 (docs/report-format.md, Counts) */
+    CU_ASSERT(has_line(&c, "edge g1 0->1 9223372036854775807 0"));
+    char w[8][600];
     snprintf(w[0], sizeof w[0], "%s: frame 1, line 9: bad rule record (field calls); the line is skipped", path);
     snprintf(w[1], sizeof w[1], "%s: frame 1, line 10: bad rule record (field calls); the line is skipped", path);
     snprintf(w[2], sizeof w[2], "%s: frame 1, line 11: bad rule record (field rule); the line is skipped", path);
     snprintf(w[3], sizeof w[3], "%s: frame 1, line 12 is not JSON; the line is skipped", path);
-    snprintf(w[4], sizeof w[4], "%s: frame 1, line 13 is not JSON; the line is skipped", path);
-    snprintf(w[5], sizeof w[5], "%s: frame 1, line 14: bad edge record (field calls); the line is skipped", path);
-    snprintf(w[6], sizeof w[6], "%s: frame 1, line 15: bad stack record (field frames); the line is skipped", path);
-    snprintf(w[7], sizeof w[7], "%s: frame 1, line 16 is not JSON; the line is skipped", path);
-    snprintf(w[8], sizeof w[8], "%s: frame 1, line 17 is not JSON; the line is skipped", path);
-    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], NULL });
+    snprintf(w[4], sizeof w[4], "%s: frame 1, line 14: bad edge record (field calls); the line is skipped", path);
+    snprintf(w[5], sizeof w[5], "%s: frame 1, line 15: bad stack record (field frames); the line is skipped", path);
+    snprintf(w[6], sizeof w[6], "%s: frame 1, line 16 is not JSON; the line is skipped", path);
+    snprintf(w[7], sizeof w[7], "%s: frame 1, line 17 is not JSON; the line is skipped", path);
+    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], NULL });
+    capture_free(&c);
+}
+
+/* A count beyond 2^63 - 1 reads as 2^63 - 1, wherever it is in the line and
+ * with its digits in strings kept; a negative one is still a bad field. */
+static void test_count_beyond_max(void)
+{
+    const char *path = tmp("max.zst");
+    unlink(path);
+    append_raw_frame(path,
+                     "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                     "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"main\"}]}\n"
+                     "{\"type\":\"parse\",\"grammar\":1,\"input\":\"n \\\" 99999999999999999999\",\"unit\":\"bytes\","
+                     "\"result\":\"ok\",\"calls\":18446744073709551615,\"time_ns\":9223372036854775808,\"memo\":1e3}\n"
+                     "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":-99999999999999999999}\n"
+                     "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":9223372036854775807,\"x\":[1.5e-3,-2E+9]}\n"
+                     "{\"type\":\"footer\",\"parses\":1,\"records\":6}\n");
+    capture c = { 0 };
+    rep_read_stats st = read_into(&c, path);
+    char want[600];
+    snprintf(want, sizeof want, "%s: frame 1, line 3: bad parse record (field memo); the line is skipped", path);
+    char w2[600];
+    snprintf(w2, sizeof w2, "%s: frame 1, line 4: bad rule record (field calls); the line is skipped", path);
+    expect_messages(&c, (const char *[]){ want, w2, NULL });
+    CU_ASSERT_EQUAL(st.frames, 1);
+    CU_ASSERT(has_line(&c, "rule g1 r0 9223372036854775807 0 0 0 0 0 0 0 0 0 0 0"));
+    capture_free(&c);
+
+    unlink(path);
+    append_raw_frame(path,
+                     "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                     "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"main\"}]}\n"
+                     "{\"type\":\"parse\",\"grammar\":1,\"input\":\"n \\\" 99999999999999999999\",\"unit\":\"bytes\","
+                     "\"result\":\"ok\",\"calls\":18446744073709551615,\"time_ns\":9223372036854775808}\n"
+                     "{\"type\":\"footer\",\"parses\":1,\"records\":4}\n");
+    st = read_into(&c, path);
+    CU_ASSERT_EQUAL(st.problems, 0);
+    CU_ASSERT(has_line(&c, "parse 0 g1 [n \" 99999999999999999999] 0 u0 r0 9223372036854775807 "
+                           "9223372036854775807 0 0 0 top=-1"));
     capture_free(&c);
 }
 
@@ -1239,6 +1280,7 @@ int main(void)
         { "not zstd at all", test_not_zstd },
         { "footer and reference checks", test_frame_checks },
         { "records in any JSON layout, bad values", test_two_decoders },
+        { "counts beyond 2^63 - 1 read as 2^63 - 1", test_count_beyond_max },
         { "directories", test_directories },
         { "merging processes", test_merge_processes },
         { "grammars sharing a name", test_merge_shared_name },

@@ -49,6 +49,8 @@ struct rep_reader {
     size_t          incap, outcap;
     char           *line;            /* a line split across output chunks */
     size_t          linelen, linecap;
+    char           *clamped;         /* a line with its too large integers clamped */
+    size_t          clamped_cap;
     int             stop;            /* out of memory, or the sink said stop */
 
     /* the file being read */
@@ -137,6 +139,7 @@ void rep_reader_free(rep_reader *r)
     free(r->inbuf);
     free(r->outbuf);
     free(r->line);
+    free(r->clamped);
     free(r->grammars);
     free(r->rules);
     free(r->frames);
@@ -518,6 +521,59 @@ static int read_fields(rep_reader *r, json_t *o)
     return read_record(r, type->s, o);
 }
 
+/* Copies the number at text[0 .. len) to out, an integer beyond REP_COUNT_MAX
+ * as REP_COUNT_MAX (keeping its sign); returns the bytes written, at most len. */
+static size_t clamp_number(const char *text, size_t len, char *out)
+{
+    char max[24];
+    size_t maxlen = (size_t)snprintf(max, sizeof max, "%lld", (long long)REP_COUNT_MAX);
+    size_t sign = text[0] == '-', digits = sign;
+    while (digits < len && isdigit((unsigned char)text[digits])) digits++;
+    digits -= sign;
+    int beyond = digits == len - sign && digits && text[sign] != '0' &&
+                 (digits > maxlen || (digits == maxlen && memcmp(text + sign, max, maxlen) > 0));
+    if (!beyond) {
+        memcpy(out, text, len);
+        return len;
+    }
+    memcpy(out, text, sign);
+    memcpy(out + sign, max, maxlen);
+    return sign + maxlen;
+}
+
+/* Parses a line with jansson, which holds integers as int64_t: a line with a
+ * larger one is parsed again with each such integer clamped to REP_COUNT_MAX,
+ * so that a count beyond it reads as REP_COUNT_MAX (docs/report-format.md,
+ * Counts). NULL if it is not JSON, or when out of memory (said, r->stop). */
+static json_t *load_line(rep_reader *r, const char *text, size_t len)
+{
+    json_error_t err;
+    json_t *o = json_loadb(text, len, 0, &err);
+    if (o || json_error_code(&err) != json_error_numeric_overflow) return o;
+    if (rep_reserve(&r->clamped, &r->clamped_cap, len, 1) < 0) {
+        out_of_memory(r);
+        return NULL;
+    }
+    size_t n = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (!in_string && (c == '-' || isdigit((unsigned char)c))) {
+            size_t end = i + 1;
+            while (end < len && (isdigit((unsigned char)text[end]) || text[end] == '.' || text[end] == 'e' ||
+                                 text[end] == 'E' || text[end] == '+' || text[end] == '-'))
+                end++;
+            n += clamp_number(text + i, end - i, r->clamped + n);
+            i = end;
+            continue;
+        }
+        if (c == '"') in_string = !in_string;
+        r->clamped[n++] = text[i++];
+        if (in_string && c == '\\' && i < len) r->clamped[n++] = text[i++];
+    }
+    return json_loadb(r->clamped, n, 0, &err);
+}
+
 /* One line of the frame's text, parsed with jansson. */
 static int read_line(rep_reader *r, char *text, size_t len)
 {
@@ -528,8 +584,8 @@ static int read_line(rep_reader *r, char *text, size_t len)
         r->skip = 1;
         return 0;
     }
-    json_error_t err;
-    json_t *o = json_loadb(text, len, 0, &err);
+    json_t *o = load_line(r, text, len);
+    if (!o && r->stop) return -1;
     int rc = 0;
     if (o && flatten(r, o) < 0) {
         out_of_memory(r);

@@ -13,6 +13,11 @@
 
 #include "../../runtime/report.h"
 
+/* The largest count: the format's counts are below 2^63 (docs/report-format.md,
+ * Counts). A record's count beyond it is read as it, and sums of counts
+ * saturate at it, so that every output prints the same digits. */
+#define REP_COUNT_MAX ((uint64_t)INT64_MAX)
+
 typedef enum { REP_REC_GRAMMAR, REP_REC_PARSE, REP_REC_RULE, REP_REC_EDGE, REP_REC_STACK } rep_record_kind;
 
 /* Where the records go. Records arrive between frame_begin and frame_end;
