@@ -4,8 +4,8 @@
  * reports of the runtime profiler with each --profile-clock;
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
- * modes; every damaged-input case with its exact message, counts beyond
- * 2^63 - 1; merging
+ * modes; every damaged-input case with its exact message, at most 10
+ * damaged lines named per file, counts beyond 2^63 - 1; merging
  * (cli/report/merge.c) of two processes, of two grammars that share a name,
  * and of frames with and without detail;
  * the SVG flame graph (cli/report/flame.c) validated with xmllint and
@@ -829,6 +829,52 @@ static void test_two_decoders(void)
     capture_free(&c);
 }
 
+/* A frame of 200,000 damaged lines: 10 are named, one line counts the others;
+ * each file has its own 10; and the lines are read fast. */
+static void test_damaged_lines_capped(void)
+{
+    const char *path = tmp("lines.zst"), *other = tmp("lines2.zst");
+    size_t n = 200000, cap = 2 * n + 400, k = 0;
+    char *text = malloc(cap);
+    k += (size_t)snprintf(text + k, cap - k, "%s", "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                                                   "{\"type\":\"rule\",\"grammar\":9}\n[1,2]\n");
+    for (size_t i = 2; i < n; i++) {
+        text[k++] = i % 2 ? '{' : 'x';
+        text[k++] = '\n';
+    }
+    snprintf(text + k, cap - k, "{\"type\":\"footer\",\"parses\":0,\"records\":%zu}\n", n + 2);
+    unlink(path);
+    append_raw_frame(path, text);
+    free(text);
+    append_raw_frame(path, good_frame);
+    unlink(other);
+    append_raw_frame(other, "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\nx\n"
+                            "{\"type\":\"footer\",\"parses\":0,\"records\":3}\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    capture c = { 0 };
+    rep_reader_sink sink = { &c, on_message, on_begin, on_record, on_end };
+    rep_reader *r = rep_reader_new(&sink);
+    CU_ASSERT_EQUAL(rep_read_path(r, path), 0);
+    CU_ASSERT_EQUAL(rep_read_path(r, other), 0);
+    CU_ASSERT_EQUAL(rep_reader_stats(r)->frames, 3);
+    rep_reader_free(r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    char w[13][600];
+    snprintf(w[0], sizeof w[0], "%s: frame 1, line 2: bad rule record (field grammar); the line is skipped", path);
+    snprintf(w[1], sizeof w[1], "%s: frame 1, line 3 is not a report record; the line is skipped", path);
+    for (size_t i = 2; i < 10; i++)
+        snprintf(w[i], sizeof w[i], "%s: frame 1, line %zu is not JSON; the line is skipped", path, i + 2);
+    snprintf(w[10], sizeof w[10], "%s: %zu more damaged lines not shown", path, n - 10);
+    snprintf(w[11], sizeof w[11], "%s: frame 1, line 2 is not JSON; the line is skipped", other);
+    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11],
+                                          NULL });
+    CU_ASSERT(has_line(&c, "rule g1 r0 5 0 0 0 0 0 0 0 0 0 0 0"));
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CU_ASSERT(seconds < 2.0);
+    capture_free(&c);
+}
+
 /* A count beyond 2^63 - 1 reads as 2^63 - 1, wherever it is in the line and
  * with its digits in strings kept; a negative one is still a bad field. */
 static void test_count_beyond_max(void)
@@ -1280,6 +1326,7 @@ int main(void)
         { "not zstd at all", test_not_zstd },
         { "footer and reference checks", test_frame_checks },
         { "records in any JSON layout, bad values", test_two_decoders },
+        { "damaged lines named up to 10 per file, fast", test_damaged_lines_capped },
         { "counts beyond 2^63 - 1 read as 2^63 - 1", test_count_beyond_max },
         { "directories", test_directories },
         { "merging processes", test_merge_processes },

@@ -20,8 +20,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define REP_MAX_LINE   (64u << 20)   /* a longer line makes its frame unusable */
-#define REP_WINDOW_LOG 23            /* frames may use a window of at most 8 MiB */
+#define REP_MAX_LINE    (64u << 20)  /* a longer line makes its frame unusable */
+#define REP_WINDOW_LOG  23           /* frames may use a window of at most 8 MiB */
+#define REP_LINES_NAMED 10           /* damaged lines named per file; the others are only counted */
 
 typedef struct frame_grammar {
     uint32_t id;
@@ -57,6 +58,7 @@ struct rep_reader {
     const char *name;
     unsigned long frame;             /* number of the current frame, from 1 */
     unsigned long file_frames;       /* complete frames of this file */
+    uint64_t      damaged_lines;     /* lines of this file skipped, named or not */
 
     /* the frame being read */
     int            began;            /* frame_begin was called */
@@ -94,6 +96,23 @@ static void say(rep_reader *r, const char *fmt, ...)
     va_end(ap);
     r->stats.problems++;
     if (r->sink.message) r->sink.message(r->sink.ud, text);
+}
+
+static void skip_line(rep_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Skips the current line of the frame: "frame N, line L WHY; the line is
+ * skipped" for the first REP_LINES_NAMED damaged lines of the file; the
+ * others are only counted, and the end of the file says how many. */
+static void skip_line(rep_reader *r, const char *fmt, ...)
+{
+    r->skipped_lines = 1;
+    if (r->damaged_lines++ >= REP_LINES_NAMED) return;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    say(r, "frame %lu, line %llu%s; the line is skipped", r->frame, (unsigned long long)r->lineno, why);
 }
 
 static void out_of_memory(rep_reader *r)
@@ -473,9 +492,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         return -1;
     }
     if (bad) {
-        say(r, "frame %lu, line %llu: bad %s record (field %s); the line is skipped", r->frame,
-            (unsigned long long)r->lineno, type, bad);
-        r->skipped_lines = 1;
+        skip_line(r, ": bad %s record (field %s)", type, bad);
         return 0;
     }
     if (kind == REP_REC_GRAMMAR) {
@@ -496,15 +513,11 @@ static int read_fields(rep_reader *r, json_t *o)
 {
     const field *type = flat_get(r, "type");
     if (!type || type->kind != F_STR) {
-        say(r, "frame %lu, line %llu is not a report record; the line is skipped", r->frame,
-            (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is not a report record");
         return 0;
     }
     if (strcmp(type->s, "header") == 0) {
-        say(r, "frame %lu, line %llu is a second header; the line is skipped", r->frame,
-            (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is a second header");
         return 0;
     }
     if (strcmp(type->s, "footer") == 0) {
@@ -519,6 +532,15 @@ static int read_fields(rep_reader *r, json_t *o)
         return 0;
     }
     return read_record(r, type->s, o);
+}
+
+/* Whether a line cannot be a record without being parsed: it does not start
+ * with '{'. */
+static int not_an_object(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) i++;
+    return i == len || text[i] != '{';
 }
 
 /* Copies the number at text[0 .. len) to out, an integer beyond REP_COUNT_MAX
@@ -574,7 +596,9 @@ static json_t *load_line(rep_reader *r, const char *text, size_t len)
     return json_loadb(r->clamped, n, 0, &err);
 }
 
-/* One line of the frame's text, parsed with jansson. */
+/* One line of the frame's text, parsed with jansson. Once the file's damaged
+ * lines are no longer named, a line that cannot be a record is skipped
+ * without parsing it, so that a frame of millions of them reads fast. */
 static int read_line(rep_reader *r, char *text, size_t len)
 {
     r->lineno++;
@@ -582,6 +606,10 @@ static int read_line(rep_reader *r, char *text, size_t len)
     if (r->footer) {
         say(r, "frame %lu has records after its footer; skipped", r->frame);
         r->skip = 1;
+        return 0;
+    }
+    if (r->lineno > 1 && r->damaged_lines >= REP_LINES_NAMED && not_an_object(text, len)) {
+        skip_line(r, " is not a record");   /* counted, not named */
         return 0;
     }
     json_t *o = load_line(r, text, len);
@@ -599,8 +627,7 @@ static int read_line(rep_reader *r, char *text, size_t len)
             rc = read_header(r, o);
         }
     } else if (!o) {
-        say(r, "frame %lu, line %llu is not JSON; the line is skipped", r->frame, (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is not JSON");
     } else {
         rc = read_fields(r, o);
     }
@@ -771,6 +798,7 @@ static int read_stream(rep_reader *r, source *src)
     ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
     r->frame = 1;
     r->file_frames = 0;
+    r->damaged_lines = 0;
     ZSTD_inBuffer in = { NULL, 0, 0 };
     int in_frame = 0, pending = 0, seeking = 0, rc = DEC_MORE;
     uint32_t window = 0;
@@ -818,6 +846,10 @@ static int read_stream(rep_reader *r, source *src)
     } else if (in_frame && rc != DEC_STOP) {
         say(r, "frame %lu is truncated; %s", r->frame, frames_read(r->file_frames));
         frame_drop(r);
+    }
+    if (r->damaged_lines > REP_LINES_NAMED) {
+        uint64_t more = r->damaged_lines - REP_LINES_NAMED;
+        say(r, "%llu more damaged line%s not shown", (unsigned long long)more, more == 1 ? "" : "s");
     }
     return r->stop ? -1 : 0;
 }

@@ -3,8 +3,9 @@
  * at a time into the structs of runtime/report.h and handing each to a sink. It checks
  * what the format promises (header first, known grammar and rule ids, the
  * footer's counts, the zstd checksum) and reports every problem as a one-line
- * message naming the file and the frame; what it cannot use it skips. Part of
- * the pego command (it needs jansson), not of libpego. */
+ * message naming the file and the frame (past the 10th damaged line of a file,
+ * lines are only counted); what it cannot use it skips. Part of the pego
+ * command (it needs jansson), not of libpego. */
 #ifndef PEGO_REP_READER_H
 #define PEGO_REP_READER_H
 
