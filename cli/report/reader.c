@@ -725,127 +725,160 @@ static int take_output(rep_reader *r, char *data, size_t len)
 
 /* ---- streams, files, directories ---- */
 
-/* Where compressed bytes come from: a file descriptor, or memory given at once. */
+/* Where compressed bytes come from: a file descriptor, or memory given at
+ * once; base is the offset in the file of the input buffer's first byte. */
 typedef struct source {
     int                  fd;
     const unsigned char *mem;
     size_t               memlen;
+    uint64_t             base;
 } source;
 
-/* Refills in: 1 data, 0 end, -1 read error (errno). */
+/* Reads the bytes after the input buffer into it: 1 data, 0 end, -1 read
+ * error (errno). */
 static int refill(rep_reader *r, source *src, ZSTD_inBuffer *in)
 {
-    if (src->fd < 0) {
-        if (!src->mem) return 0;
-        in->src = src->mem;
-        in->size = src->memlen;
-        in->pos = 0;
-        src->mem = NULL;
-        return src->memlen ? 1 : 0;
-    }
+    if (src->fd < 0) return 0;   /* memory: the buffer holds it all */
+    src->base += in->size;
+    in->src = r->inbuf;
+    in->size = in->pos = 0;
     for (;;) {
         ssize_t n = read(src->fd, r->inbuf, r->incap);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return -1;
-        in->src = r->inbuf;
         in->size = (size_t)n;
-        in->pos = 0;
         return n > 0;
     }
 }
 
-enum { DEC_MORE, DEC_END, DEC_RESYNC, DEC_STOP };
-
-/* Feeds in to the decoder and the lines it gives to read_line. Returns
- * DEC_MORE; DEC_END when the frame ended (and was finished); DEC_RESYNC when
- * the frame is damaged (said and dropped: the next frame must be looked for);
- * DEC_STOP when nothing more of the file can be read (said); -1 to stop. */
-static int decode(rep_reader *r, ZSTD_inBuffer *in, int *pending)
+/* Makes sure the input has a byte to read: 1, 0 at the end, -1 on a read
+ * error (said). */
+static int have_input(rep_reader *r, source *src, ZSTD_inBuffer *in)
 {
-    ZSTD_outBuffer out = { r->outbuf, r->outcap, 0 };
-    size_t ret = ZSTD_decompressStream(r->dctx, &out, in);
-    if (ZSTD_isError(ret)) {
-        ZSTD_ErrorCode code = ZSTD_getErrorCode(ret);
-        int stop = code == ZSTD_error_prefix_unknown;
-        if (stop && r->frame == 1)
-            say(r, "not a report file (not zstd-compressed)");
-        else if (stop)
-            say(r, "frame %lu is not a zstd frame; %s", r->frame, frames_read(r->file_frames));
-        else if (code == ZSTD_error_checksum_wrong)
-            say(r, "frame %lu has a bad checksum; skipped", r->frame);
-        else
-            say(r, "frame %lu is damaged (zstd: %s); skipped", r->frame, ZSTD_getErrorName(ret));
-        frame_drop(r);
-        ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-        *pending = 0;
-        return stop ? DEC_STOP : DEC_RESYNC;
+    while (in->pos == in->size) {
+        int got = refill(r, src, in);
+        if (got < 0) say(r, "read error: %s", strerror(errno));
+        if (got <= 0) return got;
     }
-    *pending = out.pos == out.size;
-    if (take_output(r, (char *)r->outbuf, out.pos) < 0) return -1;
-    if (ret != 0) return DEC_MORE;
-    *pending = 0;
-    return frame_finish(r) < 0 ? -1 : DEC_END;
+    return 1;
+}
+
+/* Moves the input back to offset off of the file: 0, or -1 when the source
+ * cannot go back (a pipe). */
+static int seek_input(source *src, ZSTD_inBuffer *in, uint64_t off)
+{
+    if (off >= src->base && off - src->base <= in->size) {
+        in->pos = (size_t)(off - src->base);
+        return 0;
+    }
+    if (src->fd < 0 || lseek(src->fd, (off_t)off, SEEK_SET) < 0) return -1;
+    src->base = off;
+    in->pos = in->size = 0;
+    return 0;
 }
 
 #define ZSTD_MAGIC 0xFD2FB528u
 
-/* Reads every frame of one file or memory block. After a damaged frame the
- * bytes are scanned for the next frame's magic number; a failed zstd call does
- * not advance its input, so the scan starts one byte on. */
-static int read_stream(rep_reader *r, source *src)
+/* Reads on to the next zstd frame's magic number: 1 when found (*at is its
+ * offset, the input is just after it), 0 at the end, -1 on a read error (said). */
+static int find_frame(rep_reader *r, source *src, ZSTD_inBuffer *in, uint64_t *at)
 {
-    static const unsigned char magic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
-    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-    r->frame = 1;
-    r->file_frames = 0;
-    r->damaged_lines = 0;
-    ZSTD_inBuffer in = { NULL, 0, 0 };
-    int in_frame = 0, pending = 0, seeking = 0, rc = DEC_MORE;
     uint32_t window = 0;
-    uint64_t total = 0;
-    while (rc != DEC_STOP) {
-        if (in.pos == in.size && !pending) {
-            int got = refill(r, src, &in);
-            if (got < 0) {
-                say(r, "read error: %s", strerror(errno));
-                frame_drop(r);
-                return 0;
+    for (;;) {
+        int got = have_input(r, src, in);
+        if (got <= 0) return got;
+        const unsigned char *p = in->src;
+        while (in->pos < in->size) {
+            window = window >> 8 | (uint32_t)p[in->pos++] << 24;
+            if (window == ZSTD_MAGIC) {
+                *at = src->base + in->pos - 4;
+                return 1;
             }
-            if (got == 0) break;
-            total += in.size;
-        }
-        if (seeking) {
-            const unsigned char *p = in.src;
-            while (in.pos < in.size && window != ZSTD_MAGIC) window = window >> 8 | (uint32_t)p[in.pos++] << 24;
-            if (window != ZSTD_MAGIC) continue;
-            seeking = 0;
-            window = 0;
-            frame_start(r);
-            in_frame = 1;
-            ZSTD_inBuffer m = { magic, sizeof magic, 0 };
-            rc = decode(r, &m, &pending);
-        } else {
-            if (!in_frame) {
-                frame_start(r);
-                in_frame = 1;
-            }
-            rc = decode(r, &in, &pending);
-        }
-        if (rc < 0) return -1;
-        if (rc == DEC_END || rc == DEC_RESYNC) {
-            in_frame = 0;
-            r->frame++;
-        }
-        if (rc == DEC_RESYNC) {
-            seeking = 1;
-            if (in.pos < in.size) in.pos++;
         }
     }
-    if (total == 0) {
-        say(r, "empty file, no report in it");
-    } else if (in_frame && rc != DEC_STOP) {
-        say(r, "frame %lu is truncated; %s", r->frame, frames_read(r->file_frames));
+}
+
+enum { FRAME_WHOLE, FRAME_NOT_ZSTD, FRAME_DAMAGED, FRAME_CUT, FRAME_READ_ERROR, FRAME_STOP };
+
+/* Decodes one zstd frame from the input, giving its lines to read_line; with
+ * magic_read, find_frame has read its magic number. Returns FRAME_WHOLE (the frame
+ * ended and was finished), FRAME_NOT_ZSTD (no zstd frame starts there),
+ * FRAME_DAMAGED (said), FRAME_CUT (the input ended inside it),
+ * FRAME_READ_ERROR (said), or FRAME_STOP (out of memory, or the sink said so). */
+static int decode_frame(rep_reader *r, source *src, ZSTD_inBuffer *in, int magic_read)
+{
+    static const unsigned char magic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
+    ZSTD_inBuffer magic_in = { magic, magic_read ? sizeof magic : 0, 0 };
+    int pending = 0;   /* the output buffer was filled: the decoder may hold more */
+    frame_start(r);
+    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+    for (;;) {
+        ZSTD_inBuffer *feed = magic_in.pos < magic_in.size ? &magic_in : in;
+        if (feed == in && in->pos == in->size && !pending) {
+            int got = have_input(r, src, in);
+            if (got < 0) return FRAME_READ_ERROR;
+            if (got == 0) return FRAME_CUT;
+        }
+        ZSTD_outBuffer out = { r->outbuf, r->outcap, 0 };
+        size_t ret = ZSTD_decompressStream(r->dctx, &out, feed);
+        if (ZSTD_isError(ret)) {
+            ZSTD_ErrorCode code = ZSTD_getErrorCode(ret);
+            if (code == ZSTD_error_prefix_unknown) return FRAME_NOT_ZSTD;
+            if (code == ZSTD_error_checksum_wrong)
+                say(r, "frame %lu has a bad checksum; skipped", r->frame);
+            else
+                say(r, "frame %lu is damaged (zstd: %s); skipped", r->frame, ZSTD_getErrorName(ret));
+            return FRAME_DAMAGED;
+        }
+        pending = out.pos == out.size;
+        if (take_output(r, (char *)r->outbuf, out.pos) < 0) return FRAME_STOP;
+        if (ret == 0) return frame_finish(r) < 0 ? FRAME_STOP : FRAME_WHOLE;
+    }
+}
+
+/* Reads every frame of one file or memory block. A frame that cannot be used
+ * hides none after it: the next zstd magic number is looked for from the
+ * frame's second byte (from a pipe, which cannot go back, from where decoding
+ * stopped), so that a damaged frame, one cut short with frames after it, or
+ * bytes that are no zstd frame are each one message, and every whole frame
+ * after them is read. */
+static int read_stream(rep_reader *r, source *src)
+{
+    ZSTD_inBuffer in = { src->mem, src->fd < 0 ? src->memlen : 0, 0 };
+    uint64_t start = 0;   /* where the frame being read starts */
+    int found = 0;        /* find_frame has read its magic number */
+    r->file_frames = 0;
+    r->damaged_lines = 0;
+    for (r->frame = 1;; r->frame++) {
+        if (!found) {
+            int got = have_input(r, src, &in);
+            if (got == 0 && src->base + in.size == 0) say(r, "empty file, no report in it");
+            if (got <= 0) break;
+            start = src->base + in.pos;
+        }
+        int rc = decode_frame(r, src, &in, found);
+        if (rc == FRAME_STOP) return -1;
+        found = 0;
+        if (rc == FRAME_WHOLE) continue;
         frame_drop(r);
+        if (rc == FRAME_READ_ERROR) break;
+        /* the next frame, from this one's second byte; from a pipe, from where
+         * decoding stopped (one byte on if no frame started there) */
+        if (seek_input(src, &in, start + 1) < 0 && rc == FRAME_NOT_ZSTD && in.pos < in.size) in.pos++;
+        uint64_t next = 0;
+        found = find_frame(r, src, &in, &next);
+        if (found < 0) break;
+        const char *after = found ? "skipped" : frames_read(r->file_frames);
+        uint64_t len = (found ? next : src->base + in.pos) - start;
+        if (rc == FRAME_NOT_ZSTD && r->frame == 1 && !found)
+            say(r, "not a report file (not zstd-compressed)");
+        else if (rc == FRAME_NOT_ZSTD)
+            say(r, "frame %lu is not a zstd frame (%llu bytes at offset %llu); %s", r->frame,
+                (unsigned long long)len, (unsigned long long)start, after);
+        else if (rc == FRAME_CUT)
+            say(r, "frame %lu is truncated; %s", r->frame, after);
+        if (!found) break;
+        start = next;
     }
     if (r->damaged_lines > REP_LINES_NAMED) {
         uint64_t more = r->damaged_lines - REP_LINES_NAMED;
@@ -856,7 +889,7 @@ static int read_stream(rep_reader *r, source *src)
 
 int rep_read_memory(rep_reader *r, const char *name, const void *data, size_t len)
 {
-    source src = { -1, data ? data : (const void *)"", len };
+    source src = { -1, data ? data : (const void *)"", len, 0 };
     r->name = name;
     r->stats.files++;
     return read_stream(r, &src);
@@ -871,7 +904,7 @@ static int read_file(rep_reader *r, const char *path)
         return 0;
     }
     r->stats.files++;
-    source src = { fd, NULL, 0 };
+    source src = { fd, NULL, 0, 0 };
     int rc = read_stream(r, &src);
     close(fd);
     return rc;

@@ -4,8 +4,9 @@
  * what the format promises (header first, known grammar and rule ids, the
  * footer's counts, the zstd checksum) and reports every problem as a one-line
  * message naming the file and the frame (past the 10th damaged line of a file,
- * lines are only counted); what it cannot use it skips. Part of the pego
- * command (it needs jansson), not of libpego. */
+ * lines are only counted); what it cannot use it skips, and after a frame it
+ * cannot decode it finds the next one. Part of the pego command (it needs
+ * jansson), not of libpego. */
 #ifndef PEGO_REP_READER_H
 #define PEGO_REP_READER_H
 
