@@ -1091,6 +1091,22 @@ static void test_count_beyond_max(void)
     capture_free(&c);
 }
 
+/* A grammar's hash is hex digits: strtoull's "0x" prefix is no part of one. */
+static void test_grammar_hash(void)
+{
+    const char *path = tmp("hash.zst");
+    unlink(path);
+    append_raw_frame(path, "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                           "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"0x12\",\"rules\":[]}\n"
+                           "{\"type\":\"footer\",\"parses\":0,\"records\":3}\n");
+    capture c = { 0 };
+    read_into(&c, path);
+    char want[600];
+    snprintf(want, sizeof want, "%s: frame 1, line 2: bad grammar record (field hash); the line is skipped", path);
+    expect_messages(&c, (const char *[]){ want, NULL });
+    capture_free(&c);
+}
+
 static void test_directories(void)
 {
     const char *root = tmp("tree");
@@ -1507,6 +1523,7 @@ int main(void)
         { "frames found again after a cut or damaged frame", test_resync_damaged },
         { "damaged lines named up to 10 per file, fast", test_damaged_lines_capped },
         { "counts beyond 2^63 - 1 read as 2^63 - 1", test_count_beyond_max },
+        { "grammar hash of hex digits only", test_grammar_hash },
         { "directories", test_directories },
         { "merging processes", test_merge_processes },
         { "grammars sharing a name", test_merge_shared_name },

@@ -387,7 +387,7 @@ static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int 
     size_t n = strlen(hex);
     char *end = NULL;
     g->hash = n ? strtoull(hex, &end, 16) : 0;
-    if (n == 0 || n > 16 || *end || !isxdigit((unsigned char)hex[0])) return bad ? bad : "hash";
+    if (n == 0 || n > 16 || *end || strspn(hex, "0123456789abcdefABCDEF") != n) return bad ? bad : "hash";
     json_t *rules = json_object_get(o, "rules");
     if (!json_is_array(rules)) return bad ? bad : "rules";
     g->nrules = json_array_size(rules);
