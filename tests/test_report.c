@@ -4,7 +4,9 @@
  * reports of the runtime profiler with each --profile-clock;
  * replace and append modes (no temporary file left, no half file, 8 processes
  * appending at once); %p %h %t %% expansion; symbolic links refused; file
- * modes; every damaged-input case with its exact message; merging
+ * modes; every damaged-input case with its exact message, the frames found
+ * again after one that cannot be read, at most 10 damaged lines named per
+ * file, counts beyond 2^63 - 1; merging
  * (cli/report/merge.c) of two processes, of two grammars that share a name,
  * and of frames with and without detail;
  * the SVG flame graph (cli/report/flame.c) validated with xmllint and
@@ -263,6 +265,37 @@ static long file_size(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Changes the byte at offset off of path. */
+static void flip_byte(const char *path, long off)
+{
+    int fd = open(path, O_RDWR);
+    unsigned char byte;
+    CU_ASSERT_EQUAL(pread(fd, &byte, 1, off), 1);
+    byte ^= 0x40;
+    CU_ASSERT_EQUAL(pwrite(fd, &byte, 1, off), 1);
+    close(fd);
+}
+
+/* Appends len bytes to path. */
+static void append_bytes(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "ab");
+    CU_ASSERT_EQUAL(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* The contents of path (free it); *len set. */
+static unsigned char *file_bytes(const char *path, size_t *len)
+{
+    long n = file_size(path);
+    unsigned char *data = malloc(n > 0 ? (size_t)n : 1);
+    FILE *f = fopen(path, "rb");
+    *len = f ? fread(data, 1, (size_t)n, f) : 0;
+    if (f) fclose(f);
+    CU_ASSERT_EQUAL(*len, (size_t)n);
+    return data;
 }
 
 /* ---- round trip ---- */
@@ -575,6 +608,23 @@ static void expect_messages(const capture *c, const char *const *want)
     CU_ASSERT_EQUAL(count_prefix(c, "message: "), n);
 }
 
+static void read_expecting(capture *c, const char *path, uint64_t frames, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Reads path into c and checks that it has the given number of whole frames
+ * and one message, formatted from fmt. */
+static void read_expecting(capture *c, const char *path, uint64_t frames, const char *fmt, ...)
+{
+    char want[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(want, sizeof want, fmt, ap);
+    va_end(ap);
+    rep_read_stats st = read_into(c, path);
+    expect_messages(c, (const char *[]){ want, NULL });
+    CU_ASSERT_EQUAL(st.frames, frames);
+}
+
 static void test_truncated(void)
 {
     const char *path = tmp("trunc.zst");
@@ -602,28 +652,27 @@ static void test_truncated(void)
     capture_free(&c);
 }
 
+/* Writes the reports of processes 1, 2 and 3 to path, one frame each; *first
+ * and *second are where frames 2 and 3 start. */
+static void three_reports(const char *path, long *first, long *second)
+{
+    write_report(small_report(1, 1), path, 0);
+    *first = file_size(path);
+    write_report(small_report(2, 1), path, 1);
+    *second = file_size(path);
+    write_report(small_report(3, 1), path, 1);
+}
+
 static void test_bad_checksum(void)
 {
     const char *path = tmp("checksum.zst");
-    write_report(small_report(1, 1), path, 0);
-    long first = file_size(path);
-    write_report(small_report(2, 1), path, 1);
-    long second = file_size(path);
-    write_report(small_report(3, 1), path, 1);
+    long first, second;
+    three_reports(path, &first, &second);
     /* the last byte of frame 2 is part of its checksum */
-    int fd = open(path, O_RDWR);
-    unsigned char byte;
-    CU_ASSERT_EQUAL(pread(fd, &byte, 1, second - 1), 1);
-    byte ^= 0x40;
-    CU_ASSERT_EQUAL(pwrite(fd, &byte, 1, second - 1), 1);
-    close(fd);
+    flip_byte(path, second - 1);
     CU_ASSERT(first < second);
     capture c = { 0 };
-    rep_read_stats st = read_into(&c, path);
-    char want[600];
-    snprintf(want, sizeof want, "%s: frame 2 has a bad checksum; skipped", path);
-    expect_messages(&c, (const char *[]){ want, NULL });
-    CU_ASSERT_EQUAL(st.frames, 2);
+    read_expecting(&c, path, 2, "%s: frame 2 has a bad checksum; skipped", path);
     CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=1 "), 1);
     CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=3 "), 1);
     capture_free(&c);
@@ -712,11 +761,12 @@ static void test_not_zstd(void)
     /* garbage after a good frame */
     const char *tail = tmp("tail.zst");
     write_report(small_report(1, 1), tail, 0);
+    long good = file_size(tail);
     f = fopen(tail, "ab");
     fputs("garbage", f);
     fclose(f);
     st = read_into(&c, tail);
-    snprintf(want, sizeof want, "%s: frame 2 is not a zstd frame; 1 frame read", tail);
+    snprintf(want, sizeof want, "%s: frame 2 is not a zstd frame (7 bytes at offset %ld); 1 frame read", tail, good);
     expect_messages(&c, (const char *[]){ want, NULL });
     CU_ASSERT_EQUAL(st.frames, 1);
     capture_free(&c);
@@ -818,17 +868,247 @@ static void test_two_decoders(void)
     CU_ASSERT_EQUAL(rules, 2);
     CU_ASSERT_EQUAL(stacks, 2);
     CU_ASSERT_EQUAL(parses, 2);
-    char w[9][600];
+    /* a count beyond 2^63 - 1 is valid JSON: it reads as 2^63 - 1 (docs/report-format.md, Counts) */
+    CU_ASSERT(has_line(&c, "edge g1 0->1 9223372036854775807 0"));
+    char w[8][600];
     snprintf(w[0], sizeof w[0], "%s: frame 1, line 9: bad rule record (field calls); the line is skipped", path);
     snprintf(w[1], sizeof w[1], "%s: frame 1, line 10: bad rule record (field calls); the line is skipped", path);
     snprintf(w[2], sizeof w[2], "%s: frame 1, line 11: bad rule record (field rule); the line is skipped", path);
     snprintf(w[3], sizeof w[3], "%s: frame 1, line 12 is not JSON; the line is skipped", path);
-    snprintf(w[4], sizeof w[4], "%s: frame 1, line 13 is not JSON; the line is skipped", path);
-    snprintf(w[5], sizeof w[5], "%s: frame 1, line 14: bad edge record (field calls); the line is skipped", path);
-    snprintf(w[6], sizeof w[6], "%s: frame 1, line 15: bad stack record (field frames); the line is skipped", path);
-    snprintf(w[7], sizeof w[7], "%s: frame 1, line 16 is not JSON; the line is skipped", path);
-    snprintf(w[8], sizeof w[8], "%s: frame 1, line 17 is not JSON; the line is skipped", path);
-    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], NULL });
+    snprintf(w[4], sizeof w[4], "%s: frame 1, line 14: bad edge record (field calls); the line is skipped", path);
+    snprintf(w[5], sizeof w[5], "%s: frame 1, line 15: bad stack record (field frames); the line is skipped", path);
+    snprintf(w[6], sizeof w[6], "%s: frame 1, line 16 is not JSON; the line is skipped", path);
+    snprintf(w[7], sizeof w[7], "%s: frame 1, line 17 is not JSON; the line is skipped", path);
+    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], NULL });
+    capture_free(&c);
+}
+
+/* Reads data from memory into c, named name; returns the reader's stats. */
+static rep_read_stats read_memory_into(capture *c, const char *name, const void *data, size_t len)
+{
+    rep_reader_sink sink = { c, on_message, on_begin, on_record, on_end };
+    rep_reader *r = rep_reader_new(&sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(rep_read_memory(r, name, data, len), 0);
+    rep_read_stats st = *rep_reader_stats(r);
+    rep_reader_free(r);
+    return st;
+}
+
+/* A damaged magic number in a middle frame, and bytes that are no frame
+ * before and between frames: each is one message saying where the bytes are,
+ * and every whole frame after them is read, from a file and from memory. */
+static void test_resync_not_zstd(void)
+{
+    const char *path = tmp("magic.zst");
+    long first, second;
+    three_reports(path, &first, &second);
+    flip_byte(path, first + 1);   /* the second byte of frame 2's magic number */
+    char want[600];
+    snprintf(want, sizeof want, "%s: frame 2 is not a zstd frame (%ld bytes at offset %ld); skipped", path,
+             second - first, first);
+    capture c = { 0 };
+    read_expecting(&c, path, 2, "%s", want);
+    CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=1 "), 1);
+    CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=3 "), 1);
+    capture_free(&c);
+
+    size_t len;
+    unsigned char *data = file_bytes(path, &len);
+    rep_read_stats st = read_memory_into(&c, path, data, len);
+    expect_messages(&c, (const char *[]){ want, NULL });
+    CU_ASSERT_EQUAL(st.frames, 2);
+    free(data);
+    capture_free(&c);
+
+    /* junk before the first frame and between two frames */
+    const char *junk = tmp("junk.zst");
+    unlink(junk);
+    append_bytes(junk, "junk", 4);
+    write_report(small_report(1, 1), junk, 1);
+    long one = file_size(junk);
+    append_bytes(junk, "garbage!", 8);
+    write_report(small_report(2, 1), junk, 1);
+    char w[2][600];
+    snprintf(w[0], sizeof w[0], "%s: frame 1 is not a zstd frame (4 bytes at offset 0); skipped", junk);
+    snprintf(w[1], sizeof w[1], "%s: frame 3 is not a zstd frame (8 bytes at offset %ld); skipped", junk, one);
+    st = read_into(&c, junk);
+    expect_messages(&c, (const char *[]){ w[0], w[1], NULL });
+    CU_ASSERT_EQUAL(st.frames, 2);
+    CU_ASSERT_EQUAL(c.ended_ok, 2);
+    capture_free(&c);
+}
+
+/* The text of a frame of n parse records whose input names are random hex
+ * digits, which zstd cannot compress much (free it). */
+static char *incompressible_frame(size_t n)
+{
+    size_t cap = 200 + n * 200, k = 0;
+    char *text = malloc(cap);
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    k += (size_t)snprintf(text + k, cap - k,
+                          "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                          "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"main\"}]}\n");
+    for (size_t i = 0; i < n; i++) {
+        k += (size_t)snprintf(text + k, cap - k, "{\"type\":\"parse\",\"grammar\":1,\"unit\":\"bytes\",\"result\":\"ok\",\"input\":\"");
+        for (int j = 0; j < 96; j++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            text[k++] = "0123456789abcdef"[x & 15];
+        }
+        k += (size_t)snprintf(text + k, cap - k, "\"}\n");
+    }
+    snprintf(text + k, cap - k, "{\"type\":\"footer\",\"parses\":%zu,\"records\":%zu}\n", n, n + 3);
+    return text;
+}
+
+/* A frame cut short (a process killed while appending), with frames after
+ * it: at the end of the file, or taken in by its last block, which then fails
+ * to decode. The frames after it are found again and read; the cut frame is
+ * large, so finding them means reading the file again from long before where
+ * decoding stopped. */
+static void test_resync_damaged(void)
+{
+    const char *path = tmp("cut.zst"), *big = tmp("big.zst");
+    write_report(small_report(1, 1), path, 0);
+    unlink(big);
+    char *text = incompressible_frame(8000);
+    append_raw_frame(big, text);
+    free(text);
+    size_t len;
+    unsigned char *data = file_bytes(big, &len);
+    CU_ASSERT(len > 2 * ZSTD_DStreamInSize());
+    append_bytes(path, data, len / 2);
+    write_report(small_report(3, 1), path, 1);
+    write_report(small_report(4, 1), path, 1);
+    capture c = { 0 };
+    read_expecting(&c, path, 3, "%s: frame 2 is truncated; skipped", path);
+    CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=3 "), 1);
+    CU_ASSERT_EQUAL(count_prefix(&c, "header v1 pego=0.1.0 pid=4 "), 1);
+    CU_ASSERT_EQUAL(c.ended_bad, 1);   /* its first blocks were decoded: their records are dropped */
+    capture_free(&c);
+
+    /* the same frame cut 1000 bytes before the end of the reader's third input
+     * buffer (it reads ZSTD_DStreamInSize() bytes at a time), with 1000 frames
+     * after it: its last block takes in the frames after it, from two buffers,
+     * then fails to decode */
+    unlink(path);
+    write_report(small_report(1, 1), path, 0);
+    size_t keep = 3 * ZSTD_DStreamInSize() - 1000 - (size_t)file_size(path);
+    CU_ASSERT_FATAL(keep < len);
+    append_bytes(path, data, keep);
+    long cut = file_size(path);
+    for (int i = 0; i < 1000; i++) write_report(small_report(5, 1), path, 1);
+    free(data);
+    rep_read_stats st = read_into(&c, path);
+    char want[600];
+    snprintf(want, sizeof want, "message: %s: frame 2 is damaged (zstd: ", path);
+    CU_ASSERT_EQUAL(count_prefix(&c, want), 1);
+    CU_ASSERT_EQUAL(count_prefix(&c, "message: "), 1);
+    CU_ASSERT_EQUAL(st.frames, 1001);
+    CU_ASSERT(file_size(path) - cut > 4 * (long)ZSTD_DStreamInSize());
+    capture_free(&c);
+}
+
+/* A frame of 200,000 damaged lines: 10 are named, one line counts the others;
+ * each file has its own 10; and the lines are read fast. */
+static void test_damaged_lines_capped(void)
+{
+    const char *path = tmp("lines.zst"), *other = tmp("lines2.zst");
+    size_t n = 200000, cap = 2 * n + 400, k = 0;
+    char *text = malloc(cap);
+    k += (size_t)snprintf(text + k, cap - k, "%s", "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                                                   "{\"type\":\"rule\",\"grammar\":9}\n[1,2]\n");
+    for (size_t i = 2; i < n; i++) {
+        text[k++] = i % 2 ? '{' : 'x';
+        text[k++] = '\n';
+    }
+    snprintf(text + k, cap - k, "{\"type\":\"footer\",\"parses\":0,\"records\":%zu}\n", n + 2);
+    unlink(path);
+    append_raw_frame(path, text);
+    free(text);
+    append_raw_frame(path, good_frame);
+    unlink(other);
+    append_raw_frame(other, "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\nx\n"
+                            "{\"type\":\"footer\",\"parses\":0,\"records\":3}\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    capture c = { 0 };
+    rep_reader_sink sink = { &c, on_message, on_begin, on_record, on_end };
+    rep_reader *r = rep_reader_new(&sink);
+    CU_ASSERT_EQUAL(rep_read_path(r, path), 0);
+    CU_ASSERT_EQUAL(rep_read_path(r, other), 0);
+    CU_ASSERT_EQUAL(rep_reader_stats(r)->frames, 3);
+    rep_reader_free(r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    char w[13][600];
+    snprintf(w[0], sizeof w[0], "%s: frame 1, line 2: bad rule record (field grammar); the line is skipped", path);
+    snprintf(w[1], sizeof w[1], "%s: frame 1, line 3 is not a report record; the line is skipped", path);
+    for (size_t i = 2; i < 10; i++)
+        snprintf(w[i], sizeof w[i], "%s: frame 1, line %zu is not JSON; the line is skipped", path, i + 2);
+    snprintf(w[10], sizeof w[10], "%s: %zu more damaged lines not shown", path, n - 10);
+    snprintf(w[11], sizeof w[11], "%s: frame 1, line 2 is not JSON; the line is skipped", other);
+    expect_messages(&c, (const char *[]){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11],
+                                          NULL });
+    CU_ASSERT(has_line(&c, "rule g1 r0 5 0 0 0 0 0 0 0 0 0 0 0"));
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CU_ASSERT(seconds < 2.0);
+    capture_free(&c);
+}
+
+/* A count beyond 2^63 - 1 reads as 2^63 - 1, wherever it is in the line and
+ * with its digits in strings kept; a negative one is still a bad field. */
+static void test_count_beyond_max(void)
+{
+    const char *path = tmp("max.zst");
+    unlink(path);
+    append_raw_frame(path,
+                     "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                     "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"main\"}]}\n"
+                     "{\"type\":\"parse\",\"grammar\":1,\"input\":\"n \\\" 99999999999999999999\",\"unit\":\"bytes\","
+                     "\"result\":\"ok\",\"calls\":18446744073709551615,\"time_ns\":9223372036854775808,\"memo\":1e3}\n"
+                     "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":-99999999999999999999}\n"
+                     "{\"type\":\"rule\",\"grammar\":1,\"rule\":0,\"calls\":9223372036854775807,\"x\":[1.5e-3,-2E+9]}\n"
+                     "{\"type\":\"footer\",\"parses\":1,\"records\":6}\n");
+    capture c = { 0 };
+    rep_read_stats st = read_into(&c, path);
+    char want[600];
+    snprintf(want, sizeof want, "%s: frame 1, line 3: bad parse record (field memo); the line is skipped", path);
+    char w2[600];
+    snprintf(w2, sizeof w2, "%s: frame 1, line 4: bad rule record (field calls); the line is skipped", path);
+    expect_messages(&c, (const char *[]){ want, w2, NULL });
+    CU_ASSERT_EQUAL(st.frames, 1);
+    CU_ASSERT(has_line(&c, "rule g1 r0 9223372036854775807 0 0 0 0 0 0 0 0 0 0 0"));
+    capture_free(&c);
+
+    unlink(path);
+    append_raw_frame(path,
+                     "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                     "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"ff\",\"rules\":[{\"name\":\"main\"}]}\n"
+                     "{\"type\":\"parse\",\"grammar\":1,\"input\":\"n \\\" 99999999999999999999\",\"unit\":\"bytes\","
+                     "\"result\":\"ok\",\"calls\":18446744073709551615,\"time_ns\":9223372036854775808}\n"
+                     "{\"type\":\"footer\",\"parses\":1,\"records\":4}\n");
+    st = read_into(&c, path);
+    CU_ASSERT_EQUAL(st.problems, 0);
+    CU_ASSERT(has_line(&c, "parse 0 g1 [n \" 99999999999999999999] 0 u0 r0 9223372036854775807 "
+                           "9223372036854775807 0 0 0 top=-1"));
+    capture_free(&c);
+}
+
+/* A grammar's hash is hex digits: strtoull's "0x" prefix is no part of one. */
+static void test_grammar_hash(void)
+{
+    const char *path = tmp("hash.zst");
+    unlink(path);
+    append_raw_frame(path, "{\"type\":\"header\",\"format\":\"pego-profile\",\"version\":1}\n"
+                           "{\"type\":\"grammar\",\"id\":1,\"name\":\"g\",\"hash\":\"0x12\",\"rules\":[]}\n"
+                           "{\"type\":\"footer\",\"parses\":0,\"records\":3}\n");
+    capture c = { 0 };
+    read_into(&c, path);
+    char want[600];
+    snprintf(want, sizeof want, "%s: frame 1, line 2: bad grammar record (field hash); the line is skipped", path);
+    expect_messages(&c, (const char *[]){ want, NULL });
     capture_free(&c);
 }
 
@@ -1244,6 +1524,11 @@ int main(void)
         { "not zstd at all", test_not_zstd },
         { "footer and reference checks", test_frame_checks },
         { "records in any JSON layout, bad values", test_two_decoders },
+        { "frames found again after bytes that are no zstd frame", test_resync_not_zstd },
+        { "frames found again after a cut or damaged frame", test_resync_damaged },
+        { "damaged lines named up to 10 per file, fast", test_damaged_lines_capped },
+        { "counts beyond 2^63 - 1 read as 2^63 - 1", test_count_beyond_max },
+        { "grammar hash of hex digits only", test_grammar_hash },
         { "directories", test_directories },
         { "merging processes", test_merge_processes },
         { "grammars sharing a name", test_merge_shared_name },

@@ -86,7 +86,7 @@ static uint64_t *subtree_self(const rep_summary *s)
     if (!sum) return NULL;
     for (size_t i = 0; i < s->nnodes; i++) sum[i] = s->nodes[i].self_ns;
     for (size_t i = s->nnodes; i-- > 0;)
-        if (s->nodes[i].parent != REP_NONE) sum[s->nodes[i].parent] += sum[i];
+        if (s->nodes[i].parent != REP_NONE) sum[s->nodes[i].parent] = rep_sum(sum[s->nodes[i].parent], sum[i]);
     return sum;
 }
 
@@ -137,7 +137,7 @@ static int write_svg(const rep_summary *s, FILE *out, const uint64_t *sum, doubl
 {
     int bare = single_grammar(s);
     uint64_t total = 0;
-    for (uint32_t n = s->root; n != REP_NONE; n = s->nodes[n].sibling) total += sum[n];
+    for (uint32_t n = s->root; n != REP_NONE; n = s->nodes[n].sibling) total = rep_sum(total, sum[n]);
     double plot = SVG_WIDTH - 2 * SVG_MARGIN;
     /* positions and depths, parents first; a parent's children start at its
      * left edge, next[] is where its next child goes */
@@ -262,7 +262,7 @@ int rep_write_speedscope(const rep_summary *s, const char *path, char *err, size
         if (json_array_append_new(samples, sample) < 0 ||
             json_array_append_new(weights, json_integer((json_int_t)s->nodes[n].self_ns)) < 0)
             rc = -1;
-        total += s->nodes[n].self_ns;
+        total = rep_sum(total, s->nodes[n].self_ns);
     }
     free(frame_of);
     free(stack);

@@ -5,11 +5,16 @@
  * opt.parse_limit are kept, in a bounded heap, so memory does not grow with the
  * number of parses. The headers' clocks, modes and detail flags are counted
  * per process; the detail-only metrics are merged from frames with detail
- * only. */
+ * only. Counts are added with rep_sum, which saturates. */
 #include "summary.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+uint64_t rep_sum(uint64_t a, uint64_t b)
+{
+    return a >= REP_COUNT_MAX || b >= REP_COUNT_MAX - a ? REP_COUNT_MAX : a + b;
+}
 
 /* ---- an open-addressing map from exact 64-bit keys to indices ---- */
 
@@ -346,13 +351,13 @@ static int on_parse(rep_summary *s, const rep_parse *p)
     frame_grammar *f = frame_grammar_of(m, p->grammar);
     if (f->grammar == REP_NONE) return 0;
     f->parses++;
-    f->bytes += p->bytes;
+    f->bytes = rep_sum(f->bytes, p->bytes);
     m->parses++;
-    m->calls += p->calls;
-    m->evals += p->evals;
-    m->memo += p->memo;
-    m->clock_reads += p->clock_reads;
-    m->time_ns += p->time_ns;
+    m->calls = rep_sum(m->calls, p->calls);
+    m->evals = rep_sum(m->evals, p->evals);
+    m->memo = rep_sum(m->memo, p->memo);
+    m->clock_reads = rep_sum(m->clock_reads, p->clock_reads);
+    m->time_ns = rep_sum(m->time_ns, p->time_ns);
     rep_sparse sp = {
         .input = (char *)p->input, .grammar = f->grammar,
         .top_rule = p->top_rule == REP_NO_RULE ? REP_NONE : f->rules[p->top_rule],
@@ -431,7 +436,7 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
 /* Adds a detail-only count b (REP_UNSET: not collected) to *a. */
 static void add_detail(uint64_t *a, uint64_t b)
 {
-    if (b != REP_UNSET) *a = *a == REP_UNSET ? b : *a + b;
+    if (b != REP_UNSET) *a = *a == REP_UNSET ? b : rep_sum(*a, b);
 }
 
 static void add_counts(rep_counts *a, const rep_counts *b)
@@ -440,16 +445,16 @@ static void add_counts(rep_counts *a, const rep_counts *b)
         a->max_repeats = b->max_repeats;
         a->max_repeats_pos = b->max_repeats_pos;
     }
-    a->calls += b->calls;
-    a->evals += b->evals;
-    a->memo += b->memo;
-    a->matched += b->matched;
-    a->failed += b->failed;
+    a->calls = rep_sum(a->calls, b->calls);
+    a->evals = rep_sum(a->evals, b->evals);
+    a->memo = rep_sum(a->memo, b->memo);
+    a->matched = rep_sum(a->matched, b->matched);
+    a->failed = rep_sum(a->failed, b->failed);
     add_detail(&a->repeats, b->repeats);
-    a->consumed += b->consumed;
+    a->consumed = rep_sum(a->consumed, b->consumed);
     add_detail(&a->wasted, b->wasted);
-    a->time_ns += b->time_ns;
-    a->self_ns += b->self_ns;
+    a->time_ns = rep_sum(a->time_ns, b->time_ns);
+    a->self_ns = rep_sum(a->self_ns, b->self_ns);
 }
 
 /* Counts one more process in the list of kinds (a clock, a mode); -1 when out of memory. */
@@ -475,8 +480,8 @@ static int frame_commit(rep_summary *s)
     if (selected) {
         s->detail_processes += m->detail;
         if (m->sample_interval_ns) {
-            s->samples += m->samples;
-            s->samples_lost += m->samples_lost;
+            s->samples = rep_sum(s->samples, m->samples);
+            s->samples_lost = rep_sum(s->samples_lost, m->samples_lost);
             if (!s->sample_interval_ns) s->sample_interval_ns = m->sample_interval_ns;
             else if (s->sample_interval_ns != m->sample_interval_ns) s->sample_interval_ns = UINT64_MAX;
         }
@@ -485,24 +490,25 @@ static int frame_commit(rep_summary *s)
             return -1;
     }
     s->parses += m->parses;
-    s->calls += m->calls;
-    s->evals += m->evals;
-    s->memo += m->memo;
-    s->clock_reads += m->clock_reads;
-    s->time_ns += m->time_ns;
+    s->calls = rep_sum(s->calls, m->calls);
+    s->evals = rep_sum(s->evals, m->evals);
+    s->memo = rep_sum(s->memo, m->memo);
+    s->clock_reads = rep_sum(s->clock_reads, m->clock_reads);
+    s->time_ns = rep_sum(s->time_ns, m->time_ns);
     for (size_t i = 0; i < m->nfg; i++) {
         frame_grammar *f = &m->fg[i];
         if (f->grammar == REP_NONE) continue;
-        s->grammars[f->grammar].used = 1;
-        s->grammars[f->grammar].parses += f->parses;
-        s->grammars[f->grammar].bytes += f->bytes;
-        if (m->detail) s->grammars[f->grammar].detail_bytes += f->bytes;
+        rep_sgrammar *g = &s->grammars[f->grammar];
+        g->used = 1;
+        g->parses += f->parses;
+        g->bytes = rep_sum(g->bytes, f->bytes);
+        if (m->detail) g->detail_bytes = rep_sum(g->detail_bytes, f->bytes);
         for (size_t j = 0; j < f->nrules; j++) s->rules[f->rules[j]].used = 1;
     }
     for (size_t i = 0; i < m->nsr; i++) {
         rep_srule *r = &s->rules[m->sr[i].rule];
         add_counts(&r->c, &m->sr[i].c);
-        if (m->detail) r->detail_failed += m->sr[i].c.failed;
+        if (m->detail) r->detail_failed = rep_sum(r->detail_failed, m->sr[i].c.failed);
     }
     for (size_t i = 0; i < m->nse; i++) {
         const rep_sedge *e = &m->se[i];
@@ -515,8 +521,8 @@ static int frame_commit(rep_summary *s)
             s->edges[k] = (rep_sedge){ e->caller, e->callee, 0, 0 };
             s->nedges++;
         }
-        s->edges[k].calls += e->calls;
-        s->edges[k].time_ns += e->time_ns;
+        s->edges[k].calls = rep_sum(s->edges[k].calls, e->calls);
+        s->edges[k].time_ns = rep_sum(s->edges[k].time_ns, e->time_ns);
     }
     for (size_t i = 0; i < m->nss; i++) {
         const staged_stack *st = &m->ss[i];
@@ -525,8 +531,8 @@ static int frame_commit(rep_summary *s)
             node = node_for(s, node, m->path[st->off + j]);
             if (node == REP_NONE) return -1;
         }
-        s->nodes[node].calls += st->calls;
-        s->nodes[node].self_ns += st->self_ns;
+        s->nodes[node].calls = rep_sum(s->nodes[node].calls, st->calls);
+        s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, st->self_ns);
     }
     for (size_t i = 0; i < m->fparses.n; i++) {
         rep_sparse p = m->fparses.v[i];

@@ -20,8 +20,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define REP_MAX_LINE   (64u << 20)   /* a longer line makes its frame unusable */
-#define REP_WINDOW_LOG 23            /* frames may use a window of at most 8 MiB */
+#define REP_MAX_LINE    (64u << 20)  /* a longer line makes its frame unusable */
+#define REP_WINDOW_LOG  23           /* frames may use a window of at most 8 MiB */
+#define REP_LINES_NAMED 10           /* damaged lines named per file; the others are only counted */
 
 typedef struct frame_grammar {
     uint32_t id;
@@ -49,12 +50,15 @@ struct rep_reader {
     size_t          incap, outcap;
     char           *line;            /* a line split across output chunks */
     size_t          linelen, linecap;
+    char           *clamped;         /* a line with its too large integers clamped */
+    size_t          clamped_cap;
     int             stop;            /* out of memory, or the sink said stop */
 
     /* the file being read */
     const char *name;
     unsigned long frame;             /* number of the current frame, from 1 */
     unsigned long file_frames;       /* complete frames of this file */
+    uint64_t      damaged_lines;     /* lines of this file skipped, named or not */
 
     /* the frame being read */
     int            began;            /* frame_begin was called */
@@ -92,6 +96,23 @@ static void say(rep_reader *r, const char *fmt, ...)
     va_end(ap);
     r->stats.problems++;
     if (r->sink.message) r->sink.message(r->sink.ud, text);
+}
+
+static void skip_line(rep_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Skips the current line of the frame: "frame N, line L WHY; the line is
+ * skipped" for the first REP_LINES_NAMED damaged lines of the file; the
+ * others are only counted, and the end of the file says how many. */
+static void skip_line(rep_reader *r, const char *fmt, ...)
+{
+    r->skipped_lines = 1;
+    if (r->damaged_lines++ >= REP_LINES_NAMED) return;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    say(r, "frame %lu, line %llu%s; the line is skipped", r->frame, (unsigned long long)r->lineno, why);
 }
 
 static void out_of_memory(rep_reader *r)
@@ -137,6 +158,7 @@ void rep_reader_free(rep_reader *r)
     free(r->inbuf);
     free(r->outbuf);
     free(r->line);
+    free(r->clamped);
     free(r->grammars);
     free(r->rules);
     free(r->frames);
@@ -365,7 +387,7 @@ static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int 
     size_t n = strlen(hex);
     char *end = NULL;
     g->hash = n ? strtoull(hex, &end, 16) : 0;
-    if (n == 0 || n > 16 || *end || !isxdigit((unsigned char)hex[0])) return bad ? bad : "hash";
+    if (n == 0 || n > 16 || *end || strspn(hex, "0123456789abcdefABCDEF") != n) return bad ? bad : "hash";
     json_t *rules = json_object_get(o, "rules");
     if (!json_is_array(rules)) return bad ? bad : "rules";
     g->nrules = json_array_size(rules);
@@ -471,9 +493,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         return -1;
     }
     if (bad) {
-        say(r, "frame %lu, line %llu: bad %s record (field %s); the line is skipped", r->frame,
-            (unsigned long long)r->lineno, type, bad);
-        r->skipped_lines = 1;
+        skip_line(r, ": bad %s record (field %s)", type, bad);
         return 0;
     }
     if (kind == REP_REC_GRAMMAR) {
@@ -494,15 +514,11 @@ static int read_fields(rep_reader *r, json_t *o)
 {
     const field *type = flat_get(r, "type");
     if (!type || type->kind != F_STR) {
-        say(r, "frame %lu, line %llu is not a report record; the line is skipped", r->frame,
-            (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is not a report record");
         return 0;
     }
     if (strcmp(type->s, "header") == 0) {
-        say(r, "frame %lu, line %llu is a second header; the line is skipped", r->frame,
-            (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is a second header");
         return 0;
     }
     if (strcmp(type->s, "footer") == 0) {
@@ -519,7 +535,71 @@ static int read_fields(rep_reader *r, json_t *o)
     return read_record(r, type->s, o);
 }
 
-/* One line of the frame's text, parsed with jansson. */
+/* Whether a line cannot be a record without being parsed: it does not start
+ * with '{'. */
+static int not_an_object(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) i++;
+    return i == len || text[i] != '{';
+}
+
+/* Copies the number at text[0 .. len) to out, an integer beyond REP_COUNT_MAX
+ * as REP_COUNT_MAX (keeping its sign); returns the bytes written, at most len. */
+static size_t clamp_number(const char *text, size_t len, char *out)
+{
+    char max[24];
+    size_t maxlen = (size_t)snprintf(max, sizeof max, "%lld", (long long)REP_COUNT_MAX);
+    size_t sign = text[0] == '-', digits = sign;
+    while (digits < len && isdigit((unsigned char)text[digits])) digits++;
+    digits -= sign;
+    int beyond = digits == len - sign && digits && text[sign] != '0' &&
+                 (digits > maxlen || (digits == maxlen && memcmp(text + sign, max, maxlen) > 0));
+    if (!beyond) {
+        memcpy(out, text, len);
+        return len;
+    }
+    memcpy(out, text, sign);
+    memcpy(out + sign, max, maxlen);
+    return sign + maxlen;
+}
+
+/* Parses a line with jansson, which holds integers as int64_t: a line with a
+ * larger one is parsed again with each such integer clamped to REP_COUNT_MAX,
+ * so that a count beyond it reads as REP_COUNT_MAX (docs/report-format.md,
+ * Counts). NULL if it is not JSON, or when out of memory (said, r->stop). */
+static json_t *load_line(rep_reader *r, const char *text, size_t len)
+{
+    json_error_t err;
+    json_t *o = json_loadb(text, len, 0, &err);
+    if (o || json_error_code(&err) != json_error_numeric_overflow) return o;
+    if (rep_reserve(&r->clamped, &r->clamped_cap, len, 1) < 0) {
+        out_of_memory(r);
+        return NULL;
+    }
+    size_t n = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (!in_string && (c == '-' || isdigit((unsigned char)c))) {
+            size_t end = i + 1;
+            while (end < len && (isdigit((unsigned char)text[end]) || text[end] == '.' || text[end] == 'e' ||
+                                 text[end] == 'E' || text[end] == '+' || text[end] == '-'))
+                end++;
+            n += clamp_number(text + i, end - i, r->clamped + n);
+            i = end;
+            continue;
+        }
+        if (c == '"') in_string = !in_string;
+        r->clamped[n++] = text[i++];
+        if (in_string && c == '\\' && i < len) r->clamped[n++] = text[i++];
+    }
+    return json_loadb(r->clamped, n, 0, &err);
+}
+
+/* One line of the frame's text, parsed with jansson. Once the file's damaged
+ * lines are no longer named, a line that cannot be a record is skipped
+ * without parsing it, so that a frame of millions of them reads fast. */
 static int read_line(rep_reader *r, char *text, size_t len)
 {
     r->lineno++;
@@ -529,8 +609,12 @@ static int read_line(rep_reader *r, char *text, size_t len)
         r->skip = 1;
         return 0;
     }
-    json_error_t err;
-    json_t *o = json_loadb(text, len, 0, &err);
+    if (r->lineno > 1 && r->damaged_lines >= REP_LINES_NAMED && not_an_object(text, len)) {
+        skip_line(r, " is not a record");   /* counted, not named */
+        return 0;
+    }
+    json_t *o = load_line(r, text, len);
+    if (!o && r->stop) return -1;
     int rc = 0;
     if (o && flatten(r, o) < 0) {
         out_of_memory(r);
@@ -544,8 +628,7 @@ static int read_line(rep_reader *r, char *text, size_t len)
             rc = read_header(r, o);
         }
     } else if (!o) {
-        say(r, "frame %lu, line %llu is not JSON; the line is skipped", r->frame, (unsigned long long)r->lineno);
-        r->skipped_lines = 1;
+        skip_line(r, " is not JSON");
     } else {
         rc = read_fields(r, o);
     }
@@ -643,133 +726,171 @@ static int take_output(rep_reader *r, char *data, size_t len)
 
 /* ---- streams, files, directories ---- */
 
-/* Where compressed bytes come from: a file descriptor, or memory given at once. */
+/* Where compressed bytes come from: a file descriptor, or memory given at
+ * once; base is the offset in the file of the input buffer's first byte. */
 typedef struct source {
     int                  fd;
     const unsigned char *mem;
     size_t               memlen;
+    uint64_t             base;
 } source;
 
-/* Refills in: 1 data, 0 end, -1 read error (errno). */
+/* Reads the bytes after the input buffer into it: 1 data, 0 end, -1 read
+ * error (errno). */
 static int refill(rep_reader *r, source *src, ZSTD_inBuffer *in)
 {
-    if (src->fd < 0) {
-        if (!src->mem) return 0;
-        in->src = src->mem;
-        in->size = src->memlen;
-        in->pos = 0;
-        src->mem = NULL;
-        return src->memlen ? 1 : 0;
-    }
+    if (src->fd < 0) return 0;   /* memory: the buffer holds it all */
+    src->base += in->size;
+    in->src = r->inbuf;
+    in->size = in->pos = 0;
     for (;;) {
         ssize_t n = read(src->fd, r->inbuf, r->incap);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return -1;
-        in->src = r->inbuf;
         in->size = (size_t)n;
-        in->pos = 0;
         return n > 0;
     }
 }
 
-enum { DEC_MORE, DEC_END, DEC_RESYNC, DEC_STOP };
-
-/* Feeds in to the decoder and the lines it gives to read_line. Returns
- * DEC_MORE; DEC_END when the frame ended (and was finished); DEC_RESYNC when
- * the frame is damaged (said and dropped: the next frame must be looked for);
- * DEC_STOP when nothing more of the file can be read (said); -1 to stop. */
-static int decode(rep_reader *r, ZSTD_inBuffer *in, int *pending)
+/* Makes sure the input has a byte to read: 1, 0 at the end, -1 on a read
+ * error (said). */
+static int have_input(rep_reader *r, source *src, ZSTD_inBuffer *in)
 {
-    ZSTD_outBuffer out = { r->outbuf, r->outcap, 0 };
-    size_t ret = ZSTD_decompressStream(r->dctx, &out, in);
-    if (ZSTD_isError(ret)) {
-        ZSTD_ErrorCode code = ZSTD_getErrorCode(ret);
-        int stop = code == ZSTD_error_prefix_unknown;
-        if (stop && r->frame == 1)
-            say(r, "not a report file (not zstd-compressed)");
-        else if (stop)
-            say(r, "frame %lu is not a zstd frame; %s", r->frame, frames_read(r->file_frames));
-        else if (code == ZSTD_error_checksum_wrong)
-            say(r, "frame %lu has a bad checksum; skipped", r->frame);
-        else
-            say(r, "frame %lu is damaged (zstd: %s); skipped", r->frame, ZSTD_getErrorName(ret));
-        frame_drop(r);
-        ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-        *pending = 0;
-        return stop ? DEC_STOP : DEC_RESYNC;
+    while (in->pos == in->size) {
+        int got = refill(r, src, in);
+        if (got < 0) say(r, "read error: %s", strerror(errno));
+        if (got <= 0) return got;
     }
-    *pending = out.pos == out.size;
-    if (take_output(r, (char *)r->outbuf, out.pos) < 0) return -1;
-    if (ret != 0) return DEC_MORE;
-    *pending = 0;
-    return frame_finish(r) < 0 ? -1 : DEC_END;
+    return 1;
+}
+
+/* Moves the input back to offset off of the file: 0, or -1 when the source
+ * cannot go back (a pipe). */
+static int seek_input(source *src, ZSTD_inBuffer *in, uint64_t off)
+{
+    if (off >= src->base && off - src->base <= in->size) {
+        in->pos = (size_t)(off - src->base);
+        return 0;
+    }
+    if (src->fd < 0 || lseek(src->fd, (off_t)off, SEEK_SET) < 0) return -1;
+    src->base = off;
+    in->pos = in->size = 0;
+    return 0;
 }
 
 #define ZSTD_MAGIC 0xFD2FB528u
 
-/* Reads every frame of one file or memory block. After a damaged frame the
- * bytes are scanned for the next frame's magic number; a failed zstd call does
- * not advance its input, so the scan starts one byte on. */
-static int read_stream(rep_reader *r, source *src)
+/* Reads on to the next zstd frame's magic number: 1 when found (*at is its
+ * offset, the input is just after it), 0 at the end, -1 on a read error (said). */
+static int find_frame(rep_reader *r, source *src, ZSTD_inBuffer *in, uint64_t *at)
 {
-    static const unsigned char magic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
-    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-    r->frame = 1;
-    r->file_frames = 0;
-    ZSTD_inBuffer in = { NULL, 0, 0 };
-    int in_frame = 0, pending = 0, seeking = 0, rc = DEC_MORE;
     uint32_t window = 0;
-    uint64_t total = 0;
-    while (rc != DEC_STOP) {
-        if (in.pos == in.size && !pending) {
-            int got = refill(r, src, &in);
-            if (got < 0) {
-                say(r, "read error: %s", strerror(errno));
-                frame_drop(r);
-                return 0;
+    for (;;) {
+        int got = have_input(r, src, in);
+        if (got <= 0) return got;
+        const unsigned char *p = in->src;
+        while (in->pos < in->size) {
+            window = window >> 8 | (uint32_t)p[in->pos++] << 24;
+            if (window == ZSTD_MAGIC) {
+                *at = src->base + in->pos - 4;
+                return 1;
             }
-            if (got == 0) break;
-            total += in.size;
-        }
-        if (seeking) {
-            const unsigned char *p = in.src;
-            while (in.pos < in.size && window != ZSTD_MAGIC) window = window >> 8 | (uint32_t)p[in.pos++] << 24;
-            if (window != ZSTD_MAGIC) continue;
-            seeking = 0;
-            window = 0;
-            frame_start(r);
-            in_frame = 1;
-            ZSTD_inBuffer m = { magic, sizeof magic, 0 };
-            rc = decode(r, &m, &pending);
-        } else {
-            if (!in_frame) {
-                frame_start(r);
-                in_frame = 1;
-            }
-            rc = decode(r, &in, &pending);
-        }
-        if (rc < 0) return -1;
-        if (rc == DEC_END || rc == DEC_RESYNC) {
-            in_frame = 0;
-            r->frame++;
-        }
-        if (rc == DEC_RESYNC) {
-            seeking = 1;
-            if (in.pos < in.size) in.pos++;
         }
     }
-    if (total == 0) {
-        say(r, "empty file, no report in it");
-    } else if (in_frame && rc != DEC_STOP) {
-        say(r, "frame %lu is truncated; %s", r->frame, frames_read(r->file_frames));
+}
+
+enum { FRAME_WHOLE, FRAME_NOT_ZSTD, FRAME_DAMAGED, FRAME_CUT, FRAME_READ_ERROR, FRAME_STOP };
+
+/* Decodes one zstd frame from the input, giving its lines to read_line; with
+ * magic_read, find_frame has read its magic number. Returns FRAME_WHOLE (the frame
+ * ended and was finished), FRAME_NOT_ZSTD (no zstd frame starts there),
+ * FRAME_DAMAGED (said), FRAME_CUT (the input ended inside it),
+ * FRAME_READ_ERROR (said), or FRAME_STOP (out of memory, or the sink said so). */
+static int decode_frame(rep_reader *r, source *src, ZSTD_inBuffer *in, int magic_read)
+{
+    static const unsigned char magic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
+    ZSTD_inBuffer magic_in = { magic, magic_read ? sizeof magic : 0, 0 };
+    int pending = 0;   /* the output buffer was filled: the decoder may hold more */
+    frame_start(r);
+    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+    for (;;) {
+        ZSTD_inBuffer *feed = magic_in.pos < magic_in.size ? &magic_in : in;
+        if (feed == in && in->pos == in->size && !pending) {
+            int got = have_input(r, src, in);
+            if (got < 0) return FRAME_READ_ERROR;
+            if (got == 0) return FRAME_CUT;
+        }
+        ZSTD_outBuffer out = { r->outbuf, r->outcap, 0 };
+        size_t ret = ZSTD_decompressStream(r->dctx, &out, feed);
+        if (ZSTD_isError(ret)) {
+            ZSTD_ErrorCode code = ZSTD_getErrorCode(ret);
+            if (code == ZSTD_error_prefix_unknown) return FRAME_NOT_ZSTD;
+            if (code == ZSTD_error_checksum_wrong)
+                say(r, "frame %lu has a bad checksum; skipped", r->frame);
+            else
+                say(r, "frame %lu is damaged (zstd: %s); skipped", r->frame, ZSTD_getErrorName(ret));
+            return FRAME_DAMAGED;
+        }
+        pending = out.pos == out.size;
+        if (take_output(r, (char *)r->outbuf, out.pos) < 0) return FRAME_STOP;
+        if (ret == 0) return frame_finish(r) < 0 ? FRAME_STOP : FRAME_WHOLE;
+    }
+}
+
+/* Reads every frame of one file or memory block. A frame that cannot be used
+ * hides none after it: the next zstd magic number is looked for from the
+ * frame's second byte (from a pipe, which cannot go back, from where decoding
+ * stopped), so that a damaged frame, one cut short with frames after it, or
+ * bytes that are no zstd frame are each one message, and every whole frame
+ * after them is read. */
+static int read_stream(rep_reader *r, source *src)
+{
+    ZSTD_inBuffer in = { src->mem, src->fd < 0 ? src->memlen : 0, 0 };
+    uint64_t start = 0;   /* where the frame being read starts */
+    int found = 0;        /* find_frame has read its magic number */
+    r->file_frames = 0;
+    r->damaged_lines = 0;
+    for (r->frame = 1;; r->frame++) {
+        if (!found) {
+            int got = have_input(r, src, &in);
+            if (got == 0 && src->base + in.size == 0) say(r, "empty file, no report in it");
+            if (got <= 0) break;
+            start = src->base + in.pos;
+        }
+        int rc = decode_frame(r, src, &in, found);
+        if (rc == FRAME_STOP) return -1;
+        found = 0;
+        if (rc == FRAME_WHOLE) continue;
         frame_drop(r);
+        if (rc == FRAME_READ_ERROR) break;
+        /* the next frame, from this one's second byte; from a pipe, from where
+         * decoding stopped (one byte on if no frame started there) */
+        if (seek_input(src, &in, start + 1) < 0 && rc == FRAME_NOT_ZSTD && in.pos < in.size) in.pos++;
+        uint64_t next = 0;
+        found = find_frame(r, src, &in, &next);
+        if (found < 0) break;
+        const char *after = found ? "skipped" : frames_read(r->file_frames);
+        uint64_t len = (found ? next : src->base + in.pos) - start;
+        if (rc == FRAME_NOT_ZSTD && r->frame == 1 && !found)
+            say(r, "not a report file (not zstd-compressed)");
+        else if (rc == FRAME_NOT_ZSTD)
+            say(r, "frame %lu is not a zstd frame (%llu bytes at offset %llu); %s", r->frame,
+                (unsigned long long)len, (unsigned long long)start, after);
+        else if (rc == FRAME_CUT)
+            say(r, "frame %lu is truncated; %s", r->frame, after);
+        if (!found) break;
+        start = next;
+    }
+    if (r->damaged_lines > REP_LINES_NAMED) {
+        uint64_t more = r->damaged_lines - REP_LINES_NAMED;
+        say(r, "%llu more damaged line%s not shown", (unsigned long long)more, more == 1 ? "" : "s");
     }
     return r->stop ? -1 : 0;
 }
 
 int rep_read_memory(rep_reader *r, const char *name, const void *data, size_t len)
 {
-    source src = { -1, data ? data : (const void *)"", len };
+    source src = { -1, data ? data : (const void *)"", len, 0 };
     r->name = name;
     r->stats.files++;
     return read_stream(r, &src);
@@ -784,7 +905,7 @@ static int read_file(rep_reader *r, const char *path)
         return 0;
     }
     r->stats.files++;
-    source src = { fd, NULL, 0 };
+    source src = { fd, NULL, 0, 0 };
     int rc = read_stream(r, &src);
     close(fd);
     return rc;

@@ -3,8 +3,10 @@
  * at a time into the structs of runtime/report.h and handing each to a sink. It checks
  * what the format promises (header first, known grammar and rule ids, the
  * footer's counts, the zstd checksum) and reports every problem as a one-line
- * message naming the file and the frame; what it cannot use it skips. Part of
- * the pego command (it needs jansson), not of libpego. */
+ * message naming the file and the frame (past the 10th damaged line of a file,
+ * lines are only counted); what it cannot use it skips, and after a frame it
+ * cannot decode it finds the next one. Part of the pego command (it needs
+ * jansson), not of libpego. */
 #ifndef PEGO_REP_READER_H
 #define PEGO_REP_READER_H
 
@@ -12,6 +14,11 @@
 #include <stdint.h>
 
 #include "../../runtime/report.h"
+
+/* The largest count: the format's counts are below 2^63 (docs/report-format.md,
+ * Counts). A record's count beyond it is read as it, and sums of counts
+ * saturate at it, so that every output prints the same digits. */
+#define REP_COUNT_MAX ((uint64_t)INT64_MAX)
 
 typedef enum { REP_REC_GRAMMAR, REP_REC_PARSE, REP_REC_RULE, REP_REC_EDGE, REP_REC_STACK } rep_record_kind;
 

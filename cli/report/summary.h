@@ -4,7 +4,8 @@
  * (name, source hash), rules by (grammar, rule name), call-graph edges by
  * (caller, callee), calling-context nodes by their rule path; parse records are
  * summed, and only the slowest are kept (all of them on request). A frame's
- * records are staged and merged only when the frame turns out whole.
+ * records are staged and merged only when the frame turns out whole. Every
+ * sum of counts saturates at REP_COUNT_MAX (rep_sum).
  * tables.c prints the tables and hints, flame.c the folded stacks, the SVG
  * flame graph and the speedscope file, diff.c the comparison of two summaries;
  * the tables are lists of columns (columns.h).
@@ -102,6 +103,9 @@ typedef struct rep_summary {
     int           shared_names;   /* some grammar name has several sources */
     rep_merge    *m;
 } rep_summary;
+
+/* a + b saturating at REP_COUNT_MAX: every sum of counts (docs/report-format.md, Counts). */
+uint64_t     rep_sum(uint64_t a, uint64_t b);
 
 /* NULL when out of memory. */
 rep_summary *rep_summary_new(const rep_summary_options *opt);

@@ -91,7 +91,7 @@ static uint64_t total_self(const rep_summary *s)
 {
     uint64_t t = 0;
     for (size_t i = 0; i < s->nrules; i++)
-        if (s->rules[i].used) t += s->rules[i].c.self_ns;
+        if (s->rules[i].used) t = rep_sum(t, s->rules[i].c.self_ns);
     return t;
 }
 
@@ -158,7 +158,7 @@ static int make_hints(const rep_summary *s, hints *h)
         const rep_srule *r = &s->rules[v[i]];
         if (r->c.max_repeats == REP_UNSET || r->c.max_repeats < 2) continue;
         hint(h, "%s is evaluated %llu times at one position (position %llu); %llu repeated evaluations in all",
-             r->label, (unsigned long long)r->c.max_repeats + 1, (unsigned long long)r->c.max_repeats_pos,
+             r->label, (unsigned long long)rep_sum(r->c.max_repeats, 1), (unsigned long long)r->c.max_repeats_pos,
              (unsigned long long)r->c.repeats);
         shown++;
     }
