@@ -3,6 +3,7 @@
  * PEGO_FLAGS=--profile=... it must leave a complete report whichever way it
  * ends. Usage: survive_prog MODE GRAMMAR FILE
  *   exit-threads  four threads parse FILE in a loop; main exits after 5 ms
+ *   flush-threads the same, main calling pego_profile_flush 20 times first
  *   fork          3 parses, fork; the child makes 2 and exits, the parent 4
  *   loop          parses in a loop, printing "ready" after the first parse,
  *                 until a signal ends it
@@ -86,10 +87,14 @@ int main(int argc, char **argv)
     input_len = fread(input, 1, 1 << 20, f);
     fclose(f);
 
-    if (strcmp(mode, "exit-threads") == 0) {
+    if (strcmp(mode, "exit-threads") == 0 || strcmp(mode, "flush-threads") == 0) {
         parse_times(1);                 /* profiling starts at the first parser, before the threads */
         pthread_t t;
         for (int i = 0; i < 4; i++) pthread_create(&t, NULL, parse_forever, NULL);
+        for (int i = 0; i < 20 && mode[0] == 'f'; i++) {
+            sleep_ms(2);
+            if (pego_profile_flush() != 0) return 1;
+        }
         sleep_ms(5);
         exit(0);
     }
