@@ -91,6 +91,9 @@ typedef struct {
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
+/* The longest input pego_parse takes, in bytes (4 GiB less 2): a longer one is
+ * refused with PEGO_EUSAGE. */
+#define PEGO_MAX_INPUT ((size_t)UINT32_MAX - 1)
 
 typedef enum {
     PEGO_OK           = 0,   /* the input matched */

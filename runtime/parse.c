@@ -171,7 +171,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->res.status = PEGO_EUSAGE;
         return (pego_status)rt_parse_abort(p, "undefined rule %s", start);
     }
-    if (len >= UINT32_MAX) {
+    if (len > PEGO_MAX_INPUT) {
         p->res.status = PEGO_EUSAGE;
         return (pego_status)rt_parse_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
