@@ -1,6 +1,7 @@
-/* Shared pieces of the pego command: reading files, printing messages with the
- * "pego: " prefix, and the subcommand entry points. Exit statuses: 0 success,
- * 1 syntax, grammar or usage errors, 70 a malformed profiling option. */
+/* Shared pieces of the pego command: reading files, checked writes to standard
+ * output, printing messages with the "pego: " prefix, and the subcommand entry
+ * points. Exit statuses: 0 success, 1 syntax, grammar or usage errors, an
+ * unreadable input or a write error, 70 a malformed profiling option. */
 #ifndef PEGO_CLI_H
 #define PEGO_CLI_H
 
@@ -31,8 +32,21 @@
     "                         loses at most the last interval\n" \
     "A malformed profiling option exits with status 70.\n"
 
-/* Reads a whole file ("-" or NULL: standard input). Returns 0, or an errno value. */
-int   cli_read_file(const char *path, char **data, size_t *len);
+/* Reads a whole file ("-" or NULL: standard input) of at most limit bytes
+ * (limit < SIZE_MAX; the commands pass PEGO_MAX_INPUT). Returns NULL, or why it
+ * could not: "input too large", or the system's reason. */
+const char *cli_read_file(const char *path, size_t limit, char **data, size_t *len);
+
+/* Checked writes to standard output. After the first error nothing more is
+ * written, and every call returns that error (an errno value); 0 until then.
+ * cli_write is also a pego_write_fn (the context is not used). */
+int   cli_write(const char *data, size_t len, void *unused);
+int   cli_print(const char *s);
+int   cli_flush(void);
+/* The exit status of a command that returned status: flushes standard output,
+ * and when any write to it failed says "write error: REASON" and gives
+ * EXIT_ERRORS. main calls it when a command ends. */
+int   cli_exit_status(int status);
 void  cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Compiles the grammar at path; on failure prints the errors and returns NULL. */
 pego_grammar *cli_load_grammar(const char *path);

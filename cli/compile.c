@@ -45,8 +45,8 @@ int cmd_compile(int argc, char **argv)
     int status = 0;
     if (listing) {
         char *text = pego_grammar_disassemble(g);
-        if (text) fputs(text, stdout);
-        else { cli_error("out of memory"); status = EXIT_ERRORS; }
+        if (!text) { cli_error("out of memory"); status = EXIT_ERRORS; }
+        else if (cli_print(text)) status = EXIT_ERRORS;   /* said at exit (cli_exit_status) */
         free(text);
     }
     pego_grammar_free(g);

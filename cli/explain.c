@@ -415,7 +415,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
 oom:
     cli_error("%sout of memory", pre);
 done:
-    fflush(stdout);
+    cli_flush();
     free_targets(x);
     for (size_t i = 0; i < ntexts; i++) free(texts[i]);
     free(texts);

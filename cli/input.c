@@ -142,9 +142,9 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
     if (in->nfiles == 0) {
         char *data;
         size_t len;
-        int err = cli_read_file(NULL, &data, &len);
-        if (err) {
-            cli_error("standard input: %s", strerror(err));
+        const char *why = cli_read_file(NULL, PEGO_MAX_INPUT, &data, &len);
+        if (why) {
+            cli_error("standard input: %s", why);
             return EXIT_ERRORS;
         }
         status = run_one(in, fn, NULL, "<stdin>", data, len, ctx) ? EXIT_ERRORS : 0;
@@ -154,9 +154,9 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
     for (int i = 0; i < in->nfiles; i++) {
         char *data;
         size_t len;
-        int err = cli_read_file(in->files[i], &data, &len);
-        if (err) {
-            cli_error("%s: %s", in->files[i], strerror(err));
+        const char *why = cli_read_file(in->files[i], PEGO_MAX_INPUT, &data, &len);
+        if (why) {
+            cli_error("%s: %s", in->files[i], why);
             status = EXIT_ERRORS;
             continue;
         }
@@ -168,7 +168,7 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
 
 void cli_input_close(cli_input *in)
 {
-    fflush(stdout);
+    cli_flush();
     pego_parser_free(in->p);
     pego_grammar_free(in->g);
     in->p = NULL;

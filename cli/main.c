@@ -68,7 +68,8 @@ static int profile_options(int *argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Runs the command named by argv[1]; returns its exit status. */
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -98,4 +99,13 @@ int main(int argc, char **argv)
     }
     cli_error("unknown command %s (pego help lists the commands)", cmd);
     return EXIT_ERRORS;
+}
+
+/* pego report checks its standard output itself (cli/report.c); every other
+ * command's write errors are said here, once, when it ends. */
+int main(int argc, char **argv)
+{
+    int status = run(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "report") == 0) return status;
+    return cli_exit_status(status);
 }

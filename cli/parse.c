@@ -29,7 +29,8 @@ static const char parse_usage[] =
     "\n"
     CLI_PROFILE_HELP
     "\n"
-    "Exit status: 0 success, 1 a syntax error, grammar error or bad usage.\n";
+    "Exit status: 0 success, 1 a syntax error, grammar error, bad usage, an\n"
+    "unreadable or too large input, or a write error.\n";
 
 enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_BACKEND, OPT_HELP, OPT_STREAM };
 
@@ -71,19 +72,18 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
     }
     size_t nrecovered = pego_result_recovered_count(r);
     if (in->opt.recognize) {
-        if (!nrecovered) printf("%sok\n", prefix);
+        if (!nrecovered && (cli_print(prefix) || cli_print("ok\n"))) return EXIT_ERRORS;
     } else if (strcmp(c->format, "none") != 0) {
-        char *text = pego_result_print(r, strcmp(c->format, "json") == 0 ? PEGO_PRINT_JSON : PEGO_PRINT_SEXPR);
-        if (!text) {
-            cli_error("%sout of memory", prefix);
-            return EXIT_ERRORS;
-        }
-        printf("%s%s\n", prefix, text);
-        free(text);
+        /* a write error is said once, at exit (cli_exit_status) */
+        if (cli_print(prefix)) return EXIT_ERRORS;
+        int err = pego_result_write(r, strcmp(c->format, "json") == 0 ? PEGO_PRINT_JSON : PEGO_PRINT_SEXPR,
+                                    cli_write, NULL);
+        if (err < 0) cli_error("%sout of memory", prefix);
+        if (err || cli_print("\n")) return EXIT_ERRORS;
     }
     if (!nrecovered) return 0;
     /* success with recovered errors (docs/language.md 1.14): the tree, then the errors */
-    fflush(stdout);
+    cli_flush();
     fprintf(stderr, "pego: %s", prefix);
     for (size_t i = 0; i < nrecovered; i++) fprintf(stderr, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));
     fputc('\n', stderr);

@@ -264,7 +264,7 @@ static int trace_one(cli_input *in, const char *prefix, const char *label, const
     t->nframes = 0;
     pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
     flush_pending(t);   /* a call an aborted parse left without its exit */
-    fflush(stdout);
+    cli_flush();
     if (t->oom) {
         cli_error("%sout of memory", pre);
         return 1;

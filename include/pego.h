@@ -91,6 +91,9 @@ typedef struct {
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
+/* The longest input pego_parse takes, in bytes (4 GiB less 2): a longer one is
+ * refused with PEGO_EUSAGE. */
+#define PEGO_MAX_INPUT ((size_t)UINT32_MAX - 1)
 
 typedef enum {
     PEGO_OK           = 0,   /* the input matched */
@@ -170,10 +173,21 @@ int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, c
 size_t      pego_result_recovered_count(const pego_result *r);
 const char *pego_result_recovered_error(const pego_result *r, size_t i);
 
-/* Printing (docs/language.md 1.13). Returns a malloc'd string without a trailing
- * newline: "nil"/"null" for a nil result; NULL when out of memory. */
+/* Printing (docs/language.md 1.13), without a trailing newline: "nil"/"null" for
+ * a nil result. pego_result_print returns a malloc'd string; NULL when out of
+ * memory or the parse did not succeed. */
 typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON } pego_print_format;
 char *pego_result_print(const pego_result *r, pego_print_format format);
+
+/* Receives the printed text in pieces; returns 0 to go on, or a positive value
+ * (an errno value, say) to stop. */
+typedef int (*pego_write_fn)(const char *data, size_t len, void *ctx);
+/* Prints as pego_result_print does, handing the text to write in pieces of
+ * about 64 KiB as it is made, so that printing needs little memory whatever the
+ * tree's size. Returns 0 when all of it was written, the first non-zero value
+ * write returned (printing stops there), or -1 when out of memory or the parse
+ * did not succeed. */
+int pego_result_write(const pego_result *r, pego_print_format format, pego_write_fn write, void *ctx);
 
 /* Line and column (1-based) of a position in the last parse's unit. */
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char  *rt_tree_print(pego_parser *p, uint32_t root, int json);
+int    rt_tree_write(pego_parser *p, uint32_t root, int json, pego_write_fn write, void *ctx);
 size_t rt_tree_count(pego_parser *p, uint32_t root);
 
 const char *pego_version(void) { return PEGO_VERSION; }
@@ -178,7 +178,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->res.status = PEGO_EUSAGE;
         return (pego_status)rt_parse_abort(p, "undefined rule %s", start);
     }
-    if (len >= UINT32_MAX) {
+    if (len > PEGO_MAX_INPUT) {
         p->res.status = PEGO_EUSAGE;
         return (pego_status)rt_parse_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
@@ -314,10 +314,29 @@ size_t pego_result_node_count(const pego_result *r)
     return rt_tree_count(r->parser, r->value);
 }
 
+int pego_result_write(const pego_result *r, pego_print_format format, pego_write_fn write, void *ctx)
+{
+    if (r->status != PEGO_OK) return -1;
+    return rt_tree_write(r->parser, r->value, format == PEGO_PRINT_JSON, write, ctx);
+}
+
+/* The writer of pego_result_print: appends to a buffer. */
+static int append(const char *data, size_t len, void *ctx)
+{
+    rt_buf *b = ctx;
+    rt_buf_add(b, data, len);
+    return b->oom ? -1 : 0;
+}
+
 char *pego_result_print(const pego_result *r, pego_print_format format)
 {
-    if (r->status != PEGO_OK) return NULL;
-    return rt_tree_print(r->parser, r->value, format == PEGO_PRINT_JSON);
+    rt_buf b;
+    rt_buf_init(&b);
+    if (pego_result_write(r, format, append, &b)) {
+        rt_buf_free(&b);
+        return NULL;
+    }
+    return rt_buf_take(&b);
 }
 
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col)

@@ -1,7 +1,8 @@
 /* Trees: the node arena of a parse (nodes, child lists and fields in three arrays,
  * reset between parses) and printing in the S-expression and JSON forms of
  * docs/language.md 1.13. Printing walks the tree with an explicit stack, so a tree as
- * deep as the nesting limit allows prints without deep C recursion. */
+ * deep as the nesting limit allows prints without deep C recursion, and hands its
+ * text to a writer in pieces, so printing a large tree needs little memory. */
 #include "parser.h"
 #include "unicode.h"
 #include "alloc.h"
@@ -101,56 +102,116 @@ const char *rt_tree_node_type_name(const pego_node *n)
 
 static int terminal(const pego_node *n) { return rt_tree_node_kind(n) == NODE_MATCH || rt_tree_node_kind(n) == NODE_ERROR; }
 
+/* The printer: text is gathered in a buffer and handed to the writer whenever
+ * the buffer holds PRINT_PIECE bytes, between two steps of the walk. A step adds
+ * little (a node's opening, a field name) except for indentation, handed on as
+ * it grows, and the text of terminals, escaped PRINT_SLICE input bytes at a time
+ * (an input byte gives at most 6 bytes, "\u0001"), so that a piece stays below
+ * PRINT_PIECE + 6 * PRINT_SLICE bytes and a node's fixed text. */
+#define PRINT_PIECE 65536u
+#define PRINT_SLICE 4096u
+
+typedef struct {
+    pego_parser  *p;
+    int           json;
+    rt_buf        b;      /* text not yet handed on */
+    pego_write_fn write;
+    void         *ctx;
+    int           err;    /* what the writer returned, or -1 when memory ran out */
+} printer;
+
+/* Hands the buffered text on once it reaches PRINT_PIECE bytes, or whatever
+ * there is when all is set. */
+static void spill(printer *pr, int all)
+{
+    if (pr->err) return;
+    if (pr->b.oom) { pr->err = -1; return; }
+    if (pr->b.len < PRINT_PIECE && !(all && pr->b.len)) return;
+    pr->err = pr->write(pr->b.data, pr->b.len, pr->ctx);
+    rt_buf_reset(&pr->b);
+}
+
 /* A field's value that is not a node: an integer, or a string in backquotes
  * (S-expressions) or JSON-quoted. */
-static void scalar(pego_parser *p, rt_buf *b, const rt_field *f, int json)
+static void scalar(printer *pr, const rt_field *f)
 {
+    rt_buf *b = &pr->b;
     if (f->kind == FIELD_INT) { rt_buf_printf(b, "%u", f->value); return; }
-    const char *text = p->strings.data + f->value;
-    if (json) { rt_unicode_json_string(b, text, strlen(text)); return; }
+    const char *text = pr->p->strings.data + f->value;
+    if (pr->json) { rt_unicode_json_string(b, text, strlen(text)); return; }
     rt_buf_addc(b, '`');
     rt_buf_adds(b, text);
     rt_buf_addc(b, '`');
 }
 
-/* JSON text of a terminal: in code-point mode an invalid byte is the character
- * U+FFFD (printed as itself); in byte mode it stays a byte, which JSON escaping
- * writes as \ufffd. */
-static void json_text(pego_parser *p, rt_buf *b, const char *s, uint32_t n)
+/* S-expression text of a terminal, between its quotes. */
+static void sexpr_text(printer *pr, const char *s, size_t n)
 {
-    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_unicode_json_string(b, s, n); return; }
+    rt_unicode_quote_body(&pr->b, s, n, pr->p->in.unit == PEGO_UNIT_BYTES);
+}
+
+/* JSON text of a terminal, between its quotes: in code-point mode an invalid
+ * byte is the character U+FFFD (printed as itself); in byte mode it stays a
+ * byte, which JSON escaping writes as \ufffd. */
+static void json_text(printer *pr, const char *s, size_t n)
+{
+    pego_parser *p = pr->p;
+    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_unicode_json_body(&pr->b, s, n); return; }
     rt_buf t;
     rt_buf_init(&t);
-    for (uint32_t i = 0; i < n;) {
+    for (size_t i = 0; i < n;) {
         uint32_t cp;
         int w = rt_unicode_decode((const unsigned char *)s + i, n - i, &cp);
         if (cp == RT_REPLACEMENT && w == 1) rt_buf_add(&t, "\xEF\xBF\xBD", 3);
         else rt_buf_add(&t, s + i, (size_t)w);
-        i += (uint32_t)w;
+        i += (size_t)w;
     }
-    if (t.oom) b->oom = 1;
-    else rt_unicode_json_string(b, t.data ? t.data : "", t.len);
+    if (t.oom) pr->b.oom = 1;
+    else rt_unicode_json_body(&pr->b, t.data ? t.data : "", t.len);
     rt_buf_free(&t);
 }
 
-static void indent(rt_buf *b, uint32_t depth)
+/* A terminal's text in quotes, escaped by body in slices cut between code
+ * points. */
+static void quoted(printer *pr, const char *s, uint32_t n, void (*body)(printer *, const char *, size_t))
 {
-    rt_buf_addc(b, '\n');
-    for (uint32_t i = 0; i < depth; i++) rt_buf_adds(b, "  ");
+    rt_buf_addc(&pr->b, '"');
+    for (uint32_t i = 0; i < n && !pr->err;) {
+        uint32_t end = n - i <= PRINT_SLICE ? n : i + (uint32_t)rt_unicode_cut(s + i, PRINT_SLICE);
+        body(pr, s + i, end - i);
+        spill(pr, 0);
+        i = end;
+    }
+    rt_buf_addc(&pr->b, '"');
+}
+
+/* A line break and depth levels of indentation, handed on as they grow. */
+static void indent(printer *pr, uint32_t depth)
+{
+    static const char spaces[] = "                                                                ";
+    const uint32_t per_add = (sizeof spaces - 1) / 2;
+    rt_buf_addc(&pr->b, '\n');
+    for (uint32_t left = depth; left && !pr->err;) {
+        uint32_t k = left < per_add ? left : per_add;
+        rt_buf_add(&pr->b, spaces, 2 * (size_t)k);
+        left -= k;
+        spill(pr, 0);
+    }
 }
 
 /* S-expression form of one node: opens it, and pushes the rest in reverse. */
-static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
+static void sexpr_node(printer *pr, work *w, uint32_t v)
 {
-    const pego_grammar *g = p->g;
-    rt_tree *t = &p->tree;
+    const pego_grammar *g = pr->p->g;
+    rt_tree *t = &pr->p->tree;
+    rt_buf *b = &pr->b;
     const pego_node *n = &t->nodes[v - 1];
     const char *label = rt_tree_node_label(n) >= 0 ? g->rules[rt_tree_node_label(n)].name : NULL;
     uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
     if (terminal(n)) {
         if (rt_tree_node_kind(n) == NODE_ERROR) rt_buf_adds(b, "Error");
-        rt_unicode_quote(b, p->in.input + n->start, n->end - n->start, p->in.unit == PEGO_UNIT_BYTES);
+        quoted(pr, pr->p->in.input + n->start, n->end - n->start, sexpr_text);
         if (nfields) {
             push(w, A_TEXT, 0, 0, "}");
             for (uint32_t i = nfields; i-- > 0;) {
@@ -179,31 +240,33 @@ static void sexpr_node(pego_parser *p, work *w, rt_buf *b, uint32_t v)
 }
 
 /* JSON form of one node at the given depth (Go's MarshalIndent layout). */
-static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t depth)
+static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
 {
+    pego_parser *p = pr->p;
     const pego_grammar *g = p->g;
     rt_tree *t = &p->tree;
+    rt_buf *b = &pr->b;
     const pego_node *n = &t->nodes[v - 1];
     uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     rt_buf_adds(b, "{");
-    indent(b, depth + 1);
+    indent(pr, depth + 1);
     rt_buf_printf(b, "\"type\": \"%s\",", rt_tree_node_type_name(n));
     if (rt_tree_node_label(n) >= 0) {
-        indent(b, depth + 1);
+        indent(pr, depth + 1);
         rt_buf_adds(b, "\"rule\": ");
         const char *name = g->rules[rt_tree_node_label(n)].name;
         rt_unicode_json_string(b, name, strlen(name));
         rt_buf_addc(b, ',');
     }
-    indent(b, depth + 1);
+    indent(pr, depth + 1);
     rt_buf_printf(b, "\"start\": %llu,", (unsigned long long)rt_input_unit(&p->in, n->start));
-    indent(b, depth + 1);
+    indent(pr, depth + 1);
     rt_buf_printf(b, "\"end\": %llu", (unsigned long long)rt_input_unit(&p->in, n->end));
     if (terminal(n) && n->end > n->start) {
         rt_buf_addc(b, ',');
-        indent(b, depth + 1);
+        indent(pr, depth + 1);
         rt_buf_adds(b, "\"text\": ");
-        json_text(p, b, p->in.input + n->start, n->end - n->start);
+        quoted(pr, p->in.input + n->start, n->end - n->start, json_text);
     }
     push(w, A_TEXT, 0, 0, "}");
     push(w, A_NEWLINE, depth, 0, NULL);
@@ -234,44 +297,48 @@ static void json_node(pego_parser *p, work *w, rt_buf *b, uint32_t v, uint32_t d
     }
 }
 
-char *rt_tree_print(pego_parser *p, uint32_t root, int json)
+int rt_tree_write(pego_parser *p, uint32_t root, int json, pego_write_fn write, void *ctx)
 {
-    rt_buf b;
+    printer pr = { .p = p, .json = json, .write = write, .ctx = ctx };
     work w = { 0 };
-    rt_buf_init(&b);
+    rt_buf *b = &pr.b;
+    rt_buf_init(b);
     push(&w, A_VALUE, root, 0, NULL);
-    while (w.n && !w.oom) {
+    while (w.n && !w.oom && !pr.err) {
         action a = w.items[--w.n];
         switch (a.kind) {
-        case A_TEXT: rt_buf_adds(&b, a.text); break;
-        case A_NEWLINE: indent(&b, a.a); break;
+        case A_TEXT: rt_buf_adds(b, a.text); break;
+        case A_NEWLINE: indent(&pr, a.a); break;
         case A_FIELD: {
             const char *name = p->g->labels[a.a];
             if (json) {
-                rt_buf_adds(&b, a.text);
-                indent(&b, a.depth);
-                rt_unicode_json_string(&b, name, strlen(name));
-                rt_buf_adds(&b, ": ");
+                rt_buf_adds(b, a.text);
+                indent(&pr, a.depth);
+                rt_unicode_json_string(b, name, strlen(name));
+                rt_buf_adds(b, ": ");
             } else {
-                rt_buf_adds(&b, a.text);
-                rt_buf_adds(&b, name);
-                rt_buf_addc(&b, '=');
+                rt_buf_adds(b, a.text);
+                rt_buf_adds(b, name);
+                rt_buf_addc(b, '=');
             }
             break;
         }
         case A_SCALAR:
-            scalar(p, &b, &p->tree.fields[a.a], json);
+            scalar(&pr, &p->tree.fields[a.a]);
             break;
         case A_VALUE:
-            if (a.a == VAL_NIL) rt_buf_adds(&b, json ? "null" : "nil");
-            else if (json) json_node(p, &w, &b, a.a, a.depth);
-            else sexpr_node(p, &w, &b, a.a);
+            if (a.a == VAL_NIL) rt_buf_adds(b, json ? "null" : "nil");
+            else if (json) json_node(&pr, &w, a.a, a.depth);
+            else sexpr_node(&pr, &w, a.a);
             break;
         }
+        spill(&pr, 0);
     }
+    if (w.oom && !pr.err) pr.err = -1;
+    spill(&pr, 1);
     rt_free(w.items);
-    if (w.oom || b.oom) { rt_buf_free(&b); return NULL; }
-    return rt_buf_take(&b);
+    rt_buf_free(b);
+    return pr.err;
 }
 
 /* Number of nodes reachable from root, counting a shared node at each place. */

@@ -166,9 +166,15 @@ static void add_escape(rt_buf *b, uint32_t cp)
 
 void rt_unicode_quote(rt_buf *b, const char *s, size_t n, int bytes)
 {
+    rt_buf_addc(b, '"');
+    rt_unicode_quote_body(b, s, n, bytes);
+    rt_buf_addc(b, '"');
+}
+
+void rt_unicode_quote_body(rt_buf *b, const char *s, size_t n, int bytes)
+{
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;   /* p[run..i) is pending text copied as is */
-    rt_buf_addc(b, '"');
     while (i < n) {
         uint32_t cp;
         int w = rt_unicode_decode(p + i, n - i, &cp);
@@ -191,16 +197,21 @@ void rt_unicode_quote(rt_buf *b, const char *s, size_t n, int bytes)
         run = i;
     }
     rt_buf_add(b, p + run, i - run);
-    rt_buf_addc(b, '"');
 }
 
 /* Go's encoding/json with HTML escaping: ASCII from U+0020 up is copied except
  * " \ < > &; DEL and all valid non-ASCII text are copied except U+2028/U+2029. */
 void rt_unicode_json_string(rt_buf *b, const char *s, size_t n)
 {
+    rt_buf_addc(b, '"');
+    rt_unicode_json_body(b, s, n);
+    rt_buf_addc(b, '"');
+}
+
+void rt_unicode_json_body(rt_buf *b, const char *s, size_t n)
+{
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;   /* p[run..i) is pending text copied as is */
-    rt_buf_addc(b, '"');
     while (i < n) {
         unsigned c = p[i];
         if (c < 0x80) {
@@ -238,7 +249,18 @@ void rt_unicode_json_string(rt_buf *b, const char *s, size_t n)
         run = i;
     }
     rt_buf_add(b, p + run, i - run);
-    rt_buf_addc(b, '"');
+}
+
+/* A byte that is not a continuation byte (10xxxxxx) always starts a read. A
+ * continuation byte is inside a valid sequence only when one of the three bytes
+ * before it is the sequence's lead; with four continuation bytes in a row, the
+ * last one is read on its own. */
+size_t rt_unicode_cut(const char *s, size_t at)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t back = 0; back < 4; back++)
+        if ((p[at - back] & 0xC0u) != 0x80u) return at - back;
+    return at;
 }
 
 void rt_unicode_class_char(rt_buf *b, uint32_t cp)

@@ -33,6 +33,17 @@ bool rt_unicode_is_printable(uint32_t cp);     /* Go's strconv.IsPrint: L, M, N,
  * which is printable and written as itself. */
 void rt_unicode_quote(rt_buf *b, const char *s, size_t n, int bytes);
 
+/* The text between the quotes of rt_unicode_quote and rt_unicode_json_string.
+ * Each code point is escaped on its own, so a long text may be written in
+ * pieces cut between code points (rt_unicode_cut). */
+void rt_unicode_quote_body(rt_buf *b, const char *s, size_t n, int bytes);
+void rt_unicode_json_body(rt_buf *b, const char *s, size_t n);
+
+/* Where text read from s can be cut near s + at (at >= 4, and s[at] is in the
+ * text) so that no code point is split as rt_unicode_decode reads the text from
+ * s: at, or up to three bytes before it. */
+size_t rt_unicode_cut(const char *s, size_t at);
+
 /* Appends s[0..n) as a JSON string literal with Go encoding/json escaping (1.13.3):
  * \" \\ \n \r \t \b \f, other controls \u00xx, < > & as \u003c \u003e \u0026,
  * U+2028/U+2029 escaped, invalid UTF-8 as \ufffd, lowercase hex. */

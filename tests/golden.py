@@ -60,6 +60,12 @@ Case file format (one case per file; see also tests/golden/README.md):
                 in the order given.
   json          one line, "lines" or "document": standard output (before masking) must
                 parse as JSON, one value per line or as one value.
+  input-file    one line: standard input is the file of that name in the temporary
+                directory (written by a file section or by setup), opened as a shell's
+                `< NAME` opens it, so pego sees a regular file.  Excludes input.
+  stdout-to     one line: a path (e.g. /dev/full) pego's standard output is opened on,
+                as a shell's `> PATH` opens it; nothing of it is captured, so the
+                expected standard output is empty.
   setup         a shell script (sh -e) run in the temporary directory after the files
                 are written and before pego runs, e.g. to build report files with
                 tests/mkreport.  Its environment adds PEGO (the pego binary), MKREPORT
@@ -72,6 +78,7 @@ failed.
 """
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
@@ -84,7 +91,7 @@ import tempfile
 
 HEADER = re.compile(r"^-- ([a-z][a-z0-9-]*)(?: (\S+))? --$")
 TEXT_SECTIONS = {"grammar", "input", "stdout", "stderr", "file", "mask", "setup"}
-ONE_LINE_SECTIONS = {"grammar-file", "args", "status", "stderr-re", "json"}
+ONE_LINE_SECTIONS = {"grammar-file", "args", "status", "stderr-re", "json", "input-file", "stdout-to"}
 EXPR_SECTIONS = {"input-expr", "stdout-expr", "stderr-expr", "file-expr"}
 WITH_ARGUMENT = {"file", "file-expr"}
 TIMEOUT = 120
@@ -150,6 +157,10 @@ def parse_case(path):
         raise CaseError(f"{path}: no args section")
     if "grammar" in case and "grammar-file" in case:
         raise CaseError(f"{path}: both grammar and grammar-file")
+    if "input" in case and "input-file" in case:
+        raise CaseError(f"{path}: both input and input-file")
+    if "stdout" in case and "stdout-to" in case:
+        raise CaseError(f"{path}: both stdout and stdout-to")
     if "mask" in case:
         try:
             case["mask"] = [re.compile(line, re.MULTILINE)
@@ -165,15 +176,20 @@ def parse_case(path):
     return case
 
 
-def run_pego(pego, args, stdin, cwd):
+def run_pego(pego, args, stdin, cwd, stdin_file=None, stdout_to=None):
+    """Runs pego with the bytes stdin, or the file stdin_file, as standard input, and
+    its standard output captured, or opened on stdout_to (then b"" stands for it)."""
     try:
-        proc = subprocess.run([pego] + args, input=stdin, cwd=cwd, capture_output=True,
-                              timeout=TIMEOUT, check=False)
+        with contextlib.ExitStack() as files:
+            fin = files.enter_context(open(stdin_file, "rb")) if stdin_file else None
+            fout = files.enter_context(open(stdout_to, "wb")) if stdout_to else subprocess.PIPE
+            proc = subprocess.run([pego] + args, input=None if fin else stdin, stdin=fin, stdout=fout,
+                                  stderr=subprocess.PIPE, cwd=cwd, timeout=TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
         return None, b"", f"timed out after {TIMEOUT} s".encode(), -1
     except OSError as exc:
         return None, b"", f"cannot run {pego}: {exc}".encode(), -1
-    return proc, proc.stdout, proc.stderr, proc.returncode
+    return proc, proc.stdout or b"", proc.stderr, proc.returncode
 
 
 def show(data):
@@ -267,7 +283,9 @@ def run_case(name, path, pego, srcdir):
         if "setup" in case:
             run_setup(name, case["setup"], pego, srcdir, tmp)
         args = [a.replace("{srcdir}", srcdir) for a in shlex.split(case["args"])]
-        _, stdout, stderr, status = run_pego(pego, args, case.get("input", b""), tmp)
+        stdin_file = os.path.join(tmp, case["input-file"]) if "input-file" in case else None
+        _, stdout, stderr, status = run_pego(pego, args, case.get("input", b""), tmp, stdin_file,
+                                             case.get("stdout-to"))
     return check(name, case, stdout, stderr, status)
 
 
