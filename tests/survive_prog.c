@@ -5,6 +5,9 @@
  *   exit-threads  four threads parse FILE in a loop; main exits after 5 ms
  *   flush-threads the same, main calling pego_profile_flush 20 times first
  *   fork          3 parses, fork; the child makes 2 and exits, the parent 4
+ *   stress        four threads parse; main forks while they do; the child
+ *                 starts two threads of its own and exits while they parse;
+ *                 the parent waits for it and exits while its threads parse
  *   loop          parses in a loop, printing "ready" after the first parse,
  *                 until a signal ends it
  *   own-handler   as loop, with a SIGTERM handler of its own that stops the
@@ -96,6 +99,25 @@ int main(int argc, char **argv)
             if (pego_profile_flush() != 0) return 1;
         }
         sleep_ms(5);
+        exit(0);
+    }
+    if (strcmp(mode, "stress") == 0) {
+        parse_times(1);
+        pthread_t t;
+        for (int i = 0; i < 4; i++) pthread_create(&t, NULL, parse_forever, NULL);
+        sleep_ms(3);
+        fflush(stdout);
+        pid_t child = fork();
+        if (child < 0) return 2;
+        if (child == 0) {
+            for (int i = 0; i < 2; i++) pthread_create(&t, NULL, parse_forever, NULL);
+            sleep_ms(3);
+            exit(0);
+        }
+        int status;
+        if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+        printf("%ld %ld\n", (long)getpid(), (long)child);
+        fflush(stdout);
         exit(0);
     }
     if (strcmp(mode, "fork") == 0) {
