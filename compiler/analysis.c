@@ -1,8 +1,10 @@
 /* Static analysis of a checked grammar (docs/language.md 2.1, 2.2): nullable rules,
  * rules proven to always succeed, the left-call graph and its left-recursive
  * cycles with their leaders, and the memo classification of every rule
- * (transient, memo, plain, deferrable). It runs inside the compiler's
- * out-of-memory unwind: its tables are blocks of the front end (ast.h). */
+ * (transient, memo, plain, deferrable), each in time linear in the grammar:
+ * one component of the call graph at a time, callees first (compiler/graph.h).
+ * It runs inside the compiler's out-of-memory unwind: its tables are blocks of
+ * the front end (ast.h). */
 #include "program.h"
 
 #include <stdlib.h>
@@ -14,9 +16,8 @@ typedef struct {
     uint8_t *nullable;
     uint8_t *nofail;
     uint8_t *cyclic;
-    /* left-call graph as adjacency lists, edges in source order */
-    int    **adj;
-    int     *nadj, *capadj;
+    cc_graph left;      /* the left-call graph, edges in source order; node n: scratch */
+    int     *local;     /* rule -> its index in the component being solved */
 } analysis;
 
 static int expr_nullable(analysis *a, const ast_expr *e)
@@ -122,23 +123,12 @@ static int expr_nofail(analysis *a, const ast_expr *e)
     }
 }
 
-static void add_edge(analysis *a, int from, int to)
-{
-    for (int i = 0; i < a->nadj[from]; i++)
-        if (a->adj[from][i] == to) return;
-    if (a->nadj[from] == a->capadj[from]) {
-        a->capadj[from] = a->capadj[from] ? 2 * a->capadj[from] : 4;
-        a->adj[from] = cc_xrealloc(a->adj[from], (size_t)a->capadj[from] * sizeof(int));
-    }
-    a->adj[from][a->nadj[from]++] = to;
-}
-
 /* Adds the rules e may call before consuming input (docs/language.md 2.2, step 2). */
 static void left_calls(analysis *a, int from, const ast_expr *e)
 {
     switch (e->kind) {
     case AST_CALL:
-        if (e->rule >= 0) add_edge(a, from, e->rule);
+        if (e->rule >= 0) cc_graph_add(&a->left, from, e->rule);
         return;
     case AST_SEQ:
         for (int i = 0; i < e->nkids; i++) {
@@ -182,108 +172,74 @@ static void left_calls(analysis *a, int from, const ast_expr *e)
     }
 }
 
-/* Tarjan's strongly connected components, iterative so that a grammar with many
- * rules cannot exhaust the C stack. comp[v] receives the component number. */
-static int tarjan(analysis *a, int *comp)
-{
-    int n = a->n, ncomp = 0, counter = 0, sp = 0, csp = 0;
-    int *index = cc_xmalloc((size_t)n * sizeof(int)), *low = cc_xmalloc((size_t)n * sizeof(int));
-    int *onstack = cc_xcalloc((size_t)n, sizeof(int)), *stack = cc_xmalloc((size_t)n * sizeof(int));
-    int *cv = cc_xmalloc((size_t)n * sizeof(int)), *ci = cc_xmalloc((size_t)n * sizeof(int));
-    for (int v = 0; v < n; v++) index[v] = -1;
-    for (int root = 0; root < n; root++) {
-        if (index[root] >= 0) continue;
-        cv[csp] = root; ci[csp] = 0; csp++;
-        index[root] = low[root] = counter++;
-        stack[sp++] = root; onstack[root] = 1;
-        while (csp > 0) {
-            int v = cv[csp - 1];
-            if (ci[csp - 1] < a->nadj[v]) {
-                int w = a->adj[v][ci[csp - 1]++];
-                if (index[w] < 0) {
-                    index[w] = low[w] = counter++;
-                    stack[sp++] = w; onstack[w] = 1;
-                    cv[csp] = w; ci[csp] = 0; csp++;
-                } else if (onstack[w] && index[w] < low[v]) {
-                    low[v] = index[w];
-                }
-                continue;
-            }
-            if (low[v] == index[v]) {
-                int w;
-                do { w = stack[--sp]; onstack[w] = 0; comp[w] = ncomp; } while (w != v);
-                ncomp++;
-            }
-            csp--;
-            if (csp > 0) {
-                int u = cv[csp - 1];
-                if (low[v] < low[u]) low[u] = low[v];
-            }
-        }
-    }
-    cc_free(index); cc_free(low); cc_free(onstack); cc_free(stack); cc_free(cv); cc_free(ci);
-    return ncomp;
-}
-
 /* The deepest nest of calls a rule may enter before it reads its first byte:
  * the longest chain of the left-call graph, where a left-recursive cycle counts
  * as many levels as there are rules (each rule of it once: a left-recursive call
  * at the same position is answered by the memo without going deeper). Tarjan
  * numbers a component after every component it reaches, so one pass in
  * component order sees callees first. */
-static int deepest_left_chain(const analysis *a, const int *comp)
+static int deepest_left_chain(const analysis *a, const int *order)
 {
     int n = a->n, best = 0;
-    int *count = cc_xcalloc((size_t)n + 1, sizeof(int)), *order = cc_xmalloc(((size_t)n + 1) * sizeof(int));
     int *depth = cc_xmalloc(((size_t)n + 1) * sizeof(int));
-    for (int r = 0; r < n; r++) count[comp[r] + 1]++;
-    for (int c = 1; c <= n; c++) count[c] += count[c - 1];
-    for (int r = 0; r < n; r++) order[count[comp[r]]++] = r;
     for (int i = 0; i < n; i++) {
         int r = order[i], d = 1;
         if (a->cyclic[r]) d = n + 1;
-        for (int k = 0; k < a->nadj[r] && d <= n; k++)
-            if (depth[a->adj[r][k]] + 1 > d) d = depth[a->adj[r][k]] + 1;
+        for (int k = 0; k < a->left.nadj[r] && d <= n; k++)
+            if (depth[a->left.adj[r][k]] + 1 > d) d = depth[a->left.adj[r][k]] + 1;
         depth[r] = d > n + 1 ? n + 1 : d;
         if (depth[r] > best) best = depth[r];
     }
-    cc_free(count); cc_free(order); cc_free(depth);
+    cc_free(depth);
     return best;
 }
 
-/* Finds a cycle among the non-leader members of component c; on success returns
- * its earliest-declared rule (rules are numbered in declaration order), else -1. */
-static int cycle_avoiding_leaders(analysis *a, const int *comp, int c, const uint8_t *leader)
+/* The leaders of a left-recursive component, its rules members[0 .. k - 1] in
+ * declaration order: while some cycle avoids every leader, the earliest-declared
+ * rule of the first cycle that a depth-first search from the earliest rule finds
+ * becomes one. The search goes on after each leader where a fresh search would
+ * get to: rules it finished stay finished (no cycle avoiding the leaders goes
+ * through them), the rules after the new leader on the path are unvisited again
+ * and re-read the edge they last followed, so that each leader costs the path
+ * it cuts, not the component. color (0: unvisited, 1: on the path, 2: finished)
+ * and it (the next edge to read) are per rule, 0 for the component's rules. */
+static void choose_leaders(const analysis *a, const int *comp, const int *members, int k, uint8_t *leader,
+                           uint8_t *color, int *it, int *path)
 {
-    int n = a->n, found = -1;
-    int *color = cc_xcalloc((size_t)n, sizeof(int)), *path = cc_xmalloc((size_t)n * sizeof(int));
-    int *it = cc_xmalloc((size_t)n * sizeof(int));
-    for (int root = 0; root < n && found < 0; root++) {
-        if (comp[root] != c || leader[root] || color[root]) continue;
-        int depth = 0;
-        path[depth] = root; it[depth] = 0; depth++; color[root] = 1;
-        while (depth > 0 && found < 0) {
+    const cc_graph *g = &a->left;
+    int c = comp[members[0]], depth = 0;
+    for (int i = 0; i < k; i++) {
+        int root = members[i];
+        if (leader[root] || color[root]) continue;
+        color[root] = 1;
+        path[depth++] = root;
+        while (depth > 0) {
             int v = path[depth - 1];
-            if (it[depth - 1] < a->nadj[v]) {
-                int w = a->adj[v][it[depth - 1]++];
-                if (comp[w] != c || leader[w]) continue;
-                if (color[w] == 1) {            /* back edge: the cycle is path[k..] */
-                    int k = depth - 1;
-                    while (path[k] != w) k--;
-                    found = w;
-                    for (; k < depth; k++) if (path[k] < found) found = path[k];
-                } else if (color[w] == 0) {
-                    color[w] = 1;
-                    path[depth] = w; it[depth] = 0; depth++;
-                }
+            if (it[v] == g->nadj[v]) {
+                color[v] = 2;
+                depth--;
                 continue;
             }
-            color[v] = 2;
-            depth--;
+            int w = g->adj[v][it[v]++];
+            if (comp[w] != c || leader[w] || color[w] == 2) continue;
+            if (color[w] == 0) {
+                color[w] = 1;
+                path[depth++] = w;
+                continue;
+            }
+            int j = depth - 1;                      /* a back edge: the cycle is path[j ..] */
+            while (path[j] != w) j--;
+            int l = j;                              /* where its earliest-declared rule is */
+            for (; j < depth; j++)
+                if (path[j] < path[l]) l = j;
+            leader[path[l]] = 1;
+            for (j = l + 1; j < depth; j++) {
+                color[path[j]] = 0;
+                it[path[j]]--;
+            }
+            depth = l;
         }
     }
-    cc_free(color); cc_free(path); cc_free(it);
-    return found;
 }
 
 /* Captures of the scope an expression belongs to (not inside a nested
@@ -298,30 +254,6 @@ static int scope_has_captures(const ast_expr *e)
             if (scope_has_captures(e->kids[i])) return 1;
         return 0;
     }
-}
-
-/* Counts e's calls per callee, and adds them as edges from rule from to the
- * graph of all calls in a. */
-static int count_calls(const ast_expr *e, int *callsites, analysis *a, int from)
-{
-    int n = 0;
-    if (!e) return 0;
-    if (e->kind == AST_CALL && e->rule >= 0) {
-        callsites[e->rule]++;
-        add_edge(a, from, e->rule);
-        n++;
-    }
-    for (int i = 0; i < e->nkids; i++) n += count_calls(e->kids[i], callsites, a, from);
-    for (int i = 0; i < e->nargs; i++) n += count_calls(e->args[i].value, callsites, a, from);
-    if (e->kind == AST_PRATT) {
-        const ast_pratt *p = e->pratt;
-        n += count_calls(p->skip, callsites, a, from);
-        for (int i = 0; i < p->noperands; i++) n += count_calls(p->operands[i].expr, callsites, a, from);
-        for (int l = 0; l < p->nlevels; l++)
-            for (int o = 0; o < p->levels[l].nops; o++)
-                n += count_calls(p->levels[l].ops[o].expr, callsites, a, from);
-    }
-    return n;
 }
 
 int cc_scope_has_captures(const ast_expr *e) { return scope_has_captures(e); }
@@ -342,91 +274,138 @@ int cc_has_value(const ast_expr *e)
 
 /* A Pratt operand must not call its own rule before consuming input: that is
  * left recursion, which infix and postfix operators express (docs/language.md 3.1).
- * Uses the left-call graph; the extra node n holds the operand's left calls. */
+ * Uses the left-call graph: the rules that reach rule r are found once per Pratt
+ * rule, backwards from r; the extra node n holds an operand's left calls. */
 static void check_pratt_operands(analysis *a, const ast_grammar *ast, cc_errors *errs)
 {
-    int n = a->n;
-    uint8_t *seen = cc_xcalloc((size_t)n + 1, 1);
+    int n = a->n, any = 0;
+    for (int r = 0; r < n && !any; r++) any = ast->rules[r].body->kind == AST_PRATT;
+    if (!any) return;
+    cc_graph back;                  /* the left-call graph reversed */
+    cc_graph_reverse(&a->left, &back);
+    uint8_t *reaches = cc_xcalloc((size_t)n + 1, 1);
     int *queue = cc_xmalloc(((size_t)n + 1) * sizeof(int));
     for (int r = 0; r < n; r++) {
         const ast_expr *body = ast->rules[r].body;
         if (body->kind != AST_PRATT) continue;
+        int head = 0, tail = 0;
+        reaches[r] = 1;
+        queue[tail++] = r;
+        while (head < tail) {
+            int v = queue[head++];
+            for (int k = 0; k < back.nadj[v]; k++)
+                if (!reaches[back.adj[v][k]]) { reaches[back.adj[v][k]] = 1; queue[tail++] = back.adj[v][k]; }
+        }
         for (int i = 0; i < body->pratt->noperands; i++) {
             const ast_pratt_operand *op = &body->pratt->operands[i];
-            a->nadj[n] = 0;
+            cc_graph_clear(&a->left, n);
             left_calls(a, n, op->expr);
-            memset(seen, 0, (size_t)n + 1);
-            int head = 0, tail = 0, found = 0;
-            for (int k = 0; k < a->nadj[n]; k++)
-                if (!seen[a->adj[n][k]]) { seen[a->adj[n][k]] = 1; queue[tail++] = a->adj[n][k]; }
-            while (head < tail && !found) {
-                int v = queue[head++];
-                if (v == r) { found = 1; break; }
-                for (int k = 0; k < a->nadj[v]; k++)
-                    if (!seen[a->adj[v][k]]) { seen[a->adj[v][k]] = 1; queue[tail++] = a->adj[v][k]; }
-            }
+            int found = 0;
+            for (int k = 0; k < a->left.nadj[n] && !found; k++) found = reaches[a->left.adj[n][k]];
             if (found)
                 cc_errors_add(errs, op->line, op->col,
                               "operand of %s calls %s at its start (left recursion); use infix or postfix instead",
                               ast->rules[r].name, ast->rules[r].name);
         }
+        while (tail > 0) reaches[queue[--tail]] = 0;
     }
-    cc_free(seen);
+    cc_graph_free(&back);
+    cc_free(reaches);
     cc_free(queue);
+}
+
+static int eval_nullable(void *ctx, int r)
+{
+    analysis *a = ctx;
+    if (a->nullable[r] || !expr_nullable(a, a->ast->rules[r].body)) return 0;
+    return a->nullable[r] = 1;
+}
+
+static int eval_nofail(void *ctx, int r)
+{
+    analysis *a = ctx;
+    if (a->nofail[r] || !expr_nofail(a, a->ast->rules[r].body)) return 0;
+    return a->nofail[r] = 1;
+}
+
+/* Which rules of component c of the call graph are cyclic, which always
+ * succeed, and their left calls, once c's callees are done. The cyclic set
+ * starts from "every rule cyclic" (no call proven to succeed); then the proofs
+ * remove edges until it stops changing, which gives its greatest fixed point.
+ * A left call is a call, so a left-recursive cycle lies inside one component,
+ * and what is decided about its rules depends only on them and their callees:
+ * one component at a time gives what the whole grammar at a time would, in
+ * time linear in the grammar for the components of one rule. */
+static void left_recursion(analysis *a, cc_callgraph *cg, int c)
+{
+    const int *members = cg->order + cg->start[c];
+    int k = cg->start[c + 1] - cg->start[c];
+    if (cc_callgraph_single(cg, c)) {               /* calls no rule that calls it: not cyclic */
+        int r = members[0];
+        eval_nofail(a, r);
+        cc_graph_clear(&a->left, r);
+        left_calls(a, r, a->ast->rules[r].body);
+        return;
+    }
+    cc_graph inside;                                /* the left calls among c's rules */
+    cc_graph_init(&inside, k);
+    int *comp = cc_xmalloc(((size_t)k + 1) * sizeof(int)), *size = cc_xmalloc(((size_t)k + 1) * sizeof(int));
+    for (int i = 0; i < k; i++) {
+        a->local[members[i]] = i;
+        a->cyclic[members[i]] = 1;
+    }
+    for (int changed = 1; changed;) {
+        for (int i = 0; i < k; i++) a->nofail[members[i]] = 0;
+        cc_solve_component(cg, c, eval_nofail, a);
+        for (int i = 0; i < k; i++) {
+            int r = members[i];
+            cc_graph_clear(&a->left, r);
+            left_calls(a, r, a->ast->rules[r].body);
+            cc_graph_clear(&inside, i);
+            for (int e = 0; e < a->left.nadj[r]; e++)
+                if (cg->comp[a->left.adj[r][e]] == c) cc_graph_add(&inside, i, a->local[a->left.adj[r][e]]);
+        }
+        int ncomp = cc_graph_components(&inside, comp);
+        memset(size, 0, ((size_t)ncomp + 1) * sizeof(int));
+        for (int i = 0; i < k; i++) size[comp[i]]++;
+        changed = 0;
+        for (int i = 0; i < k; i++) {
+            uint8_t cyc = size[comp[i]] > 1 || cc_graph_has(&inside, i, i);
+            if (cyc != a->cyclic[members[i]]) { a->cyclic[members[i]] = cyc; changed = 1; }
+        }
+    }
+    cc_graph_free(&inside);
+    cc_free(comp);
+    cc_free(size);
 }
 
 void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
 {
     analysis a = { .ast = ast, .n = ast->nrules > 0 ? ast->nrules : 0 };
     int n = a.n;
-    size_t nz = (size_t)n;
     a.nullable = cc_xcalloc((size_t)n + 1, 1);
     a.nofail = cc_xcalloc((size_t)n + 1, 1);
     a.cyclic = cc_xcalloc((size_t)n + 1, 1);
-    a.adj = cc_xcalloc((size_t)n + 1, sizeof(int *));
-    a.nadj = cc_xcalloc((size_t)n + 1, sizeof(int));
-    a.capadj = cc_xcalloc((size_t)n + 1, sizeof(int));
-    int *comp = cc_xcalloc((size_t)n + 1, sizeof(int));
+    a.local = cc_xcalloc((size_t)n + 1, sizeof(int));
+    cc_graph_init(&a.left, n + 1);
+    cc_callgraph cg;
+    cc_callgraph_init(&cg, ast);
     uint8_t *leader = cc_xcalloc((size_t)n + 1, 1);
-    int *callsites = cc_xcalloc((size_t)n + 1, sizeof(int));
-    int *calls_out = cc_xcalloc((size_t)n + 1, sizeof(int));
 
-    for (int changed = 1; changed;) {                 /* nullable, to a fixed point */
-        changed = 0;
-        for (int r = 0; r < n; r++)
-            if (!a.nullable[r] && expr_nullable(&a, ast->rules[r].body)) a.nullable[r] = changed = 1;
-    }
-    /* Start from "every rule cyclic" (no call proven to succeed), then let the
-     * proofs remove edges until the cyclic set stops changing. */
-    memset(a.cyclic, 1, nz);
-    for (int round = 0; round < n + 2; round++) {
-        memset(a.nofail, 0, nz);
-        for (int changed = 1; changed;) {
-            changed = 0;
-            for (int r = 0; r < n; r++)
-                if (!a.nofail[r] && expr_nofail(&a, ast->rules[r].body)) a.nofail[r] = changed = 1;
-        }
-        for (int r = 0; r < n; r++) a.nadj[r] = 0;
-        for (int r = 0; r < n; r++) left_calls(&a, r, ast->rules[r].body);
-        int ncomp = tarjan(&a, comp);
-        int *size = cc_xcalloc((size_t)ncomp + 1, sizeof(int));
-        for (int r = 0; r < n; r++) size[comp[r]]++;
-        int changed = 0;
-        for (int r = 0; r < n; r++) {
-            int self = 0;
-            for (int i = 0; i < a.nadj[r]; i++) if (a.adj[r][i] == r) self = 1;
-            uint8_t cyc = size[comp[r]] > 1 || self;
-            if (cyc != a.cyclic[r]) { a.cyclic[r] = cyc; changed = 1; }
-        }
-        cc_free(size);
-        if (!changed && round > 0) break;
-    }
-    for (int r = 0; r < n; r++) {                     /* leaders, component by component */
-        if (!a.cyclic[r]) continue;
-        int l;
-        while ((l = cycle_avoiding_leaders(&a, comp, comp[r], leader)) >= 0) leader[l] = 1;
-    }
-    g->lead_depth = deepest_left_chain(&a, comp);
+    cc_solve(&cg, eval_nullable, &a);
+    for (int c = 0; c < cg.ncomp; c++) left_recursion(&a, &cg, c);
+    /* the components of the left-call graph, numbered as one pass over it does */
+    int *comp = cc_xcalloc((size_t)n + 2, sizeof(int)), *start;
+    int ncomp = cc_graph_components(&a.left, comp);
+    int *order = cc_group_components(comp, n, ncomp, &start);
+    uint8_t *color = cc_xcalloc((size_t)n + 1, 1);
+    int *it = cc_xcalloc((size_t)n + 1, sizeof(int)), *path = cc_xmalloc(((size_t)n + 1) * sizeof(int));
+    for (int c = 0; c < ncomp; c++)                 /* leaders, component by component */
+        if (start[c + 1] > start[c] && a.cyclic[order[start[c]]])
+            choose_leaders(&a, comp, order + start[c], start[c + 1] - start[c], leader, color, it, path);
+    cc_free(color); cc_free(it); cc_free(path);
+    g->lead_depth = deepest_left_chain(&a, order);
+    cc_free(order); cc_free(start);
     check_pratt_operands(&a, ast, errs);
     /* A rule referenced from one place is transient: its one call site runs
      * again at a position only when its caller does. Unless the calls come
@@ -436,24 +415,19 @@ void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
      * rules that would not be memoized (transient, or cyclic and no leader) is
      * not transient; a cycle through a memoized rule (JSON's value) is cut by
      * its memo. */
-    for (int r = 0; r <= n; r++) a.nadj[r] = 0;
-    for (int r = 0; r < n; r++) calls_out[r] = count_calls(ast->rules[r].body, callsites, &a, r);
+    const int *callsites = cg.callsites, *calls_out = cg.calls_out;
     uint8_t *unmemo = cc_xcalloc((size_t)n + 1, 1), *recursive = cc_xcalloc((size_t)n + 1, 1);
     int *rcomp = cc_xcalloc((size_t)n + 1, sizeof(int)), *rsize = cc_xcalloc((size_t)n + 1, sizeof(int));
     for (int r = 0; r < n; r++)
         unmemo[r] = a.cyclic[r] ? !leader[r] : (callsites[r] < 2 || calls_out[r] == 0);
-    for (int r = 0; r < n; r++) {
-        int k = 0;
-        for (int i = 0; unmemo[r] && i < a.nadj[r]; i++)
-            if (unmemo[a.adj[r][i]]) a.adj[r][k++] = a.adj[r][i];
-        a.nadj[r] = k;
-    }
-    tarjan(&a, rcomp);
+    cc_graph rest;                                  /* the calls among those rules */
+    cc_graph_init(&rest, n);
+    for (int r = 0; r < n; r++)
+        for (int i = 0; unmemo[r] && i < cg.calls.nadj[r]; i++)
+            if (unmemo[cg.calls.adj[r][i]]) cc_graph_add(&rest, r, cg.calls.adj[r][i]);
+    cc_graph_components(&rest, rcomp);
     for (int r = 0; r < n; r++) rsize[rcomp[r]]++;
-    for (int r = 0; r < n; r++) {
-        recursive[r] = rsize[rcomp[r]] > 1;
-        for (int i = 0; i < a.nadj[r]; i++) if (a.adj[r][i] == r) recursive[r] = 1;
-    }
+    for (int r = 0; r < n; r++) recursive[r] = rsize[rcomp[r]] > 1 || cc_graph_has(&rest, r, r);
 
     int ndef = 0;
     for (int r = 0; r < n; r++) {
@@ -479,9 +453,9 @@ void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
     }
     g->ndeferrable = ndef;
 
-    for (int r = 0; r <= n; r++) cc_free(a.adj[r]);
-    cc_free(a.adj); cc_free(a.nadj); cc_free(a.capadj);
-    cc_free(a.nullable); cc_free(a.nofail); cc_free(a.cyclic);
-    cc_free(comp); cc_free(leader); cc_free(callsites); cc_free(calls_out);
+    cc_graph_free(&a.left); cc_graph_free(&rest);
+    cc_callgraph_free(&cg);
+    cc_free(a.nullable); cc_free(a.nofail); cc_free(a.cyclic); cc_free(a.local);
+    cc_free(comp); cc_free(leader);
     cc_free(rcomp); cc_free(rsize); cc_free(recursive); cc_free(unmemo);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "intern.h"
 #include "../runtime/unicode.h"
 
 /* Features the engine does not implement yet: every occurrence is refused with
@@ -16,60 +17,35 @@ static const char *const not_supported[] = {
     "#stream", "predicates", "variables", "types", "actions", NULL
 };
 
-/* ---- a string -> index table (open addressing, fixed capacity) ---- */
+/* ---- names -> definitions ---- */
 
-typedef struct {
-    const char **keys;
-    int         *vals;
-    size_t       mask;
-} name_table;
-
-static void table_init(name_table *t, int n)
+static int same_rule(const void *ctx, uint32_t entry, const void *name)
 {
-    size_t cap = 16;
-    while (cap < 2 * (size_t)n + 1) cap *= 2;
-    t->keys = cc_xcalloc(cap, sizeof *t->keys);
-    t->vals = cc_xcalloc(cap, sizeof *t->vals);
-    t->mask = cap - 1;
+    return strcmp(((const ast_grammar *)ctx)->rules[entry].name, name) == 0;
 }
 
-static void table_free(name_table *t)
+static int same_type(const void *ctx, uint32_t entry, const void *name)
 {
-    cc_free(t->keys);
-    cc_free(t->vals);
+    return strcmp(((const ast_grammar *)ctx)->types[entry].name, name) == 0;
 }
 
-/* The slot of key: where it is, or the empty slot where it would go. */
-static size_t table_slot(const name_table *t, const char *key)
+static int same_level(const void *ctx, uint32_t entry, const void *name)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *s = (const unsigned char *)key; *s; s++) h = (h ^ *s) * 1099511628211ull;
-    size_t i = (size_t)h & t->mask;
-    while (t->keys[i] && strcmp(t->keys[i], key) != 0) i = (i + 1) & t->mask;
-    return i;
+    return strcmp(((const ast_pratt *)ctx)->levels[entry].name, name) == 0;
 }
 
-static int table_get(const name_table *t, const char *key)
-{
-    size_t i = table_slot(t, key);
-    return t->keys[i] ? t->vals[i] : -1;
-}
-
-static void table_put(name_table *t, const char *key, int val)
-{
-    size_t i = table_slot(t, key);
-    t->keys[i] = key;
-    t->vals[i] = val;
-}
+static uint32_t name_hash(const char *name) { return cc_hash(name, strlen(name)); }
 
 /* ---- the checker ---- */
 
 typedef struct {
     ast_grammar *g;
     cc_errors   *errs;
-    name_table   rules;
+    cc_index     rules;       /* rule definitions by name */
     const ast_rule *rule;     /* the rule being walked */
     int          nstreams;    /* #stream attributes seen in its body */
+    const ast_expr **top;     /* its top-level expressions by address, once a #stream needs them */
+    int          ntop;
 } checker;
 
 typedef struct {
@@ -110,18 +86,30 @@ static const ast_expr *unwrapped(const ast_expr *e)
     return e;
 }
 
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(const ast_expr *const *)a, y = (uintptr_t)*(const ast_expr *const *)b;
+    return (x > y) - (x < y);
+}
+
 /* Whether the #stream attribute e is at the top level of the rule body (7.1): the
  * body itself, an item of its top-level sequence, or what such an item captures,
- * possibly labeled with #error (a #recover around it has its own error). */
-static int stream_at_top(const ast_expr *body, const ast_expr *e)
+ * possibly labeled with #error (a #recover around it has its own error). The
+ * rule's top-level expressions are listed once, sorted, and searched. */
+static int stream_at_top(checker *c, const ast_expr *e)
 {
-    int n = body->kind == AST_SEQ ? body->nkids : 1;
-    for (int i = 0; i < n; i++) {
-        const ast_expr *item = unwrapped(body->kind == AST_SEQ ? body->kids[i] : body);
-        if (item->kind == AST_CAPTURE) item = unwrapped(item->kids[0]);
-        if (item == e) return 1;
+    const ast_expr *body = c->rule->body;
+    if (!c->top) {
+        c->ntop = body->kind == AST_SEQ ? body->nkids : 1;
+        c->top = cc_xmalloc(((size_t)c->ntop + 1) * sizeof *c->top);
+        for (int i = 0; i < c->ntop; i++) {
+            const ast_expr *item = unwrapped(body->kind == AST_SEQ ? body->kids[i] : body);
+            if (item->kind == AST_CAPTURE) item = unwrapped(item->kids[0]);
+            c->top[i] = item;
+        }
+        qsort(c->top, (size_t)c->ntop, sizeof *c->top, by_address);
     }
-    return 0;
+    return bsearch(&e, c->top, (size_t)c->ntop, sizeof *c->top, by_address) != NULL;
 }
 
 static void walk(checker *c, ast_expr *e, context cx);
@@ -133,14 +121,15 @@ static const ast_attr_arg *find_arg(const ast_expr *a, const char *name)
     return NULL;
 }
 
-/* Argument names of #error and #recover: only `allowed`, at most once each. */
+/* Argument names of #error and #recover: only `allowed`, at most once. */
 static void check_arg_names(checker *c, const ast_expr *a, const char *allowed)
 {
+    int seen = 0;
     for (int i = 0; i < a->nargs; i++) {
         const ast_attr_arg *arg = &a->args[i];
         if (strcmp(arg->name, allowed) != 0)
             cc_errors_add(c->errs, arg->line, arg->col, "#%s has no argument %s", a->name, arg->name);
-        else if (find_arg(a, arg->name) != arg)
+        else if (seen++)
             cc_errors_add(c->errs, arg->line, arg->col, "duplicate argument %s in #%s", arg->name, a->name);
     }
 }
@@ -168,7 +157,7 @@ static void check_attribute(checker *c, ast_expr *a, context cx)
                           "#recover cannot wrap a #stream repetition; recover inside each element instead");
         else if (kid->kind != AST_REPEAT)
             cc_errors_add(c->errs, line, col, "#stream must be attached to a repetition (*, +, or {n,m})");
-        if (!stream_at_top(c->rule->body, a))
+        if (!stream_at_top(c, a))
             cc_errors_add(c->errs, line, col, "#stream is only allowed at the top level of a rule body");
         if (++c->nstreams > 1)
             cc_errors_add(c->errs, line, col, "a rule body can have only one #stream");
@@ -184,7 +173,7 @@ static void check_attribute(checker *c, ast_expr *a, context cx)
 
 static void check_call(checker *c, ast_expr *e)
 {
-    e->rule = table_get(&c->rules, e->name);
+    e->rule = cc_index_find(&c->rules, name_hash(e->name), same_rule, c->g, e->name);
     if (e->rule < 0) {
         cc_errors_add(c->errs, e->line, e->col, "undefined rule %s", e->name);
         return;
@@ -215,18 +204,18 @@ static void check_pratt(checker *c, ast_expr *e, context cx)
         walk(c, pr->skip, sx);
     }
     for (int i = 0; i < pr->noperands; i++) walk(c, pr->operands[i].expr, cx);
+    cc_index names = { 0 };                 /* the level names so far */
     for (int i = 0; i < pr->nlevels; i++) {
         ast_pratt_level *l = &pr->levels[i];
-        for (int j = 0; l->name && j < i; j++) {
-            if (pr->levels[j].name && strcmp(pr->levels[j].name, l->name) == 0) {
-                cc_errors_add(c->errs, l->name_line, l->name_col, "duplicate level name %s", l->name);
-                break;
-            }
-        }
+        if (l->name && cc_index_find(&names, name_hash(l->name), same_level, pr, l->name) >= 0)
+            cc_errors_add(c->errs, l->name_line, l->name_col, "duplicate level name %s", l->name);
+        else if (l->name)
+            cc_index_add(&names, name_hash(l->name), (uint32_t)i);
         context ox = cx;
         ox.in_op = 1;
         for (int j = 0; j < l->nops; j++) walk(c, l->ops[j].expr, ox);
     }
+    cc_index_free(&names);
 }
 
 static void check_capture(checker *c, ast_expr *e, context cx)
@@ -302,16 +291,15 @@ static int is_reserved_type(const char *name)
 static void collect(checker *c, const definition *defs, int n)
 {
     ast_grammar *g = c->g;
-    name_table types;
-    table_init(&types, g->ntypes);
+    cc_index types = { 0 };
     for (int i = 0; i < n; i++) {
         const definition *d = &defs[i];
         if (!d->is_type) {
             const char *name = g->rules[d->index].name;
-            if (table_get(&c->rules, name) >= 0)
+            if (cc_index_find(&c->rules, name_hash(name), same_rule, g, name) >= 0)
                 cc_errors_add(c->errs, d->line, d->col, "rule %s is already defined", name);
             else
-                table_put(&c->rules, name, d->index);
+                cc_index_add(&c->rules, name_hash(name), (uint32_t)d->index);
             continue;
         }
         const char *name = g->types[d->index].name;
@@ -321,12 +309,12 @@ static void collect(checker *c, const definition *defs, int n)
             cc_errors_add(c->errs, d->line, d->col, "type %s is reserved", name);
         else if (!rt_unicode_is_upper(first))
             cc_errors_add(c->errs, d->line, d->col, "type %s must start with an uppercase letter", name);
-        else if (table_get(&types, name) >= 0)
+        else if (cc_index_find(&types, name_hash(name), same_type, g, name) >= 0)
             cc_errors_add(c->errs, d->line, d->col, "type %s is already defined", name);
         else
-            table_put(&types, name, d->index);
+            cc_index_add(&types, name_hash(name), (uint32_t)d->index);
     }
-    table_free(&types);
+    cc_index_free(&types);
 }
 
 static void check_rule(checker *c, const ast_rule *r)
@@ -335,6 +323,8 @@ static void check_rule(checker *c, const ast_rule *r)
     c->nstreams = 0;
     context cx = { 0, 0 };
     walk(c, r->body, cx);
+    cc_free(c->top);
+    c->top = NULL;
     if (r->action && r->body->kind == AST_PRATT)
         cc_errors_add(c->errs, r->action_line, r->action_col,
                       "a pratt rule cannot have a rule-level action; put actions on its operands and operators");
@@ -428,7 +418,6 @@ int cc_check(ast_grammar *g, cc_errors *errs)
     memset(&c, 0, sizeof c);
     c.g = g;
     c.errs = errs;
-    table_init(&c.rules, g->nrules);
     int n = g->nrules + g->ntypes;
     definition *defs = definitions(g);
     collect(&c, defs, n);
@@ -437,6 +426,6 @@ int cc_check(ast_grammar *g, cc_errors *errs)
     if (errs->n == base) refuse_unsupported(&c, defs, n);
     cc_errors_cap(errs, base);
     cc_free(defs);
-    table_free(&c.rules);
+    cc_index_free(&c.rules);
     return errs->n - base;
 }

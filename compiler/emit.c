@@ -1,13 +1,15 @@
 /* The emitter: turns the checked, analysed AST into the code of the iterative VM.
  * Every rule gets two bodies: a valued one, which builds the rule's value, and a
  * value-free one, used where a caller discards the value (a twin) and by
- * recognition parses. Literals, classes, expectations and capture labels are
- * interned into the grammar's tables here. It runs inside the compiler's
+ * recognition parses. Literals, classes, expectations, capture labels, byte
+ * sets and chains are interned into the grammar's tables here, each found
+ * through a hash index (compiler/intern.h). It runs inside the compiler's
  * out-of-memory unwind: the grammar's tables are ordinary blocks, which
  * pego_compile frees with the grammar after an unwind at any allocation, so a
  * count grows only once what its element owns is allocated; temporary tables
  * are blocks of the front end (ast.h). */
 #include "program.h"
+#include "intern.h"
 #include "../runtime/buf.h"
 #include "../runtime/unicode.h"
 #include "../runtime/alloc.h"
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int state, size, nest; } inline_info;
+typedef struct { int size, nest; } inline_info;
 
 typedef struct {
     pego_grammar      *g;
@@ -29,6 +31,16 @@ typedef struct {
     cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
+    /* the grammar's tables: their capacities, and indexes by key for interning */
+    uint32_t           cap_expects, cap_expect_message, cap_literals, cap_classes, cap_labels, cap_bytesets, cap_dispatch;
+    uint32_t           cap_sites, cap_site_calls, cap_chains, cap_chain_rules;
+    cc_index           expect_index, literal_index, class_index, label_index, byteset_index, chain_index;
+    struct { uint32_t bits[8]; } *byteset_bits;   /* of each byte set, the key of byteset_index */
+    size_t             cap_byteset_bits;
+    /* skipped_calls: per rule, the calls matched and failed counted so far (zero
+     * outside skip_site), and the rules counted */
+    uint32_t          *skip_counts;
+    int               *skip_rules, nskip_rules;
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -45,6 +57,20 @@ static void *table_new(size_t n, size_t size)
 {
     void *p = rt_calloc(n, size);
     if (!p) cc_oom();
+    return p;
+}
+
+/* A grammar table of capacity *cap with room for need elements of the given
+ * size: the capacity doubles, so that adding elements one by one takes time
+ * linear in their number. */
+static void *table_room(void *p, uint32_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap : 8;
+    while (c < need) c *= 2;
+    if (c > UINT32_MAX / 2) cc_oom();
+    p = table_resize(p, c * size);
+    *cap = (uint32_t)c;
     return p;
 }
 
@@ -65,15 +91,27 @@ static uint32_t ins(emitter *m, const ast_expr *e, int op, int32_t a, int32_t b,
 
 static void patch(emitter *m, uint32_t at, uint32_t target) { m->g->code[at].a = (int32_t)target; }
 
+typedef struct { const char *text; int message; } expect_key;
+
+static int same_expect(const void *ctx, uint32_t i, const void *key)
+{
+    const pego_grammar *g = ctx;
+    const expect_key *k = key;
+    return g->expect_message[i] == k->message && strcmp(g->expects[i], k->text) == 0;
+}
+
 /* Interns an expectation by its printed text (copied); an #error message is
  * kept apart from an item that prints the same. */
 static uint32_t intern_expect_kind(emitter *m, const char *text, int message)
 {
     pego_grammar *g = m->g;
-    for (int i = 0; i < g->nexpects; i++)
-        if (g->expect_message[i] == message && strcmp(g->expects[i], text) == 0) return (uint32_t)i;
-    g->expects = table_resize(g->expects, (size_t)(g->nexpects + 1) * sizeof(char *));
-    g->expect_message = table_resize(g->expect_message, (size_t)(g->nexpects + 1));
+    expect_key key = { text, message };
+    uint32_t hash = cc_hash(text, strlen(text)) ^ (uint32_t)message;
+    int found = cc_index_find(&m->expect_index, hash, same_expect, g, &key);
+    if (found >= 0) return (uint32_t)found;
+    g->expects = table_room(g->expects, &m->cap_expects, (size_t)g->nexpects + 1, sizeof(char *));
+    g->expect_message = table_room(g->expect_message, &m->cap_expect_message, (size_t)g->nexpects + 1, 1);
+    cc_index_add(&m->expect_index, hash, (uint32_t)g->nexpects);
     char *copy = rt_strdup(text);
     if (!copy) cc_oom();
     g->expects[g->nexpects] = copy;
@@ -92,16 +130,25 @@ static uint32_t intern_rendered(emitter *m, rt_buf *b)
     return id;
 }
 
+static int same_literal(const void *ctx, uint32_t i, const void *key)
+{
+    const cc_literal *l = &((const pego_grammar *)ctx)->literals[i];
+    const ast_expr *e = key;
+    return l->len == e->len && memcmp(l->bytes, e->text, e->len) == 0;
+}
+
 static int intern_literal(emitter *m, const ast_expr *e)
 {
     pego_grammar *g = m->g;
-    for (int i = 0; i < g->nliterals; i++)
-        if (g->literals[i].len == e->len && memcmp(g->literals[i].bytes, e->text, e->len) == 0) return i;
+    uint32_t hash = cc_hash(e->text, e->len);
+    int found = cc_index_find(&m->literal_index, hash, same_literal, g, e);
+    if (found >= 0) return found;
     rt_buf b;
     rt_buf_init(&b);
     rt_unicode_quote(&b, e->text, e->len, 0);
     uint32_t expect = intern_rendered(m, &b);
-    g->literals = table_resize(g->literals, (size_t)(g->nliterals + 1) * sizeof(cc_literal));
+    g->literals = table_room(g->literals, &m->cap_literals, (size_t)g->nliterals + 1, sizeof(cc_literal));
+    cc_index_add(&m->literal_index, hash, (uint32_t)g->nliterals);
     cc_literal *l = &g->literals[g->nliterals];
     l->bytes = table_resize(NULL, e->len + 1);
     memcpy(l->bytes, e->text, e->len);
@@ -127,6 +174,12 @@ static void render_class(rt_buf *b, const ast_expr *e)
     rt_buf_addc(b, ')');
 }
 
+static int same_class(const void *ctx, uint32_t i, const void *key)
+{
+    return ((const pego_grammar *)ctx)->classes[i].expect == *(const uint32_t *)key;
+}
+
+/* A class is interned by its printed text (its expectation). */
 static int intern_class(emitter *m, const ast_expr *e)
 {
     pego_grammar *g = m->g;
@@ -134,9 +187,10 @@ static int intern_class(emitter *m, const ast_expr *e)
     rt_buf_init(&b);
     render_class(&b, e);
     uint32_t expect = intern_rendered(m, &b);
-    for (int i = 0; i < g->nclasses; i++)
-        if (g->classes[i].expect == expect) return i;
-    g->classes = table_resize(g->classes, (size_t)(g->nclasses + 1) * sizeof(cc_class));
+    int found = cc_index_find(&m->class_index, expect, same_class, g, &expect);
+    if (found >= 0) return found;
+    g->classes = table_room(g->classes, &m->cap_classes, (size_t)g->nclasses + 1, sizeof(cc_class));
+    cc_index_add(&m->class_index, expect, (uint32_t)g->nclasses);
     cc_class *c = &g->classes[g->nclasses];
     memset(c, 0, sizeof *c);
     c->negated = e->negated;
@@ -156,11 +210,14 @@ static int intern_class(emitter *m, const ast_expr *e)
     return g->nclasses++;
 }
 
+static int same_label(const void *ctx, uint32_t i, const void *key)
+{
+    return strcmp(((const pego_grammar *)ctx)->labels[i], key) == 0;
+}
+
 static int label_id(emitter *m, const char *name)
 {
-    for (int i = 0; i < m->g->nlabels; i++)
-        if (strcmp(m->g->labels[i], name) == 0) return i;
-    return -1;
+    return cc_index_find(&m->label_index, cc_hash(name, strlen(name)), same_label, m->g, name);
 }
 
 /* Rule r's value is statically memoizable: calls go through the general path. */
@@ -245,15 +302,27 @@ static void first_of(emitter *m, const ast_expr *e, cc_first *f)
     cc_first_expr(m->ast, m->rfirst, e, f);
 }
 
+static int same_byteset(const void *ctx, uint32_t i, const void *key)
+{
+    return memcmp(((const emitter *)ctx)->byteset_bits[i].bits, key, sizeof ((const emitter *)ctx)->byteset_bits->bits) == 0;
+}
+
+/* A byte set is interned by its bits, which the emitter keeps beside the table. */
 static int intern_byteset(emitter *m, const uint32_t bits[8])
 {
     pego_grammar *g = m->g;
-    cc_byteset set;
-    for (unsigned b = 0; b < 256; b++) set.in[b] = (bits[b >> 5] >> (b & 31)) & 1;
-    for (int i = 0; i < g->nbytesets; i++)
-        if (memcmp(g->bytesets[i].in, set.in, sizeof set.in) == 0) return i;
-    g->bytesets = table_resize(g->bytesets, (size_t)(g->nbytesets + 1) * sizeof *g->bytesets);
-    g->bytesets[g->nbytesets] = set;
+    uint32_t hash = cc_hash(bits, 8 * sizeof *bits);
+    int found = cc_index_find(&m->byteset_index, hash, same_byteset, m, bits);
+    if (found >= 0) return found;
+    g->bytesets = table_room(g->bytesets, &m->cap_bytesets, (size_t)g->nbytesets + 1, sizeof *g->bytesets);
+    if ((size_t)g->nbytesets == m->cap_byteset_bits) {
+        m->cap_byteset_bits = m->cap_byteset_bits ? 2 * m->cap_byteset_bits : 8;
+        m->byteset_bits = cc_xrealloc(m->byteset_bits, m->cap_byteset_bits * sizeof *m->byteset_bits);
+    }
+    cc_index_add(&m->byteset_index, hash, (uint32_t)g->nbytesets);
+    memcpy(m->byteset_bits[g->nbytesets].bits, bits, sizeof m->byteset_bits->bits);
+    cc_byteset *set = &g->bytesets[g->nbytesets];
+    for (unsigned b = 0; b < 256; b++) set->in[b] = (bits[b >> 5] >> (b & 31)) & 1;
     return g->nbytesets++;
 }
 
@@ -327,17 +396,14 @@ static int single_byte(const ast_expr *e)
  * stands for (1: calls nothing). */
 enum { INLINE_MAX_SIZE = 48, INLINE_MAX_NEST = CC_INLINE_LEVELS };
 
-static void inline_rule(emitter *m, int r);
-
 static int inline_body(emitter *m, const ast_expr *e, int *nest)
 {
     switch (e->kind) {
     case AST_CUT: case AST_ATTRIBUTE: case AST_PREDICATE: case AST_PRATT: return -1;
     case AST_CALL: {
         if (e->level) return -1;
-        inline_rule(m, e->rule);
         const inline_info *c = &m->inl[e->rule];
-        if (c->state != 2 || c->size < 0) return -1;
+        if (c->size < 0) return -1;
         if (c->nest > *nest) *nest = c->nest;
         return c->size;
     }
@@ -351,19 +417,24 @@ static int inline_body(emitter *m, const ast_expr *e, int *nest)
     return n;
 }
 
-static void inline_rule(emitter *m, int r)
+/* Every rule's inline_info, callees first (cc_callgraph), so that a rule's is
+ * made from its callees'. A rule that calls itself, directly or through
+ * others, is not compiled in. */
+static void inline_rules(emitter *m, const cc_callgraph *cg)
 {
-    inline_info *in = &m->inl[r];
-    if (in->state) return;          /* done, or in progress: a recursive call */
-    in->state = 1;
-    in->size = -1;
-    const cc_rule *rule = &m->g->rules[r];
-    int nest = 0, size = -1;
-    if (!(rule->flags & RULE_LEADER) && rule->scc < 0 && rule->pratt < 0)
-        size = inline_body(m, m->ast->rules[r].body, &nest);
-    in->state = 2;
-    in->nest = nest + 1;
-    in->size = size >= 0 && in->nest <= INLINE_MAX_NEST ? size : -1;
+    for (int c = 0; c < cg->ncomp; c++) {
+        int r = cg->order[cg->start[c]];
+        if (!cc_callgraph_single(cg, c)) {
+            for (int i = cg->start[c]; i < cg->start[c + 1]; i++) m->inl[cg->order[i]] = (inline_info){ -1, 1 };
+            continue;
+        }
+        const cc_rule *rule = &m->g->rules[r];
+        int nest = 0, size = -1;
+        if (!(rule->flags & RULE_LEADER) && rule->scc < 0 && rule->pratt < 0)
+            size = inline_body(m, m->ast->rules[r].body, &nest);
+        m->inl[r].nest = nest + 1;
+        m->inl[r].size = size >= 0 && m->inl[r].nest <= INLINE_MAX_NEST ? size : -1;
+    }
 }
 
 /* ---- the profiled program ------------------------------------------------
@@ -384,10 +455,10 @@ enum { SKIP_FAIL = 0, SKIP_EMPTY = 1, SKIP_UNKNOWN = -1 };
 /* What the reference program does with e at a position where no byte can begin
  * a non-empty match of e: every terminal it reaches before consuming anything
  * fails, so e fails or matches empty, whatever the byte. Adds the calls it makes
- * to counts (per rule: matched, failed). SKIP_UNKNOWN: a construct whose
+ * to m->skip_counts (per rule: matched, failed). SKIP_UNKNOWN: a construct whose
  * outcome or calls the compiler cannot tell (lookaheads, anchors, cuts, calls
  * the memo table decides about, recursion). */
-static int skipped_calls(emitter *m, const ast_expr *e, uint32_t *counts, int depth)
+static int skipped_calls(emitter *m, const ast_expr *e, int depth)
 {
     if (depth > 64) return SKIP_UNKNOWN;
     switch (e->kind) {
@@ -399,35 +470,39 @@ static int skipped_calls(emitter *m, const ast_expr *e, uint32_t *counts, int de
         return SKIP_EMPTY;
     case AST_SEQ:
         for (int i = 0; i < e->nkids; i++) {
-            int r = skipped_calls(m, e->kids[i], counts, depth);
+            int r = skipped_calls(m, e->kids[i], depth);
             if (r != SKIP_EMPTY) return r;
         }
         return SKIP_EMPTY;
     case AST_CHOICE:
         for (int i = 0; i < e->nkids; i++) {
-            int r = skipped_calls(m, e->kids[i], counts, depth);
+            int r = skipped_calls(m, e->kids[i], depth);
             if (r != SKIP_FAIL) return r;
         }
         return SKIP_FAIL;
     case AST_REPEAT: {
         if (e->max == 0) return SKIP_EMPTY;
-        int r = skipped_calls(m, e->kids[0], counts, depth);
+        int r = skipped_calls(m, e->kids[0], depth);
         if (r == SKIP_UNKNOWN) return r;
         /* an iteration that matched empty ends the loop and counts */
         return (r == SKIP_EMPTY ? 1 : 0) >= e->min ? SKIP_EMPTY : SKIP_FAIL;
     }
     case AST_OPTIONAL: {
-        int r = skipped_calls(m, e->kids[0], counts, depth);
+        int r = skipped_calls(m, e->kids[0], depth);
         return r == SKIP_UNKNOWN ? r : SKIP_EMPTY;
     }
     case AST_ATOMIC: case AST_DISCARD: case AST_CAPTURE:
-        return skipped_calls(m, e->kids[0], counts, depth);
+        return skipped_calls(m, e->kids[0], depth);
     case AST_ATTRIBUTE:
-        return strcmp(e->name, "error") == 0 ? skipped_calls(m, e->kids[0], counts, depth) : SKIP_UNKNOWN;
+        return strcmp(e->name, "error") == 0 ? skipped_calls(m, e->kids[0], depth) : SKIP_UNKNOWN;
     case AST_CALL: {
         if (e->level || e->rule < 0 || general_call(&m->g->rules[e->rule])) return SKIP_UNKNOWN;
-        int r = skipped_calls(m, m->ast->rules[e->rule].body, counts, depth + 1);
-        if (r != SKIP_UNKNOWN) counts[2 * e->rule + (r == SKIP_EMPTY ? 0 : 1)]++;
+        int r = skipped_calls(m, m->ast->rules[e->rule].body, depth + 1);
+        if (r != SKIP_UNKNOWN) {
+            uint32_t *counts = &m->skip_counts[2 * e->rule];
+            if (!counts[0] && !counts[1]) m->skip_rules[m->nskip_rules++] = e->rule;
+            counts[r == SKIP_EMPTY ? 0 : 1]++;
+        }
         return r;
     }
     default:
@@ -438,25 +513,33 @@ static int skipped_calls(emitter *m, const ast_expr *e, uint32_t *counts, int de
 /* The counting site for skipping the n expressions es where no byte can begin
  * any of them: its index; SITE_NONE when skipping them skips no call;
  * SITE_NO_SKIP when the profiled program must not skip them. */
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static int skip_site(emitter *m, const ast_expr *const *es, int n)
 {
     pego_grammar *g = m->g;
-    uint32_t *counts = cc_xcalloc((size_t)g->nrules * 2 + 1, sizeof *counts);
     int site = SITE_NONE;
     for (int i = 0; i < n && site == SITE_NONE; i++)
-        if (skipped_calls(m, es[i], counts, 0) != SKIP_FAIL) site = SITE_NO_SKIP;
-    uint32_t ncalls = 0;
-    for (int r = 0; r < g->nrules && site == SITE_NONE; r++) ncalls += counts[2 * r] || counts[2 * r + 1];
+        if (skipped_calls(m, es[i], 0) != SKIP_FAIL) site = SITE_NO_SKIP;
+    uint32_t ncalls = (uint32_t)m->nskip_rules;
     if (site == SITE_NONE && ncalls) {
-        g->sites = table_resize(g->sites, (size_t)(g->nsites + 1) * sizeof *g->sites);
-        g->site_calls = table_resize(g->site_calls, (size_t)(g->nsite_calls + ncalls) * sizeof *g->site_calls);
+        g->sites = table_room(g->sites, &m->cap_sites, (size_t)g->nsites + 1, sizeof *g->sites);
+        g->site_calls = table_room(g->site_calls, &m->cap_site_calls, (size_t)g->nsite_calls + ncalls,
+                                   sizeof *g->site_calls);
         g->sites[g->nsites] = (cc_site){ g->nsite_calls, ncalls };
-        for (int r = 0; r < g->nrules; r++)
-            if (counts[2 * r] || counts[2 * r + 1])
-                g->site_calls[g->nsite_calls++] = (cc_site_call){ (uint32_t)r, counts[2 * r], counts[2 * r + 1] };
+        qsort(m->skip_rules, (size_t)m->nskip_rules, sizeof *m->skip_rules, cmp_int);   /* in rule order */
+        for (int i = 0; i < m->nskip_rules; i++) {
+            int r = m->skip_rules[i];
+            g->site_calls[g->nsite_calls++] = (cc_site_call){ (uint32_t)r, m->skip_counts[2 * r], m->skip_counts[2 * r + 1] };
+        }
         site = (int)g->nsites++;
     }
-    cc_free(counts);
+    for (int i = 0; i < m->nskip_rules; i++) m->skip_counts[2 * m->skip_rules[i]] = m->skip_counts[2 * m->skip_rules[i] + 1] = 0;
+    m->nskip_rules = 0;
     return site;
 }
 
@@ -490,6 +573,19 @@ static int prof_inline_ok(emitter *m, const ast_expr *e)
 /* The chain of rules compiled in at a call of rule r (cc_chain): r, then while
  * the last one's whole body is a call of a rule compiled in too, that rule.
  * Returns its index; *last is the rule whose body is emitted. */
+typedef struct { const int *rules; int n; } chain_key;
+
+static int same_chain(const void *ctx, uint32_t c, const void *key)
+{
+    const pego_grammar *g = ctx;
+    const chain_key *k = key;
+    const cc_chain *ch = &g->chains[c];
+    if (ch->n != (uint32_t)k->n) return 0;
+    for (int i = 0; i < k->n; i++)
+        if (g->chain_rules[ch->first + (uint32_t)i] != (uint32_t)k->rules[i]) return 0;
+    return 1;
+}
+
 static int intern_chain(emitter *m, int r, int *last)
 {
     pego_grammar *g = m->g;
@@ -498,7 +594,6 @@ static int intern_chain(emitter *m, int r, int *last)
     for (;;) {
         const ast_expr *b = m->ast->rules[rules[n - 1]].body;
         if (n == 64 || b->kind != AST_CALL || b->level || b->rule < 0) break;
-        inline_rule(m, b->rule);
         if (m->inl[b->rule].size < 0 || !prof_inline_ok(m, b)) break;
         int seen = 0;
         for (int i = 0; i < n; i++) seen |= rules[i] == b->rule;
@@ -506,15 +601,14 @@ static int intern_chain(emitter *m, int r, int *last)
         rules[n++] = b->rule;
     }
     *last = rules[n - 1];
-    for (uint32_t c = 0; c < g->nchains; c++) {       /* the same chain again */
-        const cc_chain *ch = &g->chains[c];
-        if (ch->n != (uint32_t)n) continue;
-        int same = 1;
-        for (int i = 0; i < n && same; i++) same = g->chain_rules[ch->first + (uint32_t)i] == (uint32_t)rules[i];
-        if (same) return (int)c;
-    }
-    g->chains = table_resize(g->chains, (size_t)(g->nchains + 1) * sizeof *g->chains);
-    g->chain_rules = table_resize(g->chain_rules, (size_t)(g->nchain_rules + (uint32_t)n) * sizeof *g->chain_rules);
+    chain_key key = { rules, n };
+    uint32_t hash = cc_hash(rules, (size_t)n * sizeof *rules);
+    int found = cc_index_find(&m->chain_index, hash, same_chain, g, &key);     /* the same chain again */
+    if (found >= 0) return found;
+    g->chains = table_room(g->chains, &m->cap_chains, (size_t)g->nchains + 1, sizeof *g->chains);
+    g->chain_rules = table_room(g->chain_rules, &m->cap_chain_rules, (size_t)g->nchain_rules + (uint32_t)n,
+                                sizeof *g->chain_rules);
+    cc_index_add(&m->chain_index, hash, g->nchains);
     g->chains[g->nchains] = (cc_chain){ g->nchain_rules, (uint32_t)n };
     for (int i = 0; i < n; i++) g->chain_rules[g->nchain_rules++] = (uint32_t)rules[i];
     return (int)g->nchains++;
@@ -549,11 +643,14 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     /* Three or more alternatives that cannot match empty, with disjoint
      * first-byte sets and no cuts: one jump on the next byte picks the only
      * alternative that can match, with no choice entry. The profiled program
-     * jumps so only over alternatives that call nothing before their first byte. */
+     * jumps so only over alternatives that call nothing before their first byte.
+     * A set is disjoint from each earlier one when it is from their union. */
     int table = n >= 3;
+    cc_first before;
+    memset(&before, 0, sizeof before);
     for (int i = 0; i < n && table; i++) {
-        table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]);
-        for (int j = 0; j < i && table; j++) table = cc_first_disjoint(&first[i], &first[j]);
+        table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]) && cc_first_disjoint(&first[i], &before);
+        for (int w = 0; w < 8; w++) before.bits[w] |= first[i].bits[w];
     }
     for (int i = 0; i < n; i++) {
         int ok = may_skip(m, kids[i], &site[i]);
@@ -561,7 +658,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     }
     if (table) {
         pego_grammar *g = m->g;
-        g->dispatch = table_resize(g->dispatch, (size_t)(g->ndispatch + 1) * sizeof *g->dispatch);
+        g->dispatch = table_room(g->dispatch, &m->cap_dispatch, (size_t)g->ndispatch + 1, sizeof *g->dispatch);
         int index = g->ndispatch++;
         uint32_t to[256];
         ins(m, kids[0], OP_DISPATCH, index, 0, 0);
@@ -586,23 +683,32 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         cc_free(site);
         return;
     }
+    /* after[i]: what the alternatives after alternative i can begin with and
+     * whether one can match empty; after_calls[i]: whether one is skipped with
+     * calls counted (a site) */
+    cc_first *after = cc_xmalloc(((size_t)n + 1) * sizeof *after);
+    uint8_t *after_calls = cc_xmalloc((size_t)n + 1);
+    if (n > 0) {
+        memset(&after[n - 1], 0, sizeof *after);
+        after_calls[n - 1] = 0;
+    }
+    for (int j = n - 2; j >= 0; j--) {
+        after[j] = after[j + 1];
+        for (int w = 0; w < 8; w++) after[j].bits[w] |= first[j + 1].bits[w];
+        after[j].nullable |= first[j + 1].nullable;
+        after_calls[j] = after_calls[j + 1] | (site[j + 1] != SITE_NONE);
+    }
     for (int i = 0; i < n; i++) {
         const ast_expr *alt = kids[i];
         int last = i == n - 1, loose = cc_loose_cut(alt);
-        cc_first later;
-        memset(&later, 0, sizeof later);
+        const cc_first *later = &after[i];
         /* the profiled program runs the later alternatives after a failure when
          * the reference program would call rules in them */
-        int later_calls = 0;
-        for (int j = i + 1; j < n; j++) {
-            for (int w = 0; w < 8; w++) later.bits[w] |= first[j].bits[w];
-            later.nullable |= first[j].nullable;
-            later_calls |= site[j] != SITE_NONE;
-        }
+        int later_calls = after_calls[i];
         /* the last alternative needs no guard when it begins by testing a character */
         int guard = guard_ok(m, alt, &first[i]) && !(last && starts_with_terminal(alt)) && site[i] != SITE_NO_SKIP;
-        int entry = last ? loose : (loose || !guard || later.nullable || later_calls ||
-                                    !cc_first_disjoint(&first[i], &later));
+        int entry = last ? loose : (loose || !guard || later->nullable || later_calls ||
+                                    !cc_first_disjoint(&first[i], later));
         uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
         uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
         emit_expr(m, alt, v && cc_has_value(alt), live);
@@ -618,6 +724,8 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     cc_free(first);
     cc_free(ends);
     cc_free(site);
+    cc_free(after);
+    cc_free(after_calls);
 }
 
 /* (A / C)* in the fast program, value-free, where C is a class decided by the
@@ -695,7 +803,6 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         callee->flags |= RULE_TWIN;
     }
     if (m->fast && variant == CC_VF(g, e->rule) && !e->level) {
-        inline_rule(m, e->rule);
         int deferred = m->inl[e->rule].size >= 0 && prof_inline_deferred(m, e);
         if (m->inl[e->rule].size >= 0 && (!m->profiled || prof_inline_ok(m, e) || deferred)) {
             if (m->inl[e->rule].nest > m->inline_nest) m->inline_nest = m->inl[e->rule].nest;
@@ -992,7 +1099,8 @@ static void add_label(emitter *m, const char *name)
 {
     if (label_id(m, name) >= 0) return;
     pego_grammar *g = m->g;
-    g->labels = table_resize(g->labels, (size_t)(g->nlabels + 1) * sizeof(char *));
+    g->labels = table_room(g->labels, &m->cap_labels, (size_t)g->nlabels + 1, sizeof(char *));
+    cc_index_add(&m->label_index, cc_hash(name, strlen(name)), (uint32_t)g->nlabels);
     char *copy = rt_strdup(name);
     if (!copy) cc_oom();
     g->labels[g->nlabels++] = copy;
@@ -1212,6 +1320,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, fixed[i]);
     for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
+    cc_index_free(&m.label_index);                  /* the index of the sorted labels */
+    for (int i = 0; i < g->nlabels; i++) cc_index_add(&m.label_index, cc_hash(g->labels[i], strlen(g->labels[i])), (uint32_t)i);
     g->label_message = label_id(&m, "message");
     g->label_operator = label_id(&m, "operator");
 
@@ -1251,9 +1361,15 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     int recover = 0;
     for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
     if (!g->npratts && !recover) {
+        cc_callgraph cg;
+        cc_callgraph_init(&cg, ast);
         m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
-        cc_first_rules(ast, m.rfirst);
+        cc_first_rules(ast, &cg, m.rfirst);
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
+        inline_rules(&m, &cg);
+        cc_callgraph_free(&cg);
+        m.skip_counts = cc_xcalloc(2 * (size_t)ast->nrules + 1, sizeof *m.skip_counts);
+        m.skip_rules = cc_xmalloc(((size_t)ast->nrules + 1) * sizeof *m.skip_rules);
         m.fast = 1;
         g->has_fast = 1;
         g->fast_start = here(&m);
@@ -1281,6 +1397,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
          * before failing at that byte. pego_parse keeps the larger in reserve. */
         cc_free(m.rfirst);
         cc_free(m.inl);
+        cc_free(m.skip_counts);
+        cc_free(m.skip_rules);
         m.fast = 0;
         int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
@@ -1308,4 +1426,11 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     qsort(order, (size_t)g->nexpects, sizeof(ranked), cmp_ranked);
     for (int i = 0; i < g->nexpects; i++) g->expect_rank[order[i].id] = (uint32_t)i;
     cc_free(order);
+    cc_index_free(&m.expect_index);
+    cc_index_free(&m.literal_index);
+    cc_index_free(&m.class_index);
+    cc_index_free(&m.label_index);
+    cc_index_free(&m.byteset_index);
+    cc_index_free(&m.chain_index);
+    cc_free(m.byteset_bits);
 }

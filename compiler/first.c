@@ -106,19 +106,29 @@ void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr
     }
 }
 
-/* The sets of every rule, as the least fixed point of the equations above
- * (left-recursive rules included: a rule's own set starts empty). */
-void cc_first_rules(const ast_grammar *ast, cc_first *rules)
+typedef struct {
+    const ast_grammar *ast;
+    cc_first          *rules;
+} first_rules;
+
+static int eval_first(void *ctx, int r)
 {
+    first_rules *fr = ctx;
+    cc_first f;
+    cc_first_expr(fr->ast, fr->rules, fr->ast->rules[r].body, &f);
+    if (memcmp(&f, &fr->rules[r], sizeof f) == 0) return 0;
+    fr->rules[r] = f;
+    return 1;
+}
+
+/* The sets of every rule, as the least fixed point of the equations above
+ * (left-recursive rules included: a rule's own set starts empty), solved
+ * callees first (cc_solve). */
+void cc_first_rules(const ast_grammar *ast, cc_callgraph *cg, cc_first *rules)
+{
+    first_rules fr = { ast, rules };
     memset(rules, 0, (size_t)ast->nrules * sizeof *rules);
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int r = 0; r < ast->nrules; r++) {
-            cc_first f;
-            cc_first_expr(ast, rules, ast->rules[r].body, &f);
-            if (memcmp(&f, &rules[r], sizeof f) != 0) { rules[r] = f; changed = 1; }
-        }
-    }
+    cc_solve(cg, eval_first, &fr);
 }
 
 int cc_first_has(const cc_first *f, unsigned b) { return (f->bits[b >> 5] >> (b & 31)) & 1; }

@@ -9,6 +9,7 @@
 
 #include "../vm/opcodes.h"
 #include "ast.h"
+#include "graph.h"
 #include "../runtime/buf.h"
 #include "pego.h"
 
@@ -185,7 +186,7 @@ struct pego_grammar {
 void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);   /* inside cc_oom_jump */
 void cc_emit(pego_grammar *g, const ast_grammar *ast);      /* inside cc_oom_jump */
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
-void cc_first_rules(const ast_grammar *ast, cc_first *rules);
+void cc_first_rules(const ast_grammar *ast, cc_callgraph *cg, cc_first *rules);
 void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr *e, cc_first *f);
 int  cc_first_has(const cc_first *f, unsigned byte);
 int  cc_first_disjoint(const cc_first *a, const cc_first *b);

@@ -1,7 +1,9 @@
 /* Unit tests of the static analysis (compiler/analysis.c): nullable rules,
- * left-recursive cycles and their leaders, the memo classification, twins, and
- * the emitter's choice of call paths. */
+ * left-recursive cycles and their leaders, the memo classification, twins, the
+ * emitter's choice of call paths, and long grammars on a small stack. */
 #include <CUnit/Basic.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +150,84 @@ static void test_twins(void)
     pego_grammar_free(g);
 }
 
+/* Proofs that take one round per link of a chain: y_k succeeds once x_(k-1) is
+ * proven not cyclic, which removes x_k's left call of itself, and so on; the
+ * calls of x40 after a "z" make the whole chain one component of the call graph. */
+static void test_rounds_along_a_chain(void)
+{
+    char src[8192] = "def y1 = \"\" (\"z\" x40)? def x1 = y1 / x1 \"a\" ";
+    for (int k = 2; k <= 40; k++) {
+        size_t n = strlen(src);
+        snprintf(src + n, sizeof src - n, "def y%d = x%d (\"z\" x40)? def x%d = y%d / x%d \"a\" ", k, k - 1, k, k, k);
+    }
+    pego_grammar *g = compile(src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    for (int r = 0; r < g->nrules; r++) {
+        CU_ASSERT((g->rules[r].flags & (RULE_CYCLIC | RULE_LEADER)) == 0);
+        CU_ASSERT((g->rules[r].flags & (RULE_NULLABLE | RULE_NOFAIL)) == (RULE_NULLABLE | RULE_NOFAIL));
+    }
+    pego_grammar_free(g);
+}
+
+/* One rule with a left-recursive cycle through each of many others: the rules
+ * declared first lead, so every operator does, or only the hub. */
+static void test_leaders_of_a_hub(void)
+{
+    pego_grammar *g = compile("def op0 = e \"+0\" def op1 = e \"+1\" def op2 = e \"+2\" "
+                              "def e = op0 / op1 / op2 / \"n\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    HAS(g, "op0", RULE_CYCLIC | RULE_LEADER);
+    HAS(g, "op1", RULE_CYCLIC | RULE_LEADER);
+    HAS(g, "op2", RULE_CYCLIC | RULE_LEADER);
+    HAS(g, "e", RULE_CYCLIC);
+    HASNT(g, "e", RULE_LEADER);
+    pego_grammar_free(g);
+    g = compile("def e = op0 / op1 / op2 / \"n\" def op0 = e \"+0\" def op1 = e \"+1\" def op2 = e \"+2\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    HAS(g, "e", RULE_CYCLIC | RULE_LEADER);
+    HASNT(g, "op0", RULE_LEADER);
+    HASNT(g, "op1", RULE_LEADER);
+    HASNT(g, "op2", RULE_LEADER);
+    pego_grammar_free(g);
+}
+
+/* Long grammars compile on a small stack: no C recursion follows a chain of
+ * rules or a list of alternatives (docs/architecture.md, Static analysis). */
+enum { LONG = 20000 };
+
+static void *compile_long(void *out)
+{
+    size_t cap = 64 * (size_t)LONG, n = 0;
+    char *src = malloc(cap);
+    if (!src) return NULL;
+    for (int i = 0; i < LONG - 1; i++) n += (size_t)snprintf(src + n, cap - n, "def r%d = r%d \"x\"?\n", i, i + 1);
+    n += (size_t)snprintf(src + n, cap - n, "def r%d = \"\" def main = r0", LONG - 1);
+    for (int i = 0; i < LONG; i++) n += (size_t)snprintf(src + n, cap - n, " / \"k%d\"", i);
+    pego_grammar **g = out;
+    *g = pego_compile(src, n, "long.pego", NULL);
+    free(src);
+    return NULL;
+}
+
+static void test_long_chain_small_stack(void)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    pego_grammar *g = NULL;
+    CU_ASSERT_FATAL(pthread_attr_init(&attr) == 0);
+    CU_ASSERT_FATAL(pthread_attr_setstacksize(&attr, 1 << 20) == 0);
+    CU_ASSERT_FATAL(pthread_create(&t, &attr, compile_long, &g) == 0);
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(g->nrules, LONG + 1);
+    HAS(g, "r0", RULE_NULLABLE | RULE_NOFAIL);
+    HAS(g, "main", RULE_NULLABLE | RULE_NOFAIL);
+    HASNT(g, "r0", RULE_CYCLIC);
+    CU_ASSERT_EQUAL(g->lead_depth, LONG + 1);
+    pego_grammar_free(g);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -158,6 +238,9 @@ int main(void)
     CU_add_test(s, "proofs remove left calls", test_always_succeeds);
     CU_add_test(s, "memo classification", test_memo_classes);
     CU_add_test(s, "twins", test_twins);
+    CU_add_test(s, "rounds along a chain", test_rounds_along_a_chain);
+    CU_add_test(s, "leaders of a hub", test_leaders_of_a_hub);
+    CU_add_test(s, "a long chain on a small stack", test_long_chain_small_stack);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
