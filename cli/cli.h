@@ -109,11 +109,12 @@ int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
 void cli_input_close(cli_input *in);
 
 /* Output helpers of trace, profile and explain. */
-#define CLI_TEXT_MAX 30   /* input text shown by trace and explain, in units, before "..." */
-/* The input from..to of the traced parse, quoted as trees quote terminals and cut
- * after CLI_TEXT_MAX units with "..." after the closing quote. Returns a malloc'd
- * string, or NULL when out of memory. */
-char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to);
+#define CLI_TRACE_TEXT_MAX 40     /* input text shown by trace, in units */
+#define CLI_EXPLAIN_TEXT_MAX 30   /* and by explain */
+/* The input from..to of the traced parse, quoted as trees quote terminals; text
+ * longer than max units keeps max - 3 of them and "..." inside the quotes.
+ * Returns a malloc'd string, or NULL when out of memory. */
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max);
 void cli_print_json_string(FILE *out, const char *s);
 /* What a failure expected, as a syntax error says it: "expected A, B", or the
  * #error messages among the items joined with "; " (they hide the other items).

@@ -182,7 +182,7 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
     pego_trace_line_col(ev, ev->pos, &line, &col);
     char *head = dup_printf("%s %d:%d: ", ev->rule, line, col);
     if (head && ev->matched && !holder) {
-        char *text = cli_quoted(ev, ev->pos, ev->end);
+        char *text = cli_quoted(ev, ev->pos, ev->end, CLI_EXPLAIN_TEXT_MAX);
         head = text ? append(append(append(head, "matched "), text), ", then ") : (free(head), NULL);
         free(text);
     }

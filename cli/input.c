@@ -177,20 +177,20 @@ void cli_input_close(cli_input *in)
 
 /* ---- output helpers of the observing commands ---- */
 
-char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to)
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max)
 {
     size_t len;
-    uint64_t cut = to - from > CLI_TEXT_MAX ? from + CLI_TEXT_MAX : to;
+    uint64_t cut = to - from > max ? from + max - 3 : to;
     const char *text = pego_trace_input(ev, from, cut, &len);
     char *q = pego_quote(text, len, pego_trace_unit(ev));
     if (!q || cut == to) return q;
-    size_t n = strlen(q);
+    size_t n = strlen(q);   /* q ends with its closing quote: the dots go before it */
     char *r = realloc(q, n + 4);
     if (!r) {
         free(q);
         return NULL;
     }
-    memcpy(r + n, "...", 4);
+    memcpy(r + n - 1, "...\"", 5);
     return r;
 }
 

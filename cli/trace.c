@@ -90,7 +90,7 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
     if (ev->matched) {
         pego_trace_line_col(ev, ev->pos, &line, &col);
         pego_trace_line_col(ev, ev->end, &eline, &ecol);
-        char *text = cli_quoted(ev, ev->pos, ev->end);
+        char *text = cli_quoted(ev, ev->pos, ev->end, CLI_TRACE_TEXT_MAX);
         printf("-> matched %d:%d-%d:%d %s", line, col, eline, ecol, text ? text : "(out of memory)");
         free(text);
     } else {
