@@ -316,13 +316,13 @@ static void print_target(const explainer *x, const explain_target *t, const char
 {
     printf("%s%s%s\n", prefix, t->error, t->recovered ? " (recovered)" : "");
     if (!t->nentries) {
-        printf("No call recorded what was expected at %d:%d.\n", t->line, t->col);
+        printf("\nNo call recorded what was expected at %d:%d.\n", t->line, t->col);
         return;
     }
-    printf("Calls that recorded what was expected at %d:%d (innermost first):\n", t->line, t->col);
+    printf("\nCalls that recorded what was expected at %d:%d (innermost first):\n", t->line, t->col);
     size_t shown = x->limit && (size_t)x->limit < t->nentries ? (size_t)x->limit : t->nentries;
-    for (size_t i = 0; i < shown; i++) printf("  %s\n%s", t->entries[i].head, t->entries[i].stack);
-    if (shown < t->nentries) printf("  (%zu more calls; -n 0 shows all)\n", t->nentries - shown);
+    for (size_t i = 0; i < shown; i++) printf("\n  %s\n%s", t->entries[i].head, t->entries[i].stack);
+    if (shown < t->nentries) printf("\n(%zu more; -n 0 shows all)\n", t->nentries - shown);
 }
 
 static void free_targets(explainer *x)
@@ -409,7 +409,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
         print_target(x, &x->targets[i], pre);
     }
     if (st == PEGO_SYNTAX_ERROR && x->short_match)
-        printf("The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
+        printf("\n  The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
                x->short_col);
     goto done;
 oom:
