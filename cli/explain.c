@@ -34,8 +34,9 @@ static const char explain_usage[] =
     "\n"
     CLI_PROFILE_HELP
     "\n"
-    "Exit status: 0 when the input matched (ok is printed), 1 a syntax error, recovered\n"
-    "errors, a grammar error or bad usage.\n";
+    "Exit status: 0 when the input matched (\"ok: the input matches\" is printed) or its\n"
+    "errors were explained; 1 an input that could not be read or parsed (the nesting\n"
+    "limit), a grammar error or bad usage.\n";
 
 enum { OPT_COUNT = CLI_OPT_FIRST_FREE, OPT_HELP };
 
@@ -377,7 +378,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
     pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
     if (st == PEGO_OK && pego_result_recovered_count(r) == 0) {
-        printf("%sok\n", pre);
+        printf("%sok: the input matches\n", pre);
         return 0;
     }
     if (st != PEGO_OK && st != PEGO_SYNTAX_ERROR) {
@@ -411,6 +412,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     if (st == PEGO_SYNTAX_ERROR && x->short_match)
         printf("\n  The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
                x->short_col);
+    status = 0;     /* the explanation is the command's result */
     goto done;
 oom:
     cli_error("%sout of memory", pre);
