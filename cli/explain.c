@@ -21,8 +21,8 @@ static const char explain_usage[] =
     "    in caller L:C\n"
     "\n"
     "[memo] marks a call answered from the memo table. Errors recovered by #recover\n"
-    "are explained one by one, marked (recovered); [#recover] marks the call whose\n"
-    "#recover caught the error.\n"
+    "are explained one by one, marked (recovered) when there are several; the call\n"
+    "whose #recover caught the error is marked (recovered by #recover).\n"
     "\n"
     "  -g FILE         grammar file (required)\n"
     "  -s RULE         start rule (default main)\n"
@@ -191,7 +191,7 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
     head = expected ? append(head, expected) : (free(head), NULL);
     free(expected);
     if (ev->memo) head = append(head, " [memo]");
-    if (holder) head = append(head, " [#recover]");
+    if (holder) head = append(head, " (recovered by #recover)");
     char *stack = strdup("");
     for (size_t d = x->nframes - 1; d-- > 0 && stack;) {   /* the callers of the exiting call */
         pego_trace_line_col(ev, x->frames[d].pos, &line, &col);
@@ -315,7 +315,7 @@ oom:
 
 static void print_target(const explainer *x, const explain_target *t, const char *prefix)
 {
-    printf("%s%s%s\n", prefix, t->error, t->recovered ? " (recovered)" : "");
+    printf("%s%s%s\n", prefix, t->error, x->ntargets > 1 ? " (recovered)" : "");
     if (!t->nentries) {
         printf("\nNo call recorded what was expected at %d:%d.\n", t->line, t->col);
         return;
