@@ -87,21 +87,13 @@ static int compare_rules(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* A duration in human units with three significant digits: 812ns, 1.23µs,
- * 45.6ms, 2.00s. */
+/* A duration as the original prints it: one decimal below a millisecond, two
+ * above: 726.8µs, 1.02ms, 1.23s. */
 static void format_time(char *out, size_t size, uint64_t ns)
 {
-    static const char *const units[] = { "µs", "ms", "s" };
-    if (ns < 1000) {
-        snprintf(out, size, "%lluns", (unsigned long long)ns);
-        return;
-    }
-    double v = (double)ns;
-    int u = 0;
-    for (v /= 1000; v >= 999.5 && u < 2; u++) v /= 1000;
-    if (v < 9.995) snprintf(out, size, "%.2f%s", v, units[u]);
-    else if (v < 99.95) snprintf(out, size, "%.1f%s", v, units[u]);
-    else snprintf(out, size, "%.0f%s", v, units[u]);
+    if (ns >= 1000000000u) snprintf(out, size, "%.2fs", (double)ns / 1e9);
+    else if (ns >= 1000000u) snprintf(out, size, "%.2fms", (double)ns / 1e6);
+    else snprintf(out, size, "%.1fµs", (double)ns / 1e3);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -127,7 +119,7 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
         for (size_t i = 0; i < c->nresults; i++) printf("result: %s: %s\n", c->results[i].label, c->results[i].result);
     format_time(time, sizeof time, t->time_ns);
     printf("examined %llu positions in %s (profiling included)\n", (unsigned long long)t->examined, time);
-    printf("%llu calls, %llu body evaluations, %llu memo hits (%.1f%% of calls)\n",
+    printf("%llu calls, %llu body evaluations, %llu memo hits (%.0f%% of calls)\n",
            (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits,
            share(t->memo_hits, t->calls));
     putchar('\n');
@@ -148,17 +140,19 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
             snprintf(row[k], 40, "%llu", (unsigned long long)v[k - COL_CALLS]);
         format_time(row[COL_TIME], 40, r->time_ns);
         format_time(row[COL_SELF], 40, r->self_ns);
-        snprintf(row[COL_SHARE], 40, "%.1f%%", share(r->self_ns, total_self));
+        snprintf(row[COL_SHARE], 40, "%.1f", share(r->self_ns, total_self));
     }
     for (size_t i = 0; i <= nrows; i++)
         for (int k = 0; k < NCOLS; k++) {
-            size_t n = k == COL_RULE ? strlen(i ? rows[i - 1].name : headers[k]) : width(cells[i][k]);
+            size_t n = k == COL_RULE ? width(i ? rows[i - 1].name : headers[k]) : width(cells[i][k]);
             if (n > w[k]) w[k] = n;
         }
+    /* every column right-aligned, two spaces before its widest cell */
     for (size_t i = 0; i <= nrows; i++) {
-        const char *name = i ? rows[i - 1].name : headers[COL_RULE];
-        printf("%-*s", (int)w[COL_RULE], name);
-        for (int k = 1; k < NCOLS; k++) printf("  %*s%s", (int)(w[k] - width(cells[i][k])), "", cells[i][k]);
+        for (int k = 0; k < NCOLS; k++) {
+            const char *cell = k == COL_RULE ? (i ? rows[i - 1].name : headers[k]) : cells[i][k];
+            printf("  %*s%s", (int)(w[k] - width(cell)), "", cell);
+        }
         putchar('\n');
     }
     free(cells);
