@@ -365,10 +365,12 @@ int    pego_collector_get_rule(const pego_collector *c, size_t i, pego_collector
 int    pego_collector_find_rule(const pego_collector *c, const char *name, pego_collector_rule *out);
 void   pego_collector_get_totals(const pego_collector *c, pego_collector_totals *out);
 
-/* What to look at, as sentences (without a leading "- "): the rules with the
- * most self time; rules evaluated more than twice at one position; failed
- * calls that examined 16 positions or more; rules whose failed calls examined
- * more input in all than the parses did; or that nothing (else) stands out.
+/* What to look at, as sentences (without a leading "- "), in the original
+ * PEGO's wording: the rules with the most self time; rules evaluated more than
+ * twice at one position, most repeats first; failed calls that examined 16
+ * positions or more; rules whose failed calls examined as much input in all as
+ * the parses did, or more; and, when at most one of these was said, that
+ * nothing else stands out. At most three rules per hint. No calls, no hints.
  * Returns a NULL-terminated array of *count strings, valid until the next call
  * of pego_collector_hints, pego_collector_reset or pego_collector_free; NULL
  * (and *count 0) when out of memory. */
