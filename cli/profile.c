@@ -30,7 +30,8 @@ static const char profile_usage[] =
     "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
     "                  consumed, wasted or name\n"
     "  -n N            rules shown (default 30; 0 shows all)\n"
-    "  -f FORMAT       text (default) or json (the same data, times in nanoseconds)\n"
+    "  -f FORMAT       text (default) or json (the same data, times in nanoseconds,\n"
+    "                  with the longest failed call of each rule and where)\n"
     "\n"
     CLI_PROFILE_HELP
     "\n"
@@ -161,35 +162,54 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
     for (size_t i = 0; i < nhints; i++) printf("- %s\n", hints[i]);
 }
 
+/* JSON as the original prints it (keys in its order, two spaces of indent per
+ * level, one member a line); "results" for several inputs and "moreRules" are
+ * pego's. */
+static void print_location(const char *key, uint64_t pos, int line, int col)
+{
+    printf("      \"%s\": {\n        \"pos\": %llu,\n        \"line\": %d,\n        \"col\": %d\n      },\n", key,
+           (unsigned long long)pos, line, col);
+}
+
 static void print_json(const profile_config *c, const pego_collector_rule *rows, size_t nrows, size_t nrules,
                        const pego_collector_totals *t, const char *const *hints, size_t nhints)
 {
-    printf("{\n  \"results\": [");
-    for (size_t i = 0; i < c->nresults; i++) {
-        printf("%s{\"input\": ", i ? ", " : "");
-        cli_print_json_string(stdout, c->results[i].label);
-        printf(", \"result\": ");
-        cli_print_json_string(stdout, c->results[i].result);
-        putchar('}');
+    if (c->nresults == 1) {
+        printf("{\n  \"result\": ");
+        cli_print_json_string(stdout, c->results[0].result);
+    } else {
+        printf("{\n  \"results\": [");
+        for (size_t i = 0; i < c->nresults; i++) {
+            printf("%s\n    {\n      \"input\": ", i ? "," : "");
+            cli_print_json_string(stdout, c->results[i].label);
+            printf(",\n      \"result\": ");
+            cli_print_json_string(stdout, c->results[i].result);
+            printf("\n    }");
+        }
+        printf("%s]", c->nresults ? "\n  " : "");
     }
-    printf("],\n  \"parses\": %llu, \"examined\": %llu, \"time_ns\": %llu,\n", (unsigned long long)t->parses,
-           (unsigned long long)t->examined, (unsigned long long)t->time_ns);
-    printf("  \"calls\": %llu, \"evals\": %llu, \"memo_hits\": %llu,\n  \"rules\": [",
-           (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits);
+    printf(",\n  \"parses\": %llu,\n  \"calls\": %llu,\n  \"evals\": %llu,\n  \"memoHits\": %llu,\n"
+           "  \"examined\": %llu,\n  \"time\": %llu,\n  \"rules\": [",
+           (unsigned long long)t->parses, (unsigned long long)t->calls, (unsigned long long)t->evals,
+           (unsigned long long)t->memo_hits, (unsigned long long)t->examined, (unsigned long long)t->time_ns);
     for (size_t i = 0; i < nrows; i++) {
         const pego_collector_rule *r = &rows[i];
-        printf("%s\n    {\"rule\": ", i ? "," : "");
+        printf("%s\n    {\n      \"rule\": ", i ? "," : "");
         cli_print_json_string(stdout, r->name);
-        printf(", \"calls\": %llu, \"evals\": %llu, \"memo\": %llu, \"matched\": %llu, \"failed\": %llu, "
-               "\"repeats\": %llu, \"max_repeats\": %llu, \"max_repeats_pos\": %llu, \"consumed\": %llu, "
-               "\"wasted\": %llu, \"time_ns\": %llu, \"self_ns\": %llu}",
-               (unsigned long long)r->calls, (unsigned long long)r->evals, (unsigned long long)r->memo,
-               (unsigned long long)r->matched, (unsigned long long)r->failed, (unsigned long long)r->repeats,
-               (unsigned long long)r->max_repeats, (unsigned long long)r->max_repeats_pos,
-               (unsigned long long)r->consumed, (unsigned long long)r->wasted, (unsigned long long)r->time_ns,
+        printf(",\n      \"calls\": %llu,\n      \"memoHits\": %llu,\n      \"matched\": %llu,\n"
+               "      \"failed\": %llu,\n      \"evals\": %llu,\n      \"consumed\": %llu,\n"
+               "      \"wasted\": %llu,\n      \"longestFail\": %llu,\n",
+               (unsigned long long)r->calls, (unsigned long long)r->memo, (unsigned long long)r->matched,
+               (unsigned long long)r->failed, (unsigned long long)r->evals, (unsigned long long)r->consumed,
+               (unsigned long long)r->wasted, (unsigned long long)r->longest_fail);
+        print_location("longestFailAt", r->longest_fail_pos, r->longest_fail_line, r->longest_fail_col);
+        printf("      \"repeats\": %llu,\n      \"maxEvals\": %llu,\n", (unsigned long long)r->repeats,
+               (unsigned long long)r->max_evals);
+        print_location("maxEvalsAt", r->max_evals_pos, r->max_evals_line, r->max_evals_col);
+        printf("      \"time\": %llu,\n      \"selfTime\": %llu\n    }", (unsigned long long)r->time_ns,
                (unsigned long long)r->self_ns);
     }
-    printf("%s],\n  \"more_rules\": %zu,\n  \"hints\": [", nrows ? "\n  " : "", nrules - nrows);
+    printf("%s],\n  \"moreRules\": %zu,\n  \"hints\": [", nrows ? "\n  " : "", nrules - nrows);
     for (size_t i = 0; i < nhints; i++) {
         printf("%s\n    ", i ? "," : "");
         cli_print_json_string(stdout, hints[i]);

@@ -333,6 +333,13 @@ typedef struct pego_collector_rule {
                                      evaluated before in the same parse */
     uint64_t max_repeats;         /* the most repeats at one (position, level) of one parse */
     uint64_t max_repeats_pos;     /* where that was (the first parse to reach it) */
+    uint64_t max_evals;           /* the most evaluating calls at one (position, level) of one
+                                     parse: max_repeats + 1, or 0 when never evaluated */
+    uint64_t max_evals_pos;       /* the first place that was, from the first evaluation on */
+    int      max_evals_line, max_evals_col;
+    uint64_t longest_fail;        /* the most input one failed evaluating call examined */
+    uint64_t longest_fail_pos;    /* where that call started (the first to examine as much) */
+    int      longest_fail_line, longest_fail_col;
     uint64_t consumed;            /* input matched by the matched calls */
     uint64_t wasted;              /* for each evaluating call that failed: from its position to
                                      the end of the input it examined */

@@ -20,11 +20,8 @@ typedef struct {
     char    *name;
     pego_collector_rule r;        /* r.name points to name */
     uint32_t active;              /* calls of the rule in progress */
-    /* where the most repeats happened, and the longest failed call */
-    uint64_t repeats_parse;
-    int      repeats_line, repeats_col;
-    uint64_t worst_failed, worst_parse;
-    int      worst_line, worst_col;
+    /* the parses of the most evaluations at a position and of the longest failed call */
+    uint64_t max_evals_parse, longest_fail_parse;
 } rule_entry;
 
 typedef struct {
@@ -264,10 +261,11 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
     if (!ev->matched) {
         uint64_t examined = ev->examined > ev->pos ? ev->examined - ev->pos : 0;
         r->r.wasted += examined;
-        if (examined > r->worst_failed) {
-            r->worst_failed = examined;
-            r->worst_parse = c->t.parses;
-            pego_trace_line_col(ev, ev->pos, &r->worst_line, &r->worst_col);
+        if (examined > r->r.longest_fail) {
+            r->r.longest_fail = examined;
+            r->r.longest_fail_pos = ev->pos;
+            r->longest_fail_parse = c->t.parses;
+            pego_trace_line_col(ev, ev->pos, &r->r.longest_fail_line, &r->r.longest_fail_col);
         }
     }
     uint32_t n = count_evaluation(c, (uint32_t)(r - c->rules), ev->pos, ev->level);
@@ -275,15 +273,17 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
         c->oom = 1;
         return;
     }
-    if (n > 1) {
-        r->r.repeats++;
-        if (n - 1 > r->r.max_repeats) {
+    if (n > r->r.max_evals) {
+        r->r.max_evals = n;
+        r->r.max_evals_pos = ev->pos;
+        r->max_evals_parse = c->t.parses;
+        pego_trace_line_col(ev, ev->pos, &r->r.max_evals_line, &r->r.max_evals_col);
+        if (n > 1) {
             r->r.max_repeats = n - 1;
             r->r.max_repeats_pos = ev->pos;
-            r->repeats_parse = c->t.parses;
-            pego_trace_line_col(ev, ev->pos, &r->repeats_line, &r->repeats_col);
         }
     }
+    if (n > 1) r->r.repeats++;
 }
 
 static int collector_event(const pego_trace_event *ev, void *userdata)
@@ -371,7 +371,7 @@ typedef int (*rule_order)(const rule_entry *a, const rule_entry *b);
 static int larger(uint64_t a, uint64_t b) { return a != b ? (a > b ? -1 : 1) : 0; }
 static int by_self(const rule_entry *a, const rule_entry *b) { return larger(a->r.self_ns, b->r.self_ns); }
 static int by_repeats(const rule_entry *a, const rule_entry *b) { return larger(a->r.repeats, b->r.repeats); }
-static int by_worst_failed(const rule_entry *a, const rule_entry *b) { return larger(a->worst_failed, b->worst_failed); }
+static int by_longest_fail(const rule_entry *a, const rule_entry *b) { return larger(a->r.longest_fail, b->r.longest_fail); }
 static int by_wasted(const rule_entry *a, const rule_entry *b) { return larger(a->r.wasted, b->r.wasted); }
 
 /* Picks the (at most HINT_MAX_RULES) first rules by order among those that
@@ -404,7 +404,7 @@ static int evaluated_more_than_twice(const pego_collector *c, const rule_entry *
 static int failed_long(const pego_collector *c, const rule_entry *r)
 {
     (void)c;
-    return r->worst_failed >= HINT_EXAMINED;
+    return r->r.longest_fail >= HINT_EXAMINED;
 }
 static int wasted_as_much_as_examined(const pego_collector *c, const rule_entry *r)
 {
@@ -445,8 +445,8 @@ const char *const *pego_collector_hints(pego_collector *c, size_t *count)
             const rule_entry *r = best[i];
             rt_buf_printf(b, "%s %s (%llu of %llu evaluations, up to %llu times at %d:%d", i ? "," : "", r->name,
                           (unsigned long long)r->r.repeats, (unsigned long long)r->r.evals,
-                          (unsigned long long)r->r.max_repeats + 1, r->repeats_line, r->repeats_col);
-            add_parse(c, b, r->repeats_parse);
+                          (unsigned long long)r->r.max_evals, r->r.max_evals_line, r->r.max_evals_col);
+            add_parse(c, b, r->max_evals_parse);
             rt_buf_addc(b, ')');
         }
         rt_buf_adds(b, ". A memoized rule is usually evaluated at most twice at a position; a rule that is "
@@ -454,13 +454,14 @@ const char *const *pego_collector_hints(pego_collector *c, size_t *count)
                        "alternatives begin with the same calls, and factor the common part out.");
         rt_buf_addc(b, 0);
     }
-    if ((found = pick(c, failed_long, by_worst_failed, best)) > 0) {
+    if ((found = pick(c, failed_long, by_longest_fail, best)) > 0) {
         starts[n++] = b->len;
         rt_buf_adds(b, "Failed after examining much input:");
         for (size_t i = 0; i < found; i++) {
-            rt_buf_printf(b, "%s %s (%llu positions from %d:%d", i ? "," : "", best[i]->name,
-                          (unsigned long long)best[i]->worst_failed, best[i]->worst_line, best[i]->worst_col);
-            add_parse(c, b, best[i]->worst_parse);
+            const rule_entry *r = best[i];
+            rt_buf_printf(b, "%s %s (%llu positions from %d:%d", i ? "," : "", r->name,
+                          (unsigned long long)r->r.longest_fail, r->r.longest_fail_line, r->r.longest_fail_col);
+            add_parse(c, b, r->longest_fail_parse);
             rt_buf_addc(b, ')');
         }
         rt_buf_adds(b, ". A call that fails late throws its work away, and what is tried next often matches "
