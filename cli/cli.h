@@ -57,18 +57,18 @@ pego_grammar *cli_load_grammar(const char *path);
  * unless -max-depth means something else to it) in its getopt_long_only table,
  * passes each flag to cli_input_flag, then calls cli_input_finish, _open,
  * _each and _close. */
-enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_FIRST_FREE };
+enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_FIRST_FREE };
 
 #define CLI_INPUT_OPTIONS \
     { "g", required_argument, NULL, 'g' },       { "s", required_argument, NULL, 's' }, \
     { "i", required_argument, NULL, 'i' },       { "unit", required_argument, NULL, CLI_OPT_UNIT }, \
-    { "memo", required_argument, NULL, CLI_OPT_MEMO }
+    { "memo", required_argument, NULL, CLI_OPT_MEMO },   { "backend", required_argument, NULL, CLI_OPT_BACKEND }
 #define CLI_MAX_DEPTH_OPTION { "max-depth", required_argument, NULL, CLI_OPT_MAXDEPTH }
 
 typedef struct cli_input {
     const char   *grammar;      /* -g */
     const char   *text;         /* -i */
-    pego_options  opt;          /* -s -unit -max-depth -memo */
+    pego_options  opt;          /* -s -unit -max-depth -memo -backend */
     char        **files;        /* the operands */
     int           nfiles;
     pego_grammar *g;            /* set by cli_input_open */

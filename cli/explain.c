@@ -30,6 +30,8 @@ static const char explain_usage[] =
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -n N            calls listed per error (default 10; 0 lists all)\n"
     "\n"
     CLI_PROFILE_HELP

@@ -1,5 +1,5 @@
 /* What the commands that parse input share: the input-selecting flags (-g -s -i
- * -unit -max-depth -memo), input files as operands with standard input by
+ * -unit -max-depth -memo -backend), input files as operands with standard input by
  * default, the loop over the inputs, and the small output helpers of the
  * commands that observe a parse (trace, profile, explain): positions as L:C,
  * text quoted and cut as trees quote terminals, JSON strings. */
@@ -35,6 +35,11 @@ int cli_input_flag(cli_input *in, int ch, const char *arg)
         else if (strcmp(arg, "all") == 0) in->opt.memo = PEGO_MEMO_ALL;
         else if (strcmp(arg, "none") == 0) in->opt.memo = PEGO_MEMO_NONE;
         else { cli_error("unknown memo policy %s (default, all or none)", arg); return -1; }
+        return 1;
+    case CLI_OPT_BACKEND:   /* the original's backends, each on the closest program (pego(1)) */
+        if (strcmp(arg, "closure") == 0 || strcmp(arg, "bytecode") == 0) in->opt.reference = 1;
+        else if (strcmp(arg, "bytecode-iterative") == 0) in->opt.reference = 0;
+        else { cli_error("unknown backend \"%s\"", arg); return -1; }
         return 1;
     default:
         return 0;

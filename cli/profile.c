@@ -27,6 +27,8 @@ static const char profile_usage[] =
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
     "                  consumed, wasted or name\n"
     "  -n N            rules shown (default 30; 0 shows all)\n"

@@ -25,6 +25,8 @@ static const char trace_usage[] =
     "  -i TEXT         parse TEXT itself instead of standard input\n"
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -max-depth N    show calls down to N levels below the top call shown\n"
     "  -rule A,B       show only calls of these rules and the calls nested in them\n"
     "                  (repeatable); -max-depth then counts from them\n"
