@@ -57,18 +57,18 @@ pego_grammar *cli_load_grammar(const char *path);
  * unless -max-depth means something else to it) in its getopt_long_only table,
  * passes each flag to cli_input_flag, then calls cli_input_finish, _open,
  * _each and _close. */
-enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_FIRST_FREE };
+enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_FIRST_FREE };
 
 #define CLI_INPUT_OPTIONS \
     { "g", required_argument, NULL, 'g' },       { "s", required_argument, NULL, 's' }, \
     { "i", required_argument, NULL, 'i' },       { "unit", required_argument, NULL, CLI_OPT_UNIT }, \
-    { "memo", required_argument, NULL, CLI_OPT_MEMO }
+    { "memo", required_argument, NULL, CLI_OPT_MEMO },   { "backend", required_argument, NULL, CLI_OPT_BACKEND }
 #define CLI_MAX_DEPTH_OPTION { "max-depth", required_argument, NULL, CLI_OPT_MAXDEPTH }
 
 typedef struct cli_input {
     const char   *grammar;      /* -g */
     const char   *text;         /* -i */
-    pego_options  opt;          /* -s -unit -max-depth -memo */
+    pego_options  opt;          /* -s -unit -max-depth -memo -backend */
     char        **files;        /* the operands */
     int           nfiles;
     pego_grammar *g;            /* set by cli_input_open */
@@ -109,11 +109,12 @@ int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
 void cli_input_close(cli_input *in);
 
 /* Output helpers of trace, profile and explain. */
-#define CLI_TEXT_MAX 30   /* input text shown by trace and explain, in units, before "..." */
-/* The input from..to of the traced parse, quoted as trees quote terminals and cut
- * after CLI_TEXT_MAX units with "..." after the closing quote. Returns a malloc'd
- * string, or NULL when out of memory. */
-char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to);
+#define CLI_TRACE_TEXT_MAX 40     /* input text shown by trace, in units */
+#define CLI_EXPLAIN_TEXT_MAX 30   /* and by explain */
+/* The input from..to of the traced parse, quoted as trees quote terminals; text
+ * longer than max units keeps max - 3 of them and "..." inside the quotes.
+ * Returns a malloc'd string, or NULL when out of memory. */
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max);
 void cli_print_json_string(FILE *out, const char *s);
 /* What a failure expected, as a syntax error says it: "expected A, B", or the
  * #error messages among the items joined with "; " (they hide the other items).

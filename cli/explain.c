@@ -21,8 +21,8 @@ static const char explain_usage[] =
     "    in caller L:C\n"
     "\n"
     "[memo] marks a call answered from the memo table. Errors recovered by #recover\n"
-    "are explained one by one, marked (recovered); [#recover] marks the call whose\n"
-    "#recover caught the error.\n"
+    "are explained one by one, marked (recovered) when there are several; the call\n"
+    "whose #recover caught the error is marked (recovered by #recover).\n"
     "\n"
     "  -g FILE         grammar file (required)\n"
     "  -s RULE         start rule (default main)\n"
@@ -30,12 +30,15 @@ static const char explain_usage[] =
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -n N            calls listed per error (default 10; 0 lists all)\n"
     "\n"
     CLI_PROFILE_HELP
     "\n"
-    "Exit status: 0 when the input matched (ok is printed), 1 a syntax error, recovered\n"
-    "errors, a grammar error or bad usage.\n";
+    "Exit status: 0 when the input matched (\"ok: the input matches\" is printed) or its\n"
+    "errors were explained; 1 an input that could not be read or parsed (the nesting\n"
+    "limit), a grammar error or bad usage.\n";
 
 enum { OPT_COUNT = CLI_OPT_FIRST_FREE, OPT_HELP };
 
@@ -182,7 +185,7 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
     pego_trace_line_col(ev, ev->pos, &line, &col);
     char *head = dup_printf("%s %d:%d: ", ev->rule, line, col);
     if (head && ev->matched && !holder) {
-        char *text = cli_quoted(ev, ev->pos, ev->end);
+        char *text = cli_quoted(ev, ev->pos, ev->end, CLI_EXPLAIN_TEXT_MAX);
         head = text ? append(append(append(head, "matched "), text), ", then ") : (free(head), NULL);
         free(text);
     }
@@ -190,7 +193,7 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
     head = expected ? append(head, expected) : (free(head), NULL);
     free(expected);
     if (ev->memo) head = append(head, " [memo]");
-    if (holder) head = append(head, " [#recover]");
+    if (holder) head = append(head, " (recovered by #recover)");
     char *stack = strdup("");
     for (size_t d = x->nframes - 1; d-- > 0 && stack;) {   /* the callers of the exiting call */
         pego_trace_line_col(ev, x->frames[d].pos, &line, &col);
@@ -314,15 +317,15 @@ oom:
 
 static void print_target(const explainer *x, const explain_target *t, const char *prefix)
 {
-    printf("%s%s%s\n", prefix, t->error, t->recovered ? " (recovered)" : "");
+    printf("%s%s%s\n", prefix, t->error, x->ntargets > 1 ? " (recovered)" : "");
     if (!t->nentries) {
-        printf("No call recorded what was expected at %d:%d.\n", t->line, t->col);
+        printf("\nNo call recorded what was expected at %d:%d.\n", t->line, t->col);
         return;
     }
-    printf("Calls that recorded what was expected at %d:%d (innermost first):\n", t->line, t->col);
+    printf("\nCalls that recorded what was expected at %d:%d (innermost first):\n", t->line, t->col);
     size_t shown = x->limit && (size_t)x->limit < t->nentries ? (size_t)x->limit : t->nentries;
-    for (size_t i = 0; i < shown; i++) printf("  %s\n%s", t->entries[i].head, t->entries[i].stack);
-    if (shown < t->nentries) printf("  (%zu more calls; -n 0 shows all)\n", t->nentries - shown);
+    for (size_t i = 0; i < shown; i++) printf("\n  %s\n%s", t->entries[i].head, t->entries[i].stack);
+    if (shown < t->nentries) printf("\n(%zu more; -n 0 shows all)\n", t->nentries - shown);
 }
 
 static void free_targets(explainer *x)
@@ -377,7 +380,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
     pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
     if (st == PEGO_OK && pego_result_recovered_count(r) == 0) {
-        printf("%sok\n", pre);
+        printf("%sok: the input matches\n", pre);
         return 0;
     }
     if (st != PEGO_OK && st != PEGO_SYNTAX_ERROR) {
@@ -409,8 +412,9 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
         print_target(x, &x->targets[i], pre);
     }
     if (st == PEGO_SYNTAX_ERROR && x->short_match)
-        printf("The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
+        printf("\n  The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
                x->short_col);
+    status = 0;     /* the explanation is the command's result */
     goto done;
 oom:
     cli_error("%sout of memory", pre);

@@ -1,5 +1,5 @@
 /* What the commands that parse input share: the input-selecting flags (-g -s -i
- * -unit -max-depth -memo), input files as operands with standard input by
+ * -unit -max-depth -memo -backend), input files as operands with standard input by
  * default, the loop over the inputs, and the small output helpers of the
  * commands that observe a parse (trace, profile, explain): positions as L:C,
  * text quoted and cut as trees quote terminals, JSON strings. */
@@ -35,6 +35,11 @@ int cli_input_flag(cli_input *in, int ch, const char *arg)
         else if (strcmp(arg, "all") == 0) in->opt.memo = PEGO_MEMO_ALL;
         else if (strcmp(arg, "none") == 0) in->opt.memo = PEGO_MEMO_NONE;
         else { cli_error("unknown memo policy %s (default, all or none)", arg); return -1; }
+        return 1;
+    case CLI_OPT_BACKEND:   /* the original's backends, each on the closest program (pego(1)) */
+        if (strcmp(arg, "closure") == 0 || strcmp(arg, "bytecode") == 0) in->opt.reference = 1;
+        else if (strcmp(arg, "bytecode-iterative") == 0) in->opt.reference = 0;
+        else { cli_error("unknown backend \"%s\"", arg); return -1; }
         return 1;
     default:
         return 0;
@@ -177,20 +182,20 @@ void cli_input_close(cli_input *in)
 
 /* ---- output helpers of the observing commands ---- */
 
-char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to)
+char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max)
 {
     size_t len;
-    uint64_t cut = to - from > CLI_TEXT_MAX ? from + CLI_TEXT_MAX : to;
+    uint64_t cut = to - from > max ? from + max - 3 : to;
     const char *text = pego_trace_input(ev, from, cut, &len);
     char *q = pego_quote(text, len, pego_trace_unit(ev));
     if (!q || cut == to) return q;
-    size_t n = strlen(q);
+    size_t n = strlen(q);   /* q ends with its closing quote: the dots go before it */
     char *r = realloc(q, n + 4);
     if (!r) {
         free(q);
         return NULL;
     }
-    memcpy(r + n, "...", 4);
+    memcpy(r + n - 1, "...\"", 5);
     return r;
 }
 

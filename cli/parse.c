@@ -22,8 +22,9 @@ static const char parse_usage[] =
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -stats          print the input size, tree size, parse time and counters on stderr\n"
-    "  -backend NAME   accepted for compatibility; there is one engine\n"
     "\n"
     "With several files, each result or error is preceded by the file name.\n"
     "\n"
@@ -32,7 +33,7 @@ static const char parse_usage[] =
     "Exit status: 0 success, 1 a syntax error, grammar error, bad usage, an\n"
     "unreadable or too large input, or a write error.\n";
 
-enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_BACKEND, OPT_HELP, OPT_STREAM };
+enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_STREAM };
 
 typedef struct {
     const char *format;
@@ -104,7 +105,6 @@ static int parse_flag(int ch, const char *arg, void *ctx)
         return CLI_FLAG_OK;
     case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
     case OPT_STATS: c->stats = 1; return CLI_FLAG_OK;
-    case OPT_BACKEND: return CLI_FLAG_OK;
     case OPT_STREAM: cli_error("-stream: not supported yet"); return CLI_FLAG_BAD;
     case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;
     default: return CLI_FLAG_UNKNOWN;
@@ -116,8 +116,7 @@ int cmd_parse(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
         { "f", required_argument, NULL, OPT_FORMAT },  { "check", no_argument, NULL, OPT_CHECK },
-        { "stats", no_argument, NULL, OPT_STATS },     { "backend", required_argument, NULL, OPT_BACKEND },
-        { "stream", no_argument, NULL, OPT_STREAM },
+        { "stats", no_argument, NULL, OPT_STATS },     { "stream", no_argument, NULL, OPT_STREAM },
         { "help", no_argument, NULL, OPT_HELP },       { "h", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };

@@ -27,10 +27,13 @@ static const char profile_usage[] =
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
     "                  consumed, wasted or name\n"
     "  -n N            rules shown (default 30; 0 shows all)\n"
-    "  -f FORMAT       text (default) or json (the same data, times in nanoseconds)\n"
+    "  -f FORMAT       text (default) or json (the same data, times in nanoseconds,\n"
+    "                  with the longest failed call of each rule and where)\n"
     "\n"
     CLI_PROFILE_HELP
     "\n"
@@ -87,21 +90,13 @@ static int compare_rules(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* A duration in human units with three significant digits: 812ns, 1.23µs,
- * 45.6ms, 2.00s. */
+/* A duration as the original prints it: one decimal below a millisecond, two
+ * above: 726.8µs, 1.02ms, 1.23s. */
 static void format_time(char *out, size_t size, uint64_t ns)
 {
-    static const char *const units[] = { "µs", "ms", "s" };
-    if (ns < 1000) {
-        snprintf(out, size, "%lluns", (unsigned long long)ns);
-        return;
-    }
-    double v = (double)ns;
-    int u = 0;
-    for (v /= 1000; v >= 999.5 && u < 2; u++) v /= 1000;
-    if (v < 9.995) snprintf(out, size, "%.2f%s", v, units[u]);
-    else if (v < 99.95) snprintf(out, size, "%.1f%s", v, units[u]);
-    else snprintf(out, size, "%.0f%s", v, units[u]);
+    if (ns >= 1000000000u) snprintf(out, size, "%.2fs", (double)ns / 1e9);
+    else if (ns >= 1000000u) snprintf(out, size, "%.2fms", (double)ns / 1e6);
+    else snprintf(out, size, "%.1fµs", (double)ns / 1e3);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -127,7 +122,7 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
         for (size_t i = 0; i < c->nresults; i++) printf("result: %s: %s\n", c->results[i].label, c->results[i].result);
     format_time(time, sizeof time, t->time_ns);
     printf("examined %llu positions in %s (profiling included)\n", (unsigned long long)t->examined, time);
-    printf("%llu calls, %llu body evaluations, %llu memo hits (%.1f%% of calls)\n",
+    printf("%llu calls, %llu body evaluations, %llu memo hits (%.0f%% of calls)\n",
            (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits,
            share(t->memo_hits, t->calls));
     putchar('\n');
@@ -148,17 +143,19 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
             snprintf(row[k], 40, "%llu", (unsigned long long)v[k - COL_CALLS]);
         format_time(row[COL_TIME], 40, r->time_ns);
         format_time(row[COL_SELF], 40, r->self_ns);
-        snprintf(row[COL_SHARE], 40, "%.1f%%", share(r->self_ns, total_self));
+        snprintf(row[COL_SHARE], 40, "%.1f", share(r->self_ns, total_self));
     }
     for (size_t i = 0; i <= nrows; i++)
         for (int k = 0; k < NCOLS; k++) {
-            size_t n = k == COL_RULE ? strlen(i ? rows[i - 1].name : headers[k]) : width(cells[i][k]);
+            size_t n = k == COL_RULE ? width(i ? rows[i - 1].name : headers[k]) : width(cells[i][k]);
             if (n > w[k]) w[k] = n;
         }
+    /* every column right-aligned, two spaces before its widest cell */
     for (size_t i = 0; i <= nrows; i++) {
-        const char *name = i ? rows[i - 1].name : headers[COL_RULE];
-        printf("%-*s", (int)w[COL_RULE], name);
-        for (int k = 1; k < NCOLS; k++) printf("  %*s%s", (int)(w[k] - width(cells[i][k])), "", cells[i][k]);
+        for (int k = 0; k < NCOLS; k++) {
+            const char *cell = k == COL_RULE ? (i ? rows[i - 1].name : headers[k]) : cells[i][k];
+            printf("  %*s%s", (int)(w[k] - width(cell)), "", cell);
+        }
         putchar('\n');
     }
     free(cells);
@@ -167,35 +164,54 @@ static void print_text(const profile_config *c, const pego_collector_rule *rows,
     for (size_t i = 0; i < nhints; i++) printf("- %s\n", hints[i]);
 }
 
+/* JSON as the original prints it (keys in its order, two spaces of indent per
+ * level, one member a line); "results" for several inputs and "moreRules" are
+ * pego's. */
+static void print_location(const char *key, uint64_t pos, int line, int col)
+{
+    printf("      \"%s\": {\n        \"pos\": %llu,\n        \"line\": %d,\n        \"col\": %d\n      },\n", key,
+           (unsigned long long)pos, line, col);
+}
+
 static void print_json(const profile_config *c, const pego_collector_rule *rows, size_t nrows, size_t nrules,
                        const pego_collector_totals *t, const char *const *hints, size_t nhints)
 {
-    printf("{\n  \"results\": [");
-    for (size_t i = 0; i < c->nresults; i++) {
-        printf("%s{\"input\": ", i ? ", " : "");
-        cli_print_json_string(stdout, c->results[i].label);
-        printf(", \"result\": ");
-        cli_print_json_string(stdout, c->results[i].result);
-        putchar('}');
+    if (c->nresults == 1) {
+        printf("{\n  \"result\": ");
+        cli_print_json_string(stdout, c->results[0].result);
+    } else {
+        printf("{\n  \"results\": [");
+        for (size_t i = 0; i < c->nresults; i++) {
+            printf("%s\n    {\n      \"input\": ", i ? "," : "");
+            cli_print_json_string(stdout, c->results[i].label);
+            printf(",\n      \"result\": ");
+            cli_print_json_string(stdout, c->results[i].result);
+            printf("\n    }");
+        }
+        printf("%s]", c->nresults ? "\n  " : "");
     }
-    printf("],\n  \"parses\": %llu, \"examined\": %llu, \"time_ns\": %llu,\n", (unsigned long long)t->parses,
-           (unsigned long long)t->examined, (unsigned long long)t->time_ns);
-    printf("  \"calls\": %llu, \"evals\": %llu, \"memo_hits\": %llu,\n  \"rules\": [",
-           (unsigned long long)t->calls, (unsigned long long)t->evals, (unsigned long long)t->memo_hits);
+    printf(",\n  \"parses\": %llu,\n  \"calls\": %llu,\n  \"evals\": %llu,\n  \"memoHits\": %llu,\n"
+           "  \"examined\": %llu,\n  \"time\": %llu,\n  \"rules\": [",
+           (unsigned long long)t->parses, (unsigned long long)t->calls, (unsigned long long)t->evals,
+           (unsigned long long)t->memo_hits, (unsigned long long)t->examined, (unsigned long long)t->time_ns);
     for (size_t i = 0; i < nrows; i++) {
         const pego_collector_rule *r = &rows[i];
-        printf("%s\n    {\"rule\": ", i ? "," : "");
+        printf("%s\n    {\n      \"rule\": ", i ? "," : "");
         cli_print_json_string(stdout, r->name);
-        printf(", \"calls\": %llu, \"evals\": %llu, \"memo\": %llu, \"matched\": %llu, \"failed\": %llu, "
-               "\"repeats\": %llu, \"max_repeats\": %llu, \"max_repeats_pos\": %llu, \"consumed\": %llu, "
-               "\"wasted\": %llu, \"time_ns\": %llu, \"self_ns\": %llu}",
-               (unsigned long long)r->calls, (unsigned long long)r->evals, (unsigned long long)r->memo,
-               (unsigned long long)r->matched, (unsigned long long)r->failed, (unsigned long long)r->repeats,
-               (unsigned long long)r->max_repeats, (unsigned long long)r->max_repeats_pos,
-               (unsigned long long)r->consumed, (unsigned long long)r->wasted, (unsigned long long)r->time_ns,
+        printf(",\n      \"calls\": %llu,\n      \"memoHits\": %llu,\n      \"matched\": %llu,\n"
+               "      \"failed\": %llu,\n      \"evals\": %llu,\n      \"consumed\": %llu,\n"
+               "      \"wasted\": %llu,\n      \"longestFail\": %llu,\n",
+               (unsigned long long)r->calls, (unsigned long long)r->memo, (unsigned long long)r->matched,
+               (unsigned long long)r->failed, (unsigned long long)r->evals, (unsigned long long)r->consumed,
+               (unsigned long long)r->wasted, (unsigned long long)r->longest_fail);
+        print_location("longestFailAt", r->longest_fail_pos, r->longest_fail_line, r->longest_fail_col);
+        printf("      \"repeats\": %llu,\n      \"maxEvals\": %llu,\n", (unsigned long long)r->repeats,
+               (unsigned long long)r->max_evals);
+        print_location("maxEvalsAt", r->max_evals_pos, r->max_evals_line, r->max_evals_col);
+        printf("      \"time\": %llu,\n      \"selfTime\": %llu\n    }", (unsigned long long)r->time_ns,
                (unsigned long long)r->self_ns);
     }
-    printf("%s],\n  \"more_rules\": %zu,\n  \"hints\": [", nrows ? "\n  " : "", nrules - nrows);
+    printf("%s],\n  \"moreRules\": %zu,\n  \"hints\": [", nrows ? "\n  " : "", nrules - nrows);
     for (size_t i = 0; i < nhints; i++) {
         printf("%s\n    ", i ? "," : "");
         cli_print_json_string(stdout, hints[i]);

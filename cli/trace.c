@@ -25,6 +25,8 @@ static const char trace_usage[] =
     "  -i TEXT         parse TEXT itself instead of standard input\n"
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
+    "  -backend NAME   closure or bytecode (the reference program), or\n"
+    "                  bytecode-iterative (the default program choice)\n"
     "  -max-depth N    show calls down to N levels below the top call shown\n"
     "  -rule A,B       show only calls of these rules and the calls nested in them\n"
     "                  (repeatable); -max-depth then counts from them\n"
@@ -90,7 +92,7 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
     if (ev->matched) {
         pego_trace_line_col(ev, ev->pos, &line, &col);
         pego_trace_line_col(ev, ev->end, &eline, &ecol);
-        char *text = cli_quoted(ev, ev->pos, ev->end);
+        char *text = cli_quoted(ev, ev->pos, ev->end, CLI_TRACE_TEXT_MAX);
         printf("-> matched %d:%d-%d:%d %s", line, col, eline, ecol, text ? text : "(out of memory)");
         free(text);
     } else {

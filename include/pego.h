@@ -333,6 +333,13 @@ typedef struct pego_collector_rule {
                                      evaluated before in the same parse */
     uint64_t max_repeats;         /* the most repeats at one (position, level) of one parse */
     uint64_t max_repeats_pos;     /* where that was (the first parse to reach it) */
+    uint64_t max_evals;           /* the most evaluating calls at one (position, level) of one
+                                     parse: max_repeats + 1, or 0 when never evaluated */
+    uint64_t max_evals_pos;       /* the first place that was, from the first evaluation on */
+    int      max_evals_line, max_evals_col;
+    uint64_t longest_fail;        /* the most input one failed evaluating call examined */
+    uint64_t longest_fail_pos;    /* where that call started (the first to examine as much) */
+    int      longest_fail_line, longest_fail_col;
     uint64_t consumed;            /* input matched by the matched calls */
     uint64_t wasted;              /* for each evaluating call that failed: from its position to
                                      the end of the input it examined */
@@ -365,10 +372,12 @@ int    pego_collector_get_rule(const pego_collector *c, size_t i, pego_collector
 int    pego_collector_find_rule(const pego_collector *c, const char *name, pego_collector_rule *out);
 void   pego_collector_get_totals(const pego_collector *c, pego_collector_totals *out);
 
-/* What to look at, as sentences (without a leading "- "): the rules with the
- * most self time; rules evaluated more than twice at one position; failed
- * calls that examined 16 positions or more; rules whose failed calls examined
- * more input in all than the parses did; or that nothing (else) stands out.
+/* What to look at, as sentences (without a leading "- "), in the original
+ * PEGO's wording: the rules with the most self time; rules evaluated more than
+ * twice at one position, most repeats first; failed calls that examined 16
+ * positions or more; rules whose failed calls examined as much input in all as
+ * the parses did, or more; and, when at most one of these was said, that
+ * nothing else stands out. At most three rules per hint. No calls, no hints.
  * Returns a NULL-terminated array of *count strings, valid until the next call
  * of pego_collector_hints, pego_collector_reset or pego_collector_free; NULL
  * (and *count 0) when out of memory. */

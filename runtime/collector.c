@@ -20,11 +20,8 @@ typedef struct {
     char    *name;
     pego_collector_rule r;        /* r.name points to name */
     uint32_t active;              /* calls of the rule in progress */
-    /* where the most repeats happened, and the longest failed call */
-    uint64_t repeats_parse;
-    int      repeats_line, repeats_col;
-    uint64_t worst_failed, worst_parse;
-    int      worst_line, worst_col;
+    /* the parses of the most evaluations at a position and of the longest failed call */
+    uint64_t max_evals_parse, longest_fail_parse;
 } rule_entry;
 
 typedef struct {
@@ -264,10 +261,11 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
     if (!ev->matched) {
         uint64_t examined = ev->examined > ev->pos ? ev->examined - ev->pos : 0;
         r->r.wasted += examined;
-        if (examined > r->worst_failed) {
-            r->worst_failed = examined;
-            r->worst_parse = c->t.parses;
-            pego_trace_line_col(ev, ev->pos, &r->worst_line, &r->worst_col);
+        if (examined > r->r.longest_fail) {
+            r->r.longest_fail = examined;
+            r->r.longest_fail_pos = ev->pos;
+            r->longest_fail_parse = c->t.parses;
+            pego_trace_line_col(ev, ev->pos, &r->r.longest_fail_line, &r->r.longest_fail_col);
         }
     }
     uint32_t n = count_evaluation(c, (uint32_t)(r - c->rules), ev->pos, ev->level);
@@ -275,15 +273,17 @@ static void call_exited(pego_collector *c, const pego_trace_event *ev, uint64_t 
         c->oom = 1;
         return;
     }
-    if (n > 1) {
-        r->r.repeats++;
-        if (n - 1 > r->r.max_repeats) {
+    if (n > r->r.max_evals) {
+        r->r.max_evals = n;
+        r->r.max_evals_pos = ev->pos;
+        r->max_evals_parse = c->t.parses;
+        pego_trace_line_col(ev, ev->pos, &r->r.max_evals_line, &r->r.max_evals_col);
+        if (n > 1) {
             r->r.max_repeats = n - 1;
             r->r.max_repeats_pos = ev->pos;
-            r->repeats_parse = c->t.parses;
-            pego_trace_line_col(ev, ev->pos, &r->repeats_line, &r->repeats_col);
         }
     }
+    if (n > 1) r->r.repeats++;
 }
 
 static int collector_event(const pego_trace_event *ev, void *userdata)
@@ -364,40 +364,25 @@ void pego_collector_get_totals(const pego_collector *c, pego_collector_totals *o
 
 /* ---- hints ---- */
 
+/* The orders of the hints: largest first; ties keep the order of the rules'
+ * first calls. */
 typedef int (*rule_order)(const rule_entry *a, const rule_entry *b);
 
-static int by_self(const rule_entry *a, const rule_entry *b)
-{
-    return a->r.self_ns != b->r.self_ns ? (a->r.self_ns > b->r.self_ns ? -1 : 1) : strcmp(a->name, b->name);
-}
+static int larger(uint64_t a, uint64_t b) { return a != b ? (a > b ? -1 : 1) : 0; }
+static int by_self(const rule_entry *a, const rule_entry *b) { return larger(a->r.self_ns, b->r.self_ns); }
+static int by_repeats(const rule_entry *a, const rule_entry *b) { return larger(a->r.repeats, b->r.repeats); }
+static int by_longest_fail(const rule_entry *a, const rule_entry *b) { return larger(a->r.longest_fail, b->r.longest_fail); }
+static int by_wasted(const rule_entry *a, const rule_entry *b) { return larger(a->r.wasted, b->r.wasted); }
 
-static int by_repeats(const rule_entry *a, const rule_entry *b)
-{
-    return a->r.max_repeats != b->r.max_repeats ? (a->r.max_repeats > b->r.max_repeats ? -1 : 1)
-                                                 : strcmp(a->name, b->name);
-}
-
-static int by_worst_failed(const rule_entry *a, const rule_entry *b)
-{
-    return a->worst_failed != b->worst_failed ? (a->worst_failed > b->worst_failed ? -1 : 1)
-                                               : strcmp(a->name, b->name);
-}
-
-static int by_wasted(const rule_entry *a, const rule_entry *b)
-{
-    return a->r.wasted != b->r.wasted ? (a->r.wasted > b->r.wasted ? -1 : 1) : strcmp(a->name, b->name);
-}
-
-/* Picks the (at most HINT_MAX_RULES) best rules by order among those that pass;
- * returns how many passed in all. */
+/* Picks the (at most HINT_MAX_RULES) first rules by order among those that
+ * pass; returns how many were picked. */
 static size_t pick(const pego_collector *c, int (*pass)(const pego_collector *, const rule_entry *),
                    rule_order order, const rule_entry **best)
 {
-    size_t n = 0, all = 0;
+    size_t n = 0;
     for (size_t i = 0; i < c->nrules; i++) {
         const rule_entry *r = &c->rules[i];
         if (!pass(c, r)) continue;
-        all++;
         size_t j = n < HINT_MAX_RULES ? n++ : HINT_MAX_RULES;
         while (j > 0 && order(r, best[j - 1]) < 0) {
             if (j < HINT_MAX_RULES) best[j] = best[j - 1];
@@ -405,11 +390,13 @@ static size_t pick(const pego_collector *c, int (*pass)(const pego_collector *, 
         }
         if (j < HINT_MAX_RULES) best[j] = r;
     }
-    return all;
+    return n;
 }
 
+static uint64_t examined(const pego_collector *c) { return c->t.examined + c->parse_examined; }
+
 static int has_self(const pego_collector *c, const rule_entry *r) { (void)c; return r->r.self_ns > 0; }
-static int repeats_more_than_twice(const pego_collector *c, const rule_entry *r)
+static int evaluated_more_than_twice(const pego_collector *c, const rule_entry *r)
 {
     (void)c;
     return r->r.max_repeats >= 2;
@@ -417,11 +404,11 @@ static int repeats_more_than_twice(const pego_collector *c, const rule_entry *r)
 static int failed_long(const pego_collector *c, const rule_entry *r)
 {
     (void)c;
-    return r->worst_failed >= HINT_EXAMINED;
+    return r->r.longest_fail >= HINT_EXAMINED;
 }
-static int wasted_more_than_examined(const pego_collector *c, const rule_entry *r)
+static int wasted_as_much_as_examined(const pego_collector *c, const rule_entry *r)
 {
-    return r->r.wasted > c->t.examined + c->parse_examined;
+    return examined(c) > 0 && r->r.wasted >= examined(c);
 }
 
 /* " of parse N" when the collector saw several parses. */
@@ -430,73 +417,74 @@ static void add_parse(const pego_collector *c, rt_buf *b, uint64_t parse)
     if (c->t.parses > 1) rt_buf_printf(b, " of parse %llu", (unsigned long long)parse);
 }
 
-static void add_more(rt_buf *b, size_t all)
-{
-    if (all > HINT_MAX_RULES)
-        rt_buf_printf(b, ", and %zu more rule%s", all - HINT_MAX_RULES, all - HINT_MAX_RULES > 1 ? "s" : "");
-}
-
 const char *const *pego_collector_hints(pego_collector *c, size_t *count)
 {
     rt_buf *b = &c->hint_text;
     const rule_entry *best[HINT_MAX_RULES];
-    size_t starts[8], n = 0, all;
+    size_t starts[8], n = 0, found;
     rt_buf_reset(b);
     if (c->oom) {
         starts[n++] = b->len;
         rt_buf_adds(b, "The profile is incomplete: the collector ran out of memory.");
         rt_buf_addc(b, 0);
     }
-    uint64_t total_self = 0;
-    for (size_t i = 0; i < c->nrules; i++) total_self += c->rules[i].r.self_ns;
-    int timed = 0;
-    if ((all = pick(c, has_self, by_self, best)) > 0) {
-        timed = 1;
+    size_t first = n;
+    if (c->t.time_ns > 0 && (found = pick(c, has_self, by_self, best)) > 0) {
         starts[n++] = b->len;
-        rt_buf_adds(b, "Most self time:");
-        for (size_t i = 0; i < all && i < HINT_MAX_RULES; i++)
-            rt_buf_printf(b, "%s %s %.1f%%", i ? "," : "", best[i]->name,
-                          100.0 * (double)best[i]->r.self_ns / (double)total_self);
+        rt_buf_adds(b, "Most time is spent in");
+        for (size_t i = 0; i < found; i++)
+            rt_buf_printf(b, "%s %s (%.0f%%)", i ? "," : "", best[i]->name,
+                          100.0 * (double)best[i]->r.self_ns / (double)c->t.time_ns);
+        rt_buf_adds(b, ", not counting the rules they call.");
         rt_buf_addc(b, 0);
     }
-    size_t before = n;
-    if ((all = pick(c, repeats_more_than_twice, by_repeats, best)) > 0) {
+    if ((found = pick(c, evaluated_more_than_twice, by_repeats, best)) > 0) {
         starts[n++] = b->len;
-        rt_buf_adds(b, "Evaluated more than twice at one position:");
-        for (size_t i = 0; i < all && i < HINT_MAX_RULES; i++) {
-            rt_buf_printf(b, "%s %s %llu times at %d:%d", i ? "," : "", best[i]->name,
-                          (unsigned long long)best[i]->r.max_repeats + 1, best[i]->repeats_line,
-                          best[i]->repeats_col);
-            add_parse(c, b, best[i]->repeats_parse);
+        rt_buf_adds(b, "Evaluated again where they had been evaluated before:");
+        for (size_t i = 0; i < found; i++) {
+            const rule_entry *r = best[i];
+            rt_buf_printf(b, "%s %s (%llu of %llu evaluations, up to %llu times at %d:%d", i ? "," : "", r->name,
+                          (unsigned long long)r->r.repeats, (unsigned long long)r->r.evals,
+                          (unsigned long long)r->r.max_evals, r->r.max_evals_line, r->r.max_evals_col);
+            add_parse(c, b, r->max_evals_parse);
+            rt_buf_addc(b, ')');
         }
-        add_more(b, all);
+        rt_buf_adds(b, ". A memoized rule is usually evaluated at most twice at a position; a rule that is "
+                       "not is evaluated whenever its caller is retried there. Look for choices whose "
+                       "alternatives begin with the same calls, and factor the common part out.");
         rt_buf_addc(b, 0);
     }
-    if ((all = pick(c, failed_long, by_worst_failed, best)) > 0) {
+    if ((found = pick(c, failed_long, by_longest_fail, best)) > 0) {
         starts[n++] = b->len;
-        rt_buf_printf(b, "Failed calls that examined %d positions or more:", HINT_EXAMINED);
-        for (size_t i = 0; i < all && i < HINT_MAX_RULES; i++) {
-            rt_buf_printf(b, "%s %s %llu positions from %d:%d", i ? "," : "", best[i]->name,
-                          (unsigned long long)best[i]->worst_failed, best[i]->worst_line, best[i]->worst_col);
-            add_parse(c, b, best[i]->worst_parse);
+        rt_buf_adds(b, "Failed after examining much input:");
+        for (size_t i = 0; i < found; i++) {
+            const rule_entry *r = best[i];
+            rt_buf_printf(b, "%s %s (%llu positions from %d:%d", i ? "," : "", r->name,
+                          (unsigned long long)r->r.longest_fail, r->r.longest_fail_line, r->r.longest_fail_col);
+            add_parse(c, b, r->longest_fail_parse);
+            rt_buf_addc(b, ')');
         }
-        add_more(b, all);
+        rt_buf_adds(b, ". A call that fails late throws its work away, and what is tried next often matches "
+                       "the same input again. Check whether an alternative shares a long prefix with a later "
+                       "one, and whether a cut (--) after the part that identifies an alternative can stop the "
+                       "parser from trying the others.");
         rt_buf_addc(b, 0);
     }
-    if ((all = pick(c, wasted_more_than_examined, by_wasted, best)) > 0) {
+    if ((found = pick(c, wasted_as_much_as_examined, by_wasted, best)) > 0) {
         starts[n++] = b->len;
         rt_buf_printf(b, "Failed calls examined more input in all than the %s did (%llu positions):",
-                      c->t.parses > 1 ? "parses" : "parse",
-                      (unsigned long long)(c->t.examined + c->parse_examined));
-        for (size_t i = 0; i < all && i < HINT_MAX_RULES; i++)
-            rt_buf_printf(b, "%s %s %llu", i ? "," : "", best[i]->name, (unsigned long long)best[i]->r.wasted);
-        add_more(b, all);
+                      c->t.parses > 1 ? "parses" : "parse", (unsigned long long)examined(c));
+        for (size_t i = 0; i < found; i++)
+            rt_buf_printf(b, "%s %s (%llu positions in %llu failed calls)", i ? "," : "", best[i]->name,
+                          (unsigned long long)best[i]->r.wasted, (unsigned long long)best[i]->r.failed);
+        rt_buf_adds(b, ". The rule is tried at many positions where it cannot match, or fails late; nested "
+                       "failures count in their callers too, so look at the innermost of these first.");
         rt_buf_addc(b, 0);
     }
-    if (n == before) {
+    if (n - first <= 1 && c->t.calls > 0) {
         starts[n++] = b->len;
-        rt_buf_printf(b, "Nothing %sstands out: no rule was evaluated more than twice at one position, "
-                      "and no failed call examined %d positions or more.", timed ? "else " : "", HINT_EXAMINED);
+        rt_buf_adds(b, "Nothing else stands out: no rule is evaluated more than twice at a position, and no "
+                       "failed call examines much input.");
         rt_buf_addc(b, 0);
     }
     const char **h = b->oom ? NULL : rt_realloc(c->hints, (n + 1) * sizeof *h);

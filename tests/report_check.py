@@ -100,13 +100,17 @@ def main(argv):
             if r["type"] == "grammar":
                 names.update({(r["id"], x["id"]): x["name"] for x in r["rules"]})
         got = {names[(r["grammar"], r["rule"])]: r for r in records if r["type"] == "rule"}
-        keys = ["calls", "evals", "memo", "matched", "failed", "repeats", "max_repeats", "consumed", "wasted"]
+        # the report's name of each count, and its value in the profile (pego profile -f json)
+        keys = {"calls": "calls", "evals": "evals", "memo": "memoHits", "matched": "matched", "failed": "failed",
+                "repeats": "repeats", "consumed": "consumed", "wasted": "wasted"}
         bad = 0
         for row in prof["rules"]:
             rec = got.get(row["rule"])
-            for k in keys:
-                if k in row and (rec is None or rec[k] != row[k]):
-                    print(f"rule {row['rule']}: {k} is {rec and rec[k]} in the report, {row[k]} in the profile",
+            want = {k: row[v] for k, v in keys.items()}
+            want["max_repeats"] = max(row["maxEvals"] - 1, 0)
+            for k, v in want.items():
+                if rec is None or rec[k] != v:
+                    print(f"rule {row['rule']}: {k} is {rec and rec[k]} in the report, {v} in the profile",
                           file=sys.stderr)
                     bad += 1
         if bad or len(prof["rules"]) != len(got):
