@@ -271,11 +271,11 @@ static uint64_t duration_ns(const char *value, uint64_t bare_ns)
     char *end;
     errno = 0;
     unsigned long long n = strtoull(value, &end, 10);
-    if (errno || n > 100000000000ull) return 0;
+    if (errno) return 0;
     uint64_t unit = *end ? 0 : bare_ns;
     for (size_t i = 0; i < sizeof units / sizeof units[0] && !unit; i++)
         if (strcmp(end, units[i].unit) == 0) unit = units[i].ns;
-    return unit ? (uint64_t)n * unit : 0;
+    return unit && n <= UINT64_MAX / unit ? (uint64_t)n * unit : 0;
 }
 
 /* The value of --profile-interval: a duration, microseconds when bare. */

@@ -96,7 +96,7 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
 
 static void take_sample(pego_parser *p, rt_samples *sm)
 {
-    uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES], n = 0, depth = 0;
+    uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES + 1], n = 0, depth = 0;
     uint64_t stamp = ++sm->taken;
     if (p->es_moving) {
         sm->lost++;
@@ -129,13 +129,13 @@ static void take_sample(pego_parser *p, rt_samples *sm)
             sm->incl[r]++;
         }
         frames[n++] = r;
-        if (++depth == PATH_MAX_FRAMES) break;   /* deeper: the walk would cost more than the interval */
+        if (++depth > PATH_MAX_FRAMES) break;    /* deeper: the walk would cost more than the interval */
     }
     if (depth == 0) {                      /* between the parse's start and its first call */
         sm->lost++;
         return;
     }
-    if (depth == PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
         sm->unplaced++;
         return;
     }
