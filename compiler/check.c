@@ -14,7 +14,7 @@
 /* Features the engine does not implement yet: every occurrence is refused with
  * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
 static const char *const not_supported[] = {
-    "#stream", "predicates", "variables", "types", "actions", NULL
+    "#stream", "predicates", "variables", NULL
 };
 
 /* ---- names -> definitions ---- */
@@ -341,11 +341,6 @@ static void refuse(cc_errors *out, const char *feature, int line, int col)
         }
 }
 
-static void refuse_action(cc_errors *out, const ast_term *action)
-{
-    if (action) refuse(out, "actions", action->line, action->col);
-}
-
 static void refuse_in(cc_errors *out, const ast_expr *e)
 {
     switch (e->kind) {
@@ -353,15 +348,9 @@ static void refuse_in(cc_errors *out, const ast_expr *e)
         const ast_pratt *pr = e->pratt;
         refuse(out, "pratt", e->line, e->col);
         if (pr->skip) refuse_in(out, pr->skip);
-        for (int i = 0; i < pr->noperands; i++) {
-            refuse_in(out, pr->operands[i].expr);
-            refuse_action(out, pr->operands[i].action);
-        }
+        for (int i = 0; i < pr->noperands; i++) refuse_in(out, pr->operands[i].expr);
         for (int i = 0; i < pr->nlevels; i++)
-            for (int j = 0; j < pr->levels[i].nops; j++) {
-                refuse_in(out, pr->levels[i].ops[j].expr);
-                refuse_action(out, pr->levels[i].ops[j].action);
-            }
+            for (int j = 0; j < pr->levels[i].nops; j++) refuse_in(out, pr->levels[i].ops[j].expr);
         return;
     }
     case AST_ATTRIBUTE:
@@ -398,14 +387,7 @@ static void refuse_unsupported(checker *c, const definition *defs, int n)
     cc_errors *out = c->errs;
     for (int i = 0; i < n; i++) {
         int from = out->n;
-        if (defs[i].is_type) {
-            refuse(out, "types", defs[i].line, defs[i].col);
-        } else {
-            const ast_rule *r = &c->g->rules[defs[i].index];
-            if (r->type) refuse(out, "types", r->type->line, r->type->col);
-            refuse_in(out, r->body);
-            if (r->action) refuse(out, "actions", r->action_line, r->action_col);
-        }
+        if (!defs[i].is_type) refuse_in(out, c->g->rules[defs[i].index].body);
         /* no two refusals share a position, so the unstable sort is enough */
         if (out->n - from > 1) qsort(out->items + from, (size_t)(out->n - from), sizeof *out->items, by_position);
     }

@@ -181,6 +181,15 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->pratts);
     for (int i = 0; i < g->nlabels; i++) rt_free(g->labels[i]);
     rt_free(g->labels);
+    for (int i = 0; i < g->ntypes; i++) {
+        rt_free(g->types[i].name);
+        rt_free(g->types[i].fields);
+    }
+    rt_free(g->types);
+    rt_free(g->actions);
+    rt_free(g->acode);
+    rt_free(g->atext);
+    rt_free(g->alabels);
     rt_free(g->code);
     rt_free(g->bytesets);
     rt_free(g->dispatch);

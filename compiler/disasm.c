@@ -68,6 +68,8 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         else rt_buf_printf(b, " %d", in->a);
         break;
     case 'P': rt_buf_printf(b, " %s", g->labels[in->a]); break;
+    case 'A': rt_buf_printf(b, " %d (%s)", in->a, g->rules[g->actions[in->a].rule].name); break;
+    case 'E': rt_buf_printf(b, " %s", g->types[in->a].name); break;
     case 'Q': {
         const cc_site *site = &g->sites[in->a];
         rt_buf_printf(b, " site %d:", in->a);

@@ -41,6 +41,14 @@ typedef struct {
      * outside skip_site), and the rules counted */
     uint32_t          *skip_counts;
     int               *skip_rules, nskip_rules;
+    /* types and actions (compiler/action.c): per rule, the terminal type it
+     * produces (-1: none), its action (-1: none), and whether a call of it can
+     * run an action (then a caller that discards its value still calls its
+     * valued body: an action's run-time error must not depend on that) */
+    cc_typemap         tm;
+    int               *term_type, *action;
+    uint8_t           *runs_action;
+    const cc_callgraph *cg;       /* while runs_action is solved */
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -795,7 +803,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         variant = CC_VF(g, e->rule);
     } else if (v) {
         variant = e->rule;
-    } else if (callee->scc >= 0 && callee->scc == g->rules[m->rule].scc) {
+    } else if ((callee->scc >= 0 && callee->scc == g->rules[m->rule].scc) || m->runs_action[e->rule]) {
         variant = e->rule;
         pop = 1;
     } else {
@@ -1128,11 +1136,12 @@ static void collect_labels(emitter *m, const ast_expr *e)
 
 /* One line of a Pratt expression: valued (v) or value-free, ending in SUBRET;
  * operand lines label their fresh values with the rule. */
-static uint32_t emit_line(emitter *m, const ast_expr *e, int v, int label_rule)
+static uint32_t emit_line(emitter *m, const ast_expr *e, int v, int label_rule, int action)
 {
     uint32_t at = here(m);
     emit_expr(m, e, v && cc_has_value(e), v);
     if (v && !cc_has_value(e)) ins(m, e, OP_NIL, 0, 0, 0);
+    if (v && action >= 0) ins(m, e, OP_ACTION, action, 0, 0);   /* an operand's action */
     uint32_t ret = ins(m, e, OP_SUBRET, label_rule, 0, 0);
     if (v) m->g->code[ret].flags |= INS_VALUE;
     return at;
@@ -1149,17 +1158,19 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     if (pr->skip) {
         p->has_skip = 1;
         m->valued = 0;
-        p->skip = emit_line(m, pr->skip, 0, -1);
+        p->skip = emit_line(m, pr->skip, 0, -1, -1);
         m->valued = 1;
     }
     p->noperands = pr->noperands;
     p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->vf_operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     for (int i = 0; i < pr->noperands; i++) {
+        const ast_pratt_operand *o = &pr->operands[i];
+        int action = o->action ? cc_action_compile(g, m->ast, &m->tm, r, o->expr, o->action, 0) : -1;
         m->valued = 1;
-        p->operands[i] = emit_line(m, pr->operands[i].expr, 1, r);
+        p->operands[i] = emit_line(m, o->expr, 1, r, action);
         m->valued = 0;
-        p->vf_operands[i] = emit_line(m, pr->operands[i].expr, 0, -1);
+        p->vf_operands[i] = emit_line(m, o->expr, 0, -1, -1);
     }
     int total = 0;
     for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;
@@ -1173,10 +1184,11 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
             c->kind = (uint8_t)op->kind;
             c->level = l + 1;
             c->number = number++;
+            c->action = op->action ? cc_action_compile(g, m->ast, &m->tm, r, op->expr, op->action, 1) : -1;
             m->valued = 1;
-            c->code = emit_line(m, op->expr, 1, -1);
+            c->code = emit_line(m, op->expr, 1, -1, -1);
             m->valued = 0;
-            c->vf_code = emit_line(m, op->expr, 0, -1);
+            c->vf_code = emit_line(m, op->expr, 0, -1, -1);
         }
     }
 }
@@ -1310,6 +1322,68 @@ static int cmp_ranked(const void *a, const void *b)
     return strcmp(((const ranked *)a)->text, ((const ranked *)b)->text);
 }
 
+/* ---- types and actions ---- */
+
+static int grows_runs_action(void *ctx, int r)
+{
+    emitter *m = ctx;
+    const cc_callgraph *cg = m->cg;
+    if (m->runs_action[r]) return 0;
+    int runs = m->action[r] >= 0;
+    for (int i = 0; i < cg->calls.nadj[r] && !runs; i++) runs = m->runs_action[cg->calls.adj[r][i]];
+    m->runs_action[r] = (uint8_t)runs;
+    return runs;
+}
+
+/* The node types, each rule's terminal type and action, and which calls can
+ * run an action. */
+static void prepare_actions(emitter *m)
+{
+    pego_grammar *g = m->g;
+    const ast_grammar *ast = m->ast;
+    size_t n = (size_t)ast->nrules + 1;
+    m->term_type = cc_xmalloc(n * sizeof *m->term_type);
+    m->action = cc_xmalloc(n * sizeof *m->action);
+    m->runs_action = cc_xcalloc(n, 1);
+    cc_types_build(g, ast, &m->tm);
+    int any = 0;
+    for (int r = 0; r < ast->nrules; r++) {
+        const ast_rule *ar = &ast->rules[r];
+        m->term_type[r] = cc_rule_terminal_type(g, ast, &m->tm, r);
+        m->action[r] = ar->action ? cc_action_compile(g, ast, &m->tm, r, ar->body, ar->action, 0) : -1;
+        any |= m->action[r] >= 0;
+    }
+    if (!any) return;
+    cc_callgraph cg;
+    cc_callgraph_init(&cg, ast);
+    m->cg = &cg;
+    cc_solve(&cg, grows_runs_action, m);
+    m->cg = NULL;
+    cc_callgraph_free(&cg);
+}
+
+/* Rule r's valued or value-free body (not a Pratt expression), its end and RET.
+ * A valued body ends by making the rule's value: a node of its terminal type
+ * over what the body matched, its action's value, or the body's value with the
+ * scope's captures and the rule's label (RULEEND). */
+static void emit_rule(emitter *m, int r, int valued)
+{
+    const ast_rule *ar = &m->ast->rules[r];
+    const ast_expr *body = ar->body;
+    if (valued && m->term_type[r] >= 0) {
+        ins(m, body, OP_PUSHPOS, 0, 0, 0);
+        emit_expr(m, body, 0, 0);
+        ins(m, body, OP_TERMNODE, m->term_type[r], 0, 0);
+        ins(m, body, OP_RULEEND, r, 0, 0);
+    } else {
+        emit_expr(m, body, valued && cc_has_value(body), valued);
+        if (valued && !cc_has_value(body)) ins(m, body, OP_NIL, 0, 0, 0);
+        if (valued && m->action[r] >= 0) ins(m, body, OP_ACTION, m->action[r], 0, 0);
+        else if (valued) ins(m, body, OP_RULEEND, r, 0, 0);
+    }
+    ins(m, body, OP_RET, 0, 0, 0);
+}
+
 void cc_emit(pego_grammar *g, const ast_grammar *ast)
 {
     emitter m = { .g = g, .ast = ast };
@@ -1319,11 +1393,14 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     };
     for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, fixed[i]);
     for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
+    for (int t = 0; t < ast->ntypes; t++)           /* struct fields are fields too */
+        for (int f = 0; f < ast->types[t].nfields; f++) add_label(&m, ast->types[t].field_names[f]);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);
     cc_index_free(&m.label_index);                  /* the index of the sorted labels */
     for (int i = 0; i < g->nlabels; i++) cc_index_add(&m.label_index, cc_hash(g->labels[i], strlen(g->labels[i])), (uint32_t)i);
     g->label_message = label_id(&m, "message");
     g->label_operator = label_id(&m, "operator");
+    prepare_actions(&m);
 
     /* The start sequence: the VM calls the start rule returning to address 0. */
     ins(&m, NULL, OP_EOI, 0, 0, 0);
@@ -1345,12 +1422,11 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
             if (g->rules[r].pratt >= 0) {
                 ins(&m, ar->body, OP_PSTART, g->rules[r].pratt, 0, 0);
                 ins(&m, ar->body, OP_PRATT, g->rules[r].pratt, 0, 0);
+                if (valued) ins(&m, ar->body, OP_RULEEND, r, 0, 0);
+                ins(&m, ar->body, OP_RET, 0, 0, 0);
             } else {
-                emit_expr(&m, ar->body, valued && cc_has_value(ar->body), valued);
-                if (valued && !cc_has_value(ar->body)) ins(&m, ar->body, OP_NIL, 0, 0, 0);
+                emit_rule(&m, r, valued);
             }
-            if (valued) ins(&m, ar->body, OP_RULEEND, r, 0, 0);
-            ins(&m, ar->body, OP_RET, 0, 0, 0);
         }
     }
     for (int r = 0; r < ast->nrules; r++)
@@ -1378,16 +1454,12 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
             if (m.profiled) g->prof_start = here(&m);
             for (int valued = 1; valued >= 0; valued--) {
                 for (int r = 0; r < ast->nrules; r++) {
-                    const ast_expr *body = ast->rules[r].body;
                     cc_rule *rule = &g->rules[r];
                     m.rule = r;
                     m.valued = valued;
                     *(m.profiled ? (valued ? &rule->prof_entry : &rule->prof_vf_entry)
                                  : (valued ? &rule->fast_entry : &rule->fast_vf_entry)) = here(&m);
-                    emit_expr(&m, body, valued && cc_has_value(body), valued);
-                    if (valued && !cc_has_value(body)) ins(&m, body, OP_NIL, 0, 0, 0);
-                    if (valued) ins(&m, body, OP_RULEEND, r, 0, 0);
-                    ins(&m, body, OP_RET, 0, 0, 0);
+                    emit_rule(&m, r, valued);
                 }
             }
         }
@@ -1433,4 +1505,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     cc_index_free(&m.byteset_index);
     cc_index_free(&m.chain_index);
     cc_free(m.byteset_bits);
+    cc_typemap_free(&m.tm);
+    cc_free(m.term_type);
+    cc_free(m.action);
+    cc_free(m.runs_action);
 }

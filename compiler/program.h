@@ -10,6 +10,7 @@
 #include "../vm/opcodes.h"
 #include "ast.h"
 #include "graph.h"
+#include "intern.h"
 #include "../runtime/buf.h"
 #include "pego.h"
 
@@ -68,6 +69,7 @@ typedef struct {
     uint8_t  kind;              /* pratt_op_kind */
     int      level;             /* 1-based; later levels bind tighter */
     int      number;            /* operator number, across levels in declaration order */
+    int      action;            /* its action, -1: none (an Operator node) */
     uint32_t code, vf_code;
 } cc_pratt_op;
 
@@ -133,6 +135,35 @@ typedef struct {
 /* The deepest nest of calls the fast program compiles into one call site. */
 #define CC_INLINE_LEVELS 3
 
+/* A node type the grammar defines (docs/language.md 6.1): a struct or a terminal
+ * type; aliases and unions are resolved at compile time and have none. */
+typedef struct {
+    char    *name;
+    int      terminal;
+    int     *fields;            /* struct: label ids of its fields, sorted */
+    int      nfields;
+} cc_type;
+
+/* An action (docs/language.md 6.3): code in the action program (vm/action.c
+ * runs it), the rule it belongs to, whether $1... index the children of the
+ * body's Seq (else $1 is the body's value), and the slots it needs: lambda
+ * parameters, and first, in a Pratt operator's action, $lhs, $rhs, $op and
+ * the operator part's value, whose fields are its captures (CC_PRATT_SLOTS). */
+typedef struct {
+    uint32_t code;
+    int      rule;
+    int      seq;
+    int      nelems;            /* elements with a value slot: the range of $n */
+    uint32_t nslots;
+} cc_action;
+
+/* One instruction of an action program (the AC_ opcodes of vm/action.h). */
+typedef struct {
+    uint8_t  op;
+    int32_t  a, b;
+    int64_t  i;
+} cc_aop;
+
 /* Fixed expectation ids. */
 enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
 
@@ -175,6 +206,16 @@ struct pego_grammar {
     uint32_t    nchains;
     uint32_t   *chain_rules;    /* rule indexes */
     uint32_t    nchain_rules;
+    cc_type    *types;          /* node types defined by the grammar (NODE_STRUCT, NODE_TERMINAL) */
+    int         ntypes;
+    cc_action  *actions;        /* operands of ACTION */
+    int         nactions;
+    cc_aop     *acode;          /* the action programs */
+    uint32_t    nacode;
+    char       *atext;          /* string literals and field names of the action programs */
+    uint32_t    natext;
+    int32_t    *alabels;        /* field label lists of AC_NEW */
+    uint32_t    nalabels;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
 };
@@ -185,6 +226,26 @@ struct pego_grammar {
 /* compiler stages */
 void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs);   /* inside cc_oom_jump */
 void cc_emit(pego_grammar *g, const ast_grammar *ast);      /* inside cc_oom_jump */
+/* compiler/action.c, for the emitter. What it keeps while the grammar's types
+ * and actions are compiled: the type definitions by name, the node type each
+ * resolves to (-1: an alias of no single struct or terminal type), and the
+ * capacities of the action tables. */
+typedef struct {
+    cc_index  index;
+    int      *type_of;
+    uint32_t  cap_code, cap_text, cap_alabels, cap_actions;
+} cc_typemap;
+/* Locals an action can see at once: lambda parameters and Pratt's three. */
+#define CC_MAX_LOCALS 2048
+enum { CC_SLOT_LHS, CC_SLOT_RHS, CC_SLOT_OP, CC_SLOT_PART, CC_PRATT_SLOTS };
+/* The node types (once the labels are sorted); the terminal type that rule's
+ * declaration makes it produce (-1: none); an action's code, for the body
+ * body, or a Pratt operator's action (returns its index). */
+void cc_types_build(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm);
+void cc_typemap_free(cc_typemap *tm);
+int  cc_rule_terminal_type(const pego_grammar *g, const ast_grammar *ast, const cc_typemap *tm, int rule);
+int  cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule, const ast_expr *body,
+                       const ast_term *term, int pratt_operator);
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
 void cc_first_rules(const ast_grammar *ast, cc_callgraph *cg, cc_first *rules);
 void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr *e, cc_first *f);

@@ -150,7 +150,14 @@ const char *pego_result_error_message(const pego_result *r);      /* text after 
 
 /* Trees. Positions are in the parse's unit; text is the input's bytes (in
  * code-point mode an invalid byte stands for U+FFFD when printed). */
-typedef enum { PEGO_NODE_MATCH, PEGO_NODE_SEQ, PEGO_NODE_LIST, PEGO_NODE_OPERATOR, PEGO_NODE_ERROR } pego_node_kind;
+/* The reserved node types, then the two kinds of types a grammar defines
+ * (docs/language.md 6.1): struct nodes (made by actions' new, with fields and
+ * no children) and terminal types (text, like Match). pego_node_type_name
+ * gives the type's name. */
+typedef enum {
+    PEGO_NODE_MATCH, PEGO_NODE_SEQ, PEGO_NODE_LIST, PEGO_NODE_OPERATOR, PEGO_NODE_ERROR,
+    PEGO_NODE_STRUCT, PEGO_NODE_TERMINAL
+} pego_node_kind;
 
 pego_node_kind   pego_node_type(const pego_result *r, const pego_node *n);
 const char      *pego_node_type_name(const pego_result *r, const pego_node *n);
@@ -164,10 +171,21 @@ size_t           pego_node_field_count(const pego_result *r, const pego_node *n)
 const char      *pego_node_field_name(const pego_result *r, const pego_node *n, size_t i);
 const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n, size_t i);
 const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name);
+/* What field i holds: a node (or nil), an integer, a string or a bool. Fields
+ * are in the order they print (sorted by name); pego_node_field_index finds
+ * one by name (-1: the node has no such field). */
+typedef enum { PEGO_FIELD_NODE, PEGO_FIELD_INT, PEGO_FIELD_STRING, PEGO_FIELD_BOOL } pego_field_kind;
+pego_field_kind pego_node_field_kind(const pego_result *r, const pego_node *n, size_t i);
+long            pego_node_field_index(const pego_result *r, const pego_node *n, const char *name);
 /* Fields that are not nodes: the operator number of an Operator node, the
- * message of an Error node. Return 0 when the field is not of that kind. */
+ * message of an Error node, the integers, strings and bools that actions store
+ * in struct nodes. Return 0 when the field is not of that kind. A string is
+ * NUL-terminated; pego_node_field_text also gives its length (a string made
+ * by an action may contain NUL bytes). */
 int pego_node_field_int(const pego_result *r, const pego_node *n, size_t i, int64_t *value);
 int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, const char **value);
+int pego_node_field_text(const pego_result *r, const pego_node *n, size_t i, const char **value, size_t *len);
+int pego_node_field_bool(const pego_result *r, const pego_node *n, size_t i, int *value);
 
 /* Errors recovered by #recover during a successful parse ("line:col: message"). */
 size_t      pego_result_recovered_count(const pego_result *r);

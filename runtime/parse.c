@@ -77,6 +77,9 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->rec);
     rt_free(p->held);
     rt_buf_free(&p->strings);
+    rt_free(p->avals);
+    rt_free(p->aiters);
+    rt_free(p->akids);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
@@ -219,6 +222,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             p->noplain = 1;
         }
         rt_tree_reset(&p->tree);
+        rt_buf_reset(&p->strings);
         rt_memo_reset(&p->memo);
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->exp.oom = 0;
@@ -363,8 +367,7 @@ pego_node_kind pego_node_type(const pego_result *r, const pego_node *n)
 
 const char *pego_node_type_name(const pego_result *r, const pego_node *n)
 {
-    (void)r;
-    return rt_tree_node_type_name(n);
+    return rt_tree_type_name(tree_of(r), r->parser->g, n);
 }
 
 const char *pego_node_rule(const pego_result *r, const pego_node *n)
@@ -415,29 +418,57 @@ const pego_node *pego_node_field_value(const pego_result *r, const pego_node *n,
 {
     const rt_field *f = field_at(r, n, i);
     if (!f || f->kind != FIELD_NODE) return NULL;
-    return f->value ? &tree_of(r)->nodes[f->value - 1] : NULL;
+    return f->value ? &tree_of(r)->nodes[(uint32_t)f->value - 1] : NULL;
 }
 
 int pego_node_field_int(const pego_result *r, const pego_node *n, size_t i, int64_t *value)
 {
     const rt_field *f = field_at(r, n, i);
     if (!f || f->kind != FIELD_INT) return 0;
-    *value = f->value;
+    *value = (int64_t)f->value;
+    return 1;
+}
+
+int pego_node_field_text(const pego_result *r, const pego_node *n, size_t i, const char **value, size_t *len)
+{
+    const rt_field *f = field_at(r, n, i);
+    if (!f || f->kind != FIELD_STRING) return 0;
+    *value = r->parser->strings.data + FIELD_STRING_OFF(f->value);
+    if (len) *len = FIELD_STRING_LEN(f->value);
     return 1;
 }
 
 int pego_node_field_string(const pego_result *r, const pego_node *n, size_t i, const char **value)
 {
+    return pego_node_field_text(r, n, i, value, NULL);
+}
+
+int pego_node_field_bool(const pego_result *r, const pego_node *n, size_t i, int *value)
+{
     const rt_field *f = field_at(r, n, i);
-    if (!f || f->kind != FIELD_STRING) return 0;
-    *value = r->parser->strings.data + f->value;
+    if (!f || f->kind != FIELD_BOOL) return 0;
+    *value = f->value != 0;
     return 1;
+}
+
+pego_field_kind pego_node_field_kind(const pego_result *r, const pego_node *n, size_t i)
+{
+    const rt_field *f = field_at(r, n, i);
+    static const pego_field_kind kinds[] = { [FIELD_NODE] = PEGO_FIELD_NODE, [FIELD_INT] = PEGO_FIELD_INT,
+                                             [FIELD_STRING] = PEGO_FIELD_STRING, [FIELD_BOOL] = PEGO_FIELD_BOOL };
+    return f ? kinds[f->kind] : PEGO_FIELD_NODE;
+}
+
+long pego_node_field_index(const pego_result *r, const pego_node *n, const char *name)
+{
+    size_t count = pego_node_field_count(r, n);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(pego_node_field_name(r, n, i), name) == 0) return (long)i;
+    return -1;
 }
 
 const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const char *name)
 {
-    size_t count = pego_node_field_count(r, n);
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(pego_node_field_name(r, n, i), name) == 0) return pego_node_field_value(r, n, i);
-    return NULL;
+    long i = pego_node_field_index(r, n, name);
+    return i < 0 ? NULL : pego_node_field_value(r, n, (size_t)i);
 }

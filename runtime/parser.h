@@ -13,12 +13,14 @@
 
 /* ---- nodes (runtime/tree.c) ---- */
 enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_NODE_LIST,
-       NODE_OPERATOR = PEGO_NODE_OPERATOR, NODE_ERROR = PEGO_NODE_ERROR };
+       NODE_OPERATOR = PEGO_NODE_OPERATOR, NODE_ERROR = PEGO_NODE_ERROR,
+       NODE_STRUCT = PEGO_NODE_STRUCT, NODE_TERMINAL = PEGO_NODE_TERMINAL };
 
 /* A node: 16 bytes, since a tree has about one node for every four bytes of
  * input. Its child count is implied (children are appended as nodes are made,
  * so a node's list ends where the next node's begins), and its fields, which
- * few nodes have, live in a table keyed by node (rt_tree_fields). */
+ * few nodes have, live in a table keyed by node (rt_tree_fields), as does the
+ * type of a node of a type the grammar defines (NODE_STRUCT, NODE_TERMINAL). */
 struct pego_node {
     uint32_t tag;         /* type (bits 0-2), NODE_HAS_FIELDS (bit 3), rule index + 1 (bits 4-31; 0: unlabeled) */
     uint32_t start, end;  /* byte offsets into the input */
@@ -27,10 +29,14 @@ struct pego_node {
 
 #define NODE_HAS_FIELDS 8u
 
-/* A field: a node value, an integer (Operator's operator) or a string (Error's
- * message, an offset into the parse's string arena). */
-enum { FIELD_NODE, FIELD_INT, FIELD_STRING };
-typedef struct { uint32_t label, kind, value; } rt_field;
+/* A field: a node value, an integer (Operator's operator, an action's int), a
+ * bool, or a string (Error's message, an action's string: its offset into the
+ * parse's string arena, NUL-terminated, and its length in the high 32 bits). */
+enum { FIELD_NODE, FIELD_INT, FIELD_STRING, FIELD_BOOL };
+typedef struct { uint32_t label, kind; uint64_t value; } rt_field;
+#define FIELD_STRING_AT(off, len) ((uint64_t)(off) | (uint64_t)(len) << 32)
+#define FIELD_STRING_OFF(value) ((uint32_t)(value))
+#define FIELD_STRING_LEN(value) ((uint32_t)((value) >> 32))
 
 /* A value on the VM's value stack or in a node: 0 is nil, otherwise 1 + the node's
  * index. VAL_CALLED marks a value that came from a rule call (not fresh). */
@@ -42,8 +48,9 @@ typedef struct { uint32_t label, kind, value; } rt_field;
  * pointer arithmetic on NULL is undefined even with 0. */
 #define RT_AT(base, off) ((base) ? (base) + (off) : (base))
 
-/* Where the fields of one node are: fields[first .. first + count). */
-typedef struct { uint32_t node, first, count; } rt_fieldref;
+/* Where the fields of one node are: fields[first .. first + count), and its
+ * type among the grammar's (cc_type) when it has one. */
+typedef struct { uint32_t node, first, count, type; } rt_fieldref;
 
 typedef struct {
     pego_node   *nodes;  uint32_t nnodes, capnodes;
@@ -67,9 +74,19 @@ static inline uint32_t rt_tree_node_nkids(const rt_tree *t, const pego_node *n)
 uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first);
 /* Gives node value v the fields [first, first + count); -1 when out of memory. */
 int      rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count);
+/* The same for a node of type `type` of the grammar's types, and that type. */
+int      rt_tree_set_typed(rt_tree *t, uint32_t v, uint32_t type, uint32_t first, uint32_t count);
+uint32_t rt_tree_node_user_type(const rt_tree *t, const pego_node *n);
+/* Its type name: reserved, or the grammar's. */
+const char *rt_tree_type_name(const rt_tree *t, const pego_grammar *g, const pego_node *n);
+/* Terminals (Match, Error, terminal types) print their text. */
+static inline int rt_tree_terminal(const pego_node *n)
+{
+    int k = (int)(n->tag & 7u);
+    return k == NODE_MATCH || k == NODE_ERROR || k == NODE_TERMINAL;
+}
 
 void     rt_tree_reset(rt_tree *t);
-const char *rt_tree_node_type_name(const pego_node *n);
 void     rt_tree_free(rt_tree *t);
 int      rt_tree_reserve(rt_tree *t, uint32_t nkids);     /* room for a node and its kids; -1: OOM */
 
@@ -232,7 +249,11 @@ struct pego_parser {
     vm_pframe  *pf;    uint32_t npf, cappf;
     rt_recovered *rec; uint32_t nrec, caprec;  /* errors recovered so far (undone on backtracking) */
     uint32_t   *held;  uint32_t nheld, capheld; /* failures held while a #recover skip runs */
-    rt_buf      strings;                        /* texts of recovered errors */
+    rt_buf      strings;                        /* texts of recovered errors and actions' strings (reset per parse) */
+    /* the action machine's stacks (vm/action.c) */
+    struct vm_aval *avals; uint32_t capavals;
+    struct vm_aiter *aiters; uint32_t capaiters;
+    uint32_t   *akids; uint32_t capakids;
     /* counting with the profiled program (docs/architecture.md, The profiled program) */
     int         count_calls;    /* parses count their calls with the profiled program */
     int         counting;       /* this run executes the profiled program */

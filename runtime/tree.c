@@ -45,6 +45,26 @@ static rt_fieldref *ref_slot(rt_fieldref *refs, uint32_t cap, uint32_t v)
 
 int rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count)
 {
+    uint32_t type = rt_tree_node_user_type(t, &t->nodes[v - 1]);
+    return rt_tree_set_typed(t, v, type, first, count);
+}
+
+uint32_t rt_tree_node_user_type(const rt_tree *t, const pego_node *n)
+{
+    if (!(n->tag & NODE_HAS_FIELDS)) return 0;
+    return ref_slot(t->refs, t->caprefs, (uint32_t)(n - t->nodes) + 1)->type;
+}
+
+const char *rt_tree_type_name(const rt_tree *t, const pego_grammar *g, const pego_node *n)
+{
+    static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
+    int kind = rt_tree_node_kind(n);
+    if (kind == NODE_STRUCT || kind == NODE_TERMINAL) return g->types[rt_tree_node_user_type(t, n)].name;
+    return names[kind];
+}
+
+int rt_tree_set_typed(rt_tree *t, uint32_t v, uint32_t type, uint32_t first, uint32_t count)
+{
     if (2 * (t->nrefs + 1) > t->caprefs) {
         uint32_t cap = t->caprefs ? 2 * t->caprefs : 64;
         rt_fieldref *refs = rt_calloc(cap, sizeof *refs);
@@ -57,7 +77,7 @@ int rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count)
     }
     rt_fieldref *r = ref_slot(t->refs, t->caprefs, v);
     if (!r->node) t->nrefs++;
-    *r = (rt_fieldref){ v, first, count };
+    *r = (rt_fieldref){ v, first, count, type };
     t->nodes[v - 1].tag |= NODE_HAS_FIELDS;
     return 0;
 }
@@ -94,13 +114,6 @@ static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text
     w->items[w->n++] = (action){ (uint8_t)kind, a, depth, text };
 }
 
-const char *rt_tree_node_type_name(const pego_node *n)
-{
-    static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
-    return names[rt_tree_node_kind(n)];
-}
-
-static int terminal(const pego_node *n) { return rt_tree_node_kind(n) == NODE_MATCH || rt_tree_node_kind(n) == NODE_ERROR; }
 
 /* The printer: text is gathered in a buffer and handed to the writer whenever
  * the buffer holds PRINT_PIECE bytes, between two steps of the walk. A step adds
@@ -131,16 +144,18 @@ static void spill(printer *pr, int all)
     rt_buf_reset(&pr->b);
 }
 
-/* A field's value that is not a node: an integer, or a string in backquotes
- * (S-expressions) or JSON-quoted. */
+/* A field's value that is not a node: an integer, a bool, or a string in
+ * backquotes with no escaping (S-expressions) or JSON-quoted. */
 static void scalar(printer *pr, const rt_field *f)
 {
     rt_buf *b = &pr->b;
-    if (f->kind == FIELD_INT) { rt_buf_printf(b, "%u", f->value); return; }
-    const char *text = pr->p->strings.data + f->value;
-    if (pr->json) { rt_unicode_json_string(b, text, strlen(text)); return; }
+    if (f->kind == FIELD_INT) { rt_buf_printf(b, "%lld", (long long)(int64_t)f->value); return; }
+    if (f->kind == FIELD_BOOL) { rt_buf_adds(b, f->value ? "true" : "false"); return; }
+    const char *text = pr->p->strings.data + FIELD_STRING_OFF(f->value);
+    size_t len = FIELD_STRING_LEN(f->value);
+    if (pr->json) { rt_unicode_json_string(b, text, len); return; }
     rt_buf_addc(b, '`');
-    rt_buf_adds(b, text);
+    rt_buf_add(b, text, len);
     rt_buf_addc(b, '`');
 }
 
@@ -209,14 +224,14 @@ static void sexpr_node(printer *pr, work *w, uint32_t v)
     const char *label = rt_tree_node_label(n) >= 0 ? g->rules[rt_tree_node_label(n)].name : NULL;
     uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     if (label) push(w, A_TEXT, 0, 0, label), push(w, A_TEXT, 0, 0, "@");
-    if (terminal(n)) {
-        if (rt_tree_node_kind(n) == NODE_ERROR) rt_buf_adds(b, "Error");
+    if (rt_tree_terminal(n)) {
+        if (rt_tree_node_kind(n) != NODE_MATCH) rt_buf_adds(b, rt_tree_type_name(t, g, n));
         quoted(pr, pr->p->in.input + n->start, n->end - n->start, sexpr_text);
         if (nfields) {
             push(w, A_TEXT, 0, 0, "}");
             for (uint32_t i = nfields; i-- > 0;) {
                 push(w, t->fields[fields + i].kind == FIELD_NODE ? A_VALUE : A_SCALAR,
-                     t->fields[fields + i].kind == FIELD_NODE ? t->fields[fields + i].value : fields + i,
+                     t->fields[fields + i].kind == FIELD_NODE ? (uint32_t)t->fields[fields + i].value : fields + i,
                      0, NULL);
                 push(w, A_FIELD, t->fields[fields + i].label, 0, i ? " " : "");
             }
@@ -226,11 +241,11 @@ static void sexpr_node(printer *pr, work *w, uint32_t v)
     }
     int list = rt_tree_node_kind(n) == NODE_LIST;
     if (list) rt_buf_addc(b, '[');
-    else rt_buf_printf(b, "(%s", rt_tree_node_type_name(n));
+    else rt_buf_printf(b, "(%s", rt_tree_type_name(t, g, n));
     push(w, A_TEXT, 0, 0, list ? "]" : ")");
     for (uint32_t i = nfields; i-- > 0;) {
         const rt_field *f = &t->fields[fields + i];
-        push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : fields + i, 0, NULL);
+        push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? (uint32_t)f->value : fields + i, 0, NULL);
         push(w, A_FIELD, f->label, 0, (list && i == 0 && nkids == 0) ? "" : " ");
     }
     for (uint32_t i = nkids; i-- > 0;) {
@@ -250,7 +265,10 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
     uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
     rt_buf_adds(b, "{");
     indent(pr, depth + 1);
-    rt_buf_printf(b, "\"type\": \"%s\",", rt_tree_node_type_name(n));
+    rt_buf_adds(b, "\"type\": ");
+    const char *type = rt_tree_type_name(t, g, n);
+    rt_unicode_json_string(b, type, strlen(type));
+    rt_buf_addc(b, ',');
     if (rt_tree_node_label(n) >= 0) {
         indent(pr, depth + 1);
         rt_buf_adds(b, "\"rule\": ");
@@ -262,7 +280,7 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
     rt_buf_printf(b, "\"start\": %llu,", (unsigned long long)rt_input_unit(&p->in, n->start));
     indent(pr, depth + 1);
     rt_buf_printf(b, "\"end\": %llu", (unsigned long long)rt_input_unit(&p->in, n->end));
-    if (terminal(n) && n->end > n->start) {
+    if (rt_tree_terminal(n) && n->end > n->start) {
         rt_buf_addc(b, ',');
         indent(pr, depth + 1);
         rt_buf_adds(b, "\"text\": ");
@@ -275,7 +293,7 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
         push(w, A_NEWLINE, depth + 1, 0, NULL);
         for (uint32_t i = nfields; i-- > 0;) {
             const rt_field *f = &t->fields[fields + i];
-            push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? f->value : fields + i,
+            push(w, f->kind == FIELD_NODE ? A_VALUE : A_SCALAR, f->kind == FIELD_NODE ? (uint32_t)f->value : fields + i,
                  depth + 2, NULL);
             push(w, A_FIELD, f->label, depth + 2, i ? "," : "");
         }
@@ -357,7 +375,7 @@ size_t rt_tree_count(pego_parser *p, uint32_t root)
             if (t->kids[n->kids + i]) push(&w, A_VALUE, t->kids[n->kids + i], 0, NULL);
         for (uint32_t i = 0; i < nfields; i++)
             if (t->fields[fields + i].kind == FIELD_NODE && t->fields[fields + i].value)
-                push(&w, A_VALUE, t->fields[fields + i].value, 0, NULL);
+                push(&w, A_VALUE, (uint32_t)t->fields[fields + i].value, 0, NULL);
     }
     rt_free(w.items);
     return count;

@@ -22,7 +22,7 @@
  * The loop keeps the hot cases inline: matching, choices, iterations,
  * lookaheads, plain calls and returns, building values. For the rest it calls
  * out (CALL_OUT): the general call path (vm/call.c), the Pratt machine
- * (vm/pratt.c), #error and #recover (vm/recover.c). A call out writes the
+ * (vm/pratt.c), #error and #recover (vm/recover.c), actions (vm/action.c). A call out writes the
  * loop's registers to r, calls, reads them back, and does what the function
  * returned (label called_out). */
 
@@ -523,6 +523,18 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         }
+        CASE(ACTION):
+            if (!VALUED) break;
+            CALL_OUT(vm_action_run(p, &r));
+        CASE(TERMNODE): {
+            if (!VALUED) break;
+            uint32_t v;
+            NODE(v, NODE_TERMINAL, p->vs[vsn - 1], NULL, 0);
+            if (rt_tree_set_typed(&p->tree, v, (uint32_t)ip->a, 0, 0) < 0) goto oom;
+            p->vs[vsn - 1] = v;
+            ip++;
+            NEXT;
+        }
         CASE(PUSHPOS):
         CASE(LISTOPEN):
             if (!VALUED) break;
@@ -671,6 +683,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         case VM_OOM:        goto oom;
         case VM_TOO_DEEP:   goto too_deep;
         case VM_ABORTED:    goto aborted;
+        case VM_ACTION_ERROR:
+            FLUSH_CALLS();
+            return p->res.status;
         }
         goto corrupt;
 

@@ -11,7 +11,7 @@
  * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
  * "V" a, c = byte sets, b = jump target; "Q" a = counting site; "G" a = rule variant,
  * b = jump target, d = its index among deferrable rules; "Z" a = chain of rules
- * compiled in, b = its nesting level. CALL and CALLG carry the call's level number in c. */
+ * compiled in, b = its nesting level; "A" a = action; "E" a = node type. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -73,7 +73,9 @@
     X(SKIPEND,  "",  "#recover: the skip matched; record the recovered error (and its Error node)") \
     X(PSTART,   "X", "start the Pratt expression a at the binding level of the call") \
     X(PRATT,    "X", "the Pratt machine of expression a: resumes after each line and operand parse") \
-    X(SUBRET,   "N", "end of a Pratt line: attach its captures (label it with rule a if a >= 0)")
+    X(SUBRET,   "N", "end of a Pratt line: attach its captures (label it with rule a if a >= 0)") \
+    X(ACTION,   "A", "run action a on the rule's body value and captures; its result is the rule's value") \
+    X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,

@@ -6,6 +6,7 @@
  * frame on the parser's Pratt stack and counts one level of nesting. Only the
  * reference program has Pratt expressions. */
 #include "vm.h"
+#include "action.h"
 
 /* States of a parse(min): the head (skip, prefix candidates, operands), then the
  * loop over infix and postfix candidates. */
@@ -39,19 +40,33 @@ static int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
     return ++r->depth > p->max_depth ? -2 : 0;
 }
 
-/* Makes the Operator node of operator op over kids: labelled with the rule,
- * with the operator's number as a field when the grammar has that label.
- * Returns the node's value, or 0 when out of memory. */
-static uint32_t operator_node(pego_parser *p, const vm_regs *r, const cc_pratt *pr, const cc_pratt_op *op,
-                              uint32_t start, const uint32_t *kids, uint32_t nkids)
+/* Applies operator op of frame f to lhs (prefix: nil) and rhs (postfix: nil),
+ * over start to the position: the value of its action (docs/language.md 3.3,
+ * 6.3), or an Operator node labelled with the rule, with the operator's
+ * number as a field when the grammar has that label. Sets *v; returns
+ * VM_NEXT, VM_OOM or VM_ACTION_ERROR. */
+static vm_step apply_operator(pego_parser *p, const vm_regs *r, const cc_pratt *pr, const cc_pratt_op *op,
+                              const vm_pframe *f, uint32_t start, uint32_t lhs, uint32_t rhs, uint32_t *v)
 {
     const pego_grammar *g = p->g;
-    uint32_t v = rt_tree_node(&p->tree, NODE_OPERATOR, start, r->pos, kids, nkids);
-    if (!v) return 0;
-    rt_tree_node_set_label(&p->tree.nodes[v - 1], pr->rule);
-    if (g->label_operator >= 0 && vm_scalar_field(p, v, g->label_operator, FIELD_INT, (uint32_t)op->number) < 0)
-        return 0;
-    return v;
+    if (op->action >= 0) {
+        uint32_t locals[CC_PRATT_SLOTS] = { [CC_SLOT_LHS] = lhs, [CC_SLOT_RHS] = rhs, [CC_SLOT_PART] = f->op_value };
+        locals[CC_SLOT_OP] = rt_tree_node(&p->tree, NODE_MATCH, f->op_start, f->op_end, NULL, 0);
+        if (!locals[CC_SLOT_OP]) return VM_OOM;
+        vm_step st = vm_action_eval(p, op->action, VAL_NIL, 0, 0, start, r->pos, locals, v);
+        if (st == VM_NEXT && *v != VAL_NIL) *v |= VAL_CALLED;     /* never labelled */
+        return st;
+    }
+    uint32_t kids[3], n = 0;
+    if (op->kind != PRATT_PREFIX) kids[n++] = lhs;
+    kids[n++] = f->op_value;
+    if (op->kind != PRATT_POSTFIX) kids[n++] = rhs;
+    *v = rt_tree_node(&p->tree, NODE_OPERATOR, start, r->pos, kids, n);
+    if (!*v) return VM_OOM;
+    rt_tree_node_set_label(&p->tree.nodes[*v - 1], pr->rule);
+    if (g->label_operator >= 0 && vm_scalar_field(p, *v, g->label_operator, FIELD_INT, (uint32_t)op->number) < 0)
+        return VM_OOM;
+    return VM_NEXT;
 }
 
 vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
@@ -130,14 +145,15 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->op_value = f->out_value;
             f->op_cut = f->out_cut;
             f->op_start = f->m.pos;
+            f->op_end = r->pos;
             f->state = PS_PREFIX_RHS;
             if ((pushed = push_parse(p, r, &f, (uint32_t)pr->prefix[f->best].level)) < 0) goto push_failed;
             continue;
         case PS_PREFIX_RHS:
             if (f->out_ok) {
                 if (f->valued) {
-                    uint32_t kids[2] = { f->op_value, f->out_value };
-                    if (!(f->lhs = operator_node(p, r, pr, &pr->prefix[f->best], f->op_start, kids, 2))) return VM_OOM;
+                    vm_step st = apply_operator(p, r, pr, &pr->prefix[f->best], f, f->op_start, VAL_NIL, f->out_value, &f->lhs);
+                    if (st != VM_NEXT) return st;
                 }
                 f->lhs_start = f->op_start;
                 f->last_none = 0;
@@ -218,10 +234,12 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             const cc_pratt_op *op = &pr->tail[f->best];
             f->op_value = f->out_value;
             f->op_cut = f->out_cut;
+            f->op_start = f->m2.pos;
+            f->op_end = r->pos;
             if (op->kind == PRATT_POSTFIX) {
                 if (f->valued) {
-                    uint32_t kids[2] = { f->lhs, f->op_value };
-                    if (!(f->lhs = operator_node(p, r, pr, op, f->lhs_start, kids, 2))) return VM_OOM;
+                    vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, VAL_NIL, &f->lhs);
+                    if (st != VM_NEXT) return st;
                 }
                 f->last_none = 0;
                 if (r->pos == f->m.pos) { finished = 1; break; }
@@ -237,8 +255,8 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             const cc_pratt_op *op = &pr->tail[f->best];
             if (f->out_ok) {
                 if (f->valued) {
-                    uint32_t kids[3] = { f->lhs, f->op_value, f->out_value };
-                    if (!(f->lhs = operator_node(p, r, pr, op, f->lhs_start, kids, 3))) return VM_OOM;
+                    vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, f->out_value, &f->lhs);
+                    if (st != VM_NEXT) return st;
                 }
                 f->last_none = op->kind == PRATT_INFIX_NONE ? (uint32_t)op->level : 0;
                 if (r->pos == f->m.pos) { finished = 1; break; }

@@ -60,7 +60,8 @@ vm_step vm_recover_skip_end(pego_parser *p, vm_regs *r)
     if (r->ip->flags & INS_VALUE) {
         uint32_t v = rt_tree_node(&p->tree, NODE_ERROR, e->pos, r->pos, NULL, 0);
         if (!v) return VM_OOM;
-        if (g->label_message >= 0 && vm_scalar_field(p, v, g->label_message, FIELD_STRING, text) < 0) return VM_OOM;
+        if (g->label_message >= 0 && vm_scalar_field(p, v, g->label_message, FIELD_STRING,
+                                                   FIELD_STRING_AT(text, strlen(p->strings.data + text))) < 0) return VM_OOM;
         if (vm_push_value(p, r, v) < 0) return VM_OOM;
     }
     r->ip++;

@@ -102,7 +102,7 @@ typedef struct {
     vm_mark  m, m2;        /* before and after the skip */
     int32_t  idx, best;
     uint32_t best_end;
-    uint32_t op_value, op_start;
+    uint32_t op_value, op_start, op_end;   /* the operator part's value and range */
     uint32_t out_value;    /* outcome of the last line or operand parse */
 } vm_pframe;
 

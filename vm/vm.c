@@ -5,6 +5,7 @@
  * trees or for recognition. */
 #include "vm.h"
 #include "dispatch.h"
+#include "action.h"
 #include "../runtime/unicode.h"
 
 #include <stdlib.h>
@@ -85,7 +86,7 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
     return target;
 }
 
-int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value)
+int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64_t value)
 {
     rt_tree *t = &p->tree;
     if (rt_buf_grow((void **)&t->fields, &t->capfields, t->nfields + 1, sizeof(rt_field)) < 0) return -1;

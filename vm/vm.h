@@ -24,7 +24,8 @@ typedef enum {
     VM_PLAIN_CALL,  /* make the call it was handed on the plain path */
     VM_OOM,         /* out of memory */
     VM_TOO_DEEP,    /* the nesting limit was reached */
-    VM_ABORTED      /* a trace callback aborted the parse */
+    VM_ABORTED,     /* a trace callback aborted the parse */
+    VM_ACTION_ERROR /* an action failed: the parse's result holds its error */
 } vm_step;
 
 /* A rule call handed to the general path: the variant called, its body, the
@@ -153,7 +154,7 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
 
 /* Gives node v one field that is not a node (an integer or a string); -1 when
  * out of memory (vm/vm.c). */
-int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint32_t value);
+int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64_t value);
 
 /* The general call path (vm/call.c): memo lookup and store, left-recursion
  * growth, observation. vm_call_enter decides a call the loop hands it (and
