@@ -314,6 +314,7 @@ int cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, i
     int nelems = 0;
     if (body && body->kind == AST_SEQ)
         for (int i = 0; i < body->nkids; i++) nelems += cc_has_value(body->kids[i]);
-    g->actions[g->nactions] = (cc_action){ code, rule, body && body->kind == AST_SEQ, body ? nelems : 0, c.nslots };
+    int seq = !body ? CC_ELEMS_NONE : body->kind == AST_SEQ ? CC_ELEMS_SEQ : CC_ELEMS_ONE;
+    g->actions[g->nactions] = (cc_action){ code, rule, seq, seq == CC_ELEMS_SEQ ? nelems : seq == CC_ELEMS_ONE, c.nslots };
     return g->nactions++;
 }

@@ -3,6 +3,7 @@
  * literals, classes, rule names and jump targets, and the grammar position each
  * instruction came from. */
 #include "program.h"
+#include "../vm/action.h"
 
 static const char *op_names[] = {
 #define VM_NAME(name, fmt, doc) #name,
@@ -14,6 +15,33 @@ static const char *op_formats[] = {
     VM_OPCODES(VM_FMT)
 #undef VM_FMT
 };
+
+static const char *action_op_names[] = {
+#define AC_NAME(name, doc) #name,
+    VM_ACTION_OPS(AC_NAME)
+#undef AC_NAME
+};
+
+/* The action programs: each instruction with its operands (a, b, i) as they are. */
+static void actions(const pego_grammar *g, rt_buf *b)
+{
+    for (int a = 0; a < g->nactions; a++) {
+        const cc_action *act = &g->actions[a];
+        rt_buf_printf(b, "\naction %d of rule %s, %u slots:\n", a, g->rules[act->rule].name, (unsigned)act->nslots);
+        for (uint32_t at = act->code;; at++) {
+            const cc_aop *in = &g->acode[at];
+            rt_buf_printf(b, "%6u  %s", (unsigned)at, action_op_names[in->op]);
+            if (in->op == AC_STR || in->op == AC_VAR) rt_buf_printf(b, " \"%.*s\"", (int)in->b, g->atext + in->a);
+            else if (in->op == AC_INT) rt_buf_printf(b, " %lld", (long long)in->i);
+            else if (in->op == AC_CAP || in->op == AC_CAPOF || in->op == AC_FIELD)
+                rt_buf_printf(b, " %s", in->a >= 0 ? g->labels[in->a] : "(no label)");
+            else if (in->op == AC_NEW) rt_buf_printf(b, " %s, %d fields", g->atext + (uint32_t)(in->i >> 32), in->b);
+            else if (in->op != AC_END) rt_buf_printf(b, " %d %d", in->a, in->b);
+            rt_buf_addc(b, '\n');
+            if (in->op == AC_END) break;
+        }
+    }
+}
 
 static void flags(rt_buf *b, uint32_t f)
 {
@@ -233,4 +261,5 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
             }
         }
     }
+    actions(g, b);
 }

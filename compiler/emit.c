@@ -1114,6 +1114,16 @@ static void add_label(emitter *m, const char *name)
     g->labels[g->nlabels++] = copy;
 }
 
+/* Field names that actions' new T{...} give (the checker refuses a name the
+ * type does not declare; the name must still be a label). */
+static void collect_term_labels(emitter *m, const ast_term *t)
+{
+    if (!t) return;
+    if (t->kind == TERM_NEW)
+        for (int i = 0; i < t->nnames; i++) add_label(m, t->names[i]);
+    for (int i = 0; i < t->nkids; i++) collect_term_labels(m, t->kids[i]);
+}
+
 /* Field names: capture labels, and the fields of Error and Operator nodes. */
 static void collect_labels(emitter *m, const ast_expr *e)
 {
@@ -1123,11 +1133,15 @@ static void collect_labels(emitter *m, const ast_expr *e)
     if (e->kind == AST_PRATT) {
         const ast_pratt *pr = e->pratt;
         collect_labels(m, pr->skip);
-        for (int i = 0; i < pr->noperands; i++) collect_labels(m, pr->operands[i].expr);
+        for (int i = 0; i < pr->noperands; i++) {
+            collect_labels(m, pr->operands[i].expr);
+            collect_term_labels(m, pr->operands[i].action);
+        }
         for (int l = 0; l < pr->nlevels; l++)
             for (int o = 0; o < pr->levels[l].nops; o++) {
                 add_label(m, "operator");
                 collect_labels(m, pr->levels[l].ops[o].expr);
+                collect_term_labels(m, pr->levels[l].ops[o].action);
             }
     }
     for (int i = 0; i < e->nkids; i++) collect_labels(m, e->kids[i]);
@@ -1392,7 +1406,10 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         [EXP_BOL] = "beginning of line", [EXP_EOL] = "end of line",
     };
     for (int i = 0; i < EXP__FIXED; i++) intern_expect(&m, fixed[i]);
-    for (int r = 0; r < ast->nrules; r++) collect_labels(&m, ast->rules[r].body);
+    for (int r = 0; r < ast->nrules; r++) {
+        collect_labels(&m, ast->rules[r].body);
+        collect_term_labels(&m, ast->rules[r].action);
+    }
     for (int t = 0; t < ast->ntypes; t++)           /* struct fields are fields too */
         for (int f = 0; f < ast->types[t].nfields; f++) add_label(&m, ast->types[t].field_names[f]);
     if (g->nlabels) qsort(g->labels, (size_t)g->nlabels, sizeof(char *), cmp_str);

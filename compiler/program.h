@@ -145,14 +145,15 @@ typedef struct {
 } cc_type;
 
 /* An action (docs/language.md 6.3): code in the action program (vm/action.c
- * runs it), the rule it belongs to, whether $1... index the children of the
- * body's Seq (else $1 is the body's value), and the slots it needs: lambda
+ * runs it), the rule it belongs to, what $1... index (the children of the
+ * body's Seq, the body's value alone, or nothing), and the slots it needs: lambda
  * parameters, and first, in a Pratt operator's action, $lhs, $rhs, $op and
  * the operator part's value, whose fields are its captures (CC_PRATT_SLOTS). */
+enum { CC_ELEMS_ONE, CC_ELEMS_SEQ, CC_ELEMS_NONE };
 typedef struct {
     uint32_t code;
     int      rule;
-    int      seq;
+    int      seq;               /* CC_ELEMS_SEQ, CC_ELEMS_ONE (the body), CC_ELEMS_NONE (a Pratt operator) */
     int      nelems;            /* elements with a value slot: the range of $n */
     uint32_t nslots;
 } cc_action;

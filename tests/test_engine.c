@@ -340,6 +340,71 @@ static void test_api(void)
     pego_diag_free(d);
 }
 
+/* Typed trees through the C API (docs/language.md 6): struct and terminal-typed
+ * nodes, their type names, fields by name and index, integer, string and bool
+ * values; the fast program builds them; an action's run-time error aborts. */
+static void test_typed_api(void)
+{
+    const char *src =
+        "type Num terminal\n"
+        "type P struct { Key Num, Len int, Big bool, Name string, None Num }\n"
+        "def main = k:num \"=\" w:@(?a-z)+ -> new P{Key: $k, Len: len($w) * 3, Big: len($w) > 2,\n"
+        "                                          Name: \"n:\" + text($w), None: nil}\n"
+        "def num: Num = (?0-9)+\n"
+        "def bad = \"x\" -> new P{Len: 1 / 0}\n";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "42=ab\0c", 7, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_EQUAL(pego_parse(p, "42=abc", 6, NULL, &r), PEGO_OK);
+    CU_ASSERT_TRUE(pego_result_stats(r)->fast_program);
+    const pego_node *root = pego_result_tree(r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_EQUAL(pego_node_type(r, root), PEGO_NODE_STRUCT);
+    CU_ASSERT_STRING_EQUAL(pego_node_type_name(r, root), "P");
+    CU_ASSERT_PTR_NULL(pego_node_rule(r, root));
+    CU_ASSERT_EQUAL(pego_node_start(r, root), 0);
+    CU_ASSERT_EQUAL(pego_node_end(r, root), 6);
+    CU_ASSERT_EQUAL(pego_node_child_count(r, root), 0);
+    CU_ASSERT_EQUAL(pego_node_field_count(r, root), 5);
+    /* fields in print order: Big Key Len Name None */
+    CU_ASSERT_STRING_EQUAL(pego_node_field_name(r, root, 0), "Big");
+    CU_ASSERT_EQUAL(pego_node_field_kind(r, root, 0), PEGO_FIELD_BOOL);
+    int b = 0;
+    CU_ASSERT_TRUE(pego_node_field_bool(r, root, 0, &b));
+    CU_ASSERT_EQUAL(b, 1);
+    long key = pego_node_field_index(r, root, "Key");
+    CU_ASSERT_EQUAL(key, 1);
+    CU_ASSERT_EQUAL(pego_node_field_kind(r, root, 1), PEGO_FIELD_NODE);
+    const pego_node *k = pego_node_field(r, root, "Key");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(pego_node_type(r, k), PEGO_NODE_TERMINAL);
+    CU_ASSERT_STRING_EQUAL(pego_node_type_name(r, k), "Num");
+    CU_ASSERT_STRING_EQUAL(pego_node_rule(r, k), "num");
+    size_t len;
+    CU_ASSERT_NSTRING_EQUAL(pego_node_text(r, k, &len), "42", 2);
+    CU_ASSERT_EQUAL(len, 2);
+    int64_t n = 0;
+    CU_ASSERT_FALSE(pego_node_field_int(r, root, 1, &n));
+    CU_ASSERT_TRUE(pego_node_field_int(r, root, 2, &n));
+    CU_ASSERT_EQUAL(n, 9);
+    const char *text = NULL;
+    CU_ASSERT_EQUAL(pego_node_field_kind(r, root, 3), PEGO_FIELD_STRING);
+    CU_ASSERT_TRUE(pego_node_field_text(r, root, 3, &text, &len));
+    CU_ASSERT_EQUAL(len, 5);
+    CU_ASSERT_STRING_EQUAL(text, "n:abc");
+    CU_ASSERT_EQUAL(pego_node_field_index(r, root, "None"), 4);
+    CU_ASSERT_PTR_NULL(pego_node_field_value(r, root, 4));
+    CU_ASSERT_EQUAL(pego_node_field_index(r, root, "Nope"), -1);
+    pego_options o = { .start_rule = "bad" };
+    CU_ASSERT_EQUAL(pego_parse(p, "x", 1, &o, &r), PEGO_ABORTED);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "action in bad: division by zero");
+    CU_ASSERT_PTR_NULL(pego_result_tree(r));
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -355,6 +420,7 @@ int main(void)
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
+    CU_add_test(s, "typed trees through the api", test_typed_api);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -133,7 +133,7 @@ static int push_list(machine *m, uint32_t from)
     }
     if ((t->nnodes == t->capnodes || t->capkids - t->nkids < m->kn - from) && rt_tree_reserve(t, m->kn - from) < 0)
         return -1;
-    uint32_t v = rt_tree_node(t, NODE_LIST, s, e, p->akids + from, m->kn - from);
+    uint32_t v = rt_tree_node(t, NODE_LIST, s, e, RT_AT(p->akids, from), m->kn - from);
     if (!v) return -1;
     m->kn = from;
     return push(m, (vm_aval){ V_NODE, 0, v });
@@ -255,7 +255,7 @@ static vm_step new_struct(machine *m, const cc_aop *in)
     pego_parser *p = m->p;
     rt_tree *t = &p->tree;
     uint32_t n = (uint32_t)in->b, base = m->vn - n;
-    const int32_t *labels = p->g->alabels + (uint32_t)in->i;
+    const int32_t *labels = RT_AT(p->g->alabels, (uint32_t)in->i);
     if (in->a < 0) return error(m, "%s is not a struct type", p->g->atext + (uint32_t)(in->i >> 32));
     uint32_t s = m->start, e = m->end, first = 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -270,7 +270,7 @@ static vm_step new_struct(machine *m, const cc_aop *in)
     if (!node) return VM_OOM;
     if (rt_buf_grow((void **)&t->fields, &t->capfields, (uint64_t)t->nfields + n, sizeof(rt_field)) < 0) return VM_OOM;
     if (rt_tree_set_typed(t, node, (uint32_t)in->a, t->nfields, n) < 0) return VM_OOM;
-    rt_field *f = &t->fields[t->nfields];
+    rt_field *f = RT_AT(t->fields, t->nfields);
     for (uint32_t i = 0; i < n; i++) {
         const vm_aval *v = &p->avals[base + i];
         static const uint32_t kinds[] = { [V_NIL] = FIELD_NODE, [V_INT] = FIELD_INT, [V_BOOL] = FIELD_BOOL,
@@ -318,24 +318,22 @@ static vm_step run(machine *m, uint32_t *out)
             if (push(m, node_value(v)) < 0) return VM_OOM;
             break;
         }
-        case AC_ELEM: {
-            uint32_t v = m->body;
-            if (m->act->seq) {
-                uint32_t n = rt_tree_node_nkids(&p->tree, &p->tree.nodes[VAL_NODE(v) - 1]);
+        case AC_ELEM:
+        case AC_ELEMS: {
+            /* the body's elements with a value slot: a Seq's children, or the body alone */
+            uint32_t body = VAL_NODE(m->body), from = m->kn, n;
+            int seq = m->act->seq == CC_ELEMS_SEQ;
+            n = seq ? rt_tree_node_nkids(&p->tree, &p->tree.nodes[body - 1]) : m->act->seq == CC_ELEMS_ONE;
+            if (in->op == AC_ELEM) {
                 if ((uint32_t)in->a >= n) return error(m, "$%d is out of range (%u elements)", in->a + 1, n);
-                v = child(m, VAL_NODE(v), (uint32_t)in->a);
+                if (push(m, node_value(seq ? child(m, body, (uint32_t)in->a) : m->body)) < 0) return VM_OOM;
+                break;
             }
-            if (push(m, node_value(v)) < 0) return VM_OOM;
+            for (uint32_t i = 0; i < n; i++)
+                if (add_kid(m, seq ? child(m, body, i) : body) < 0) return VM_OOM;
+            if (push_list(m, from) < 0) return VM_OOM;
             break;
         }
-        case AC_ELEMS:
-            if (m->act->seq) {
-                if (push_children(m, VAL_NODE(m->body)) < 0) return VM_OOM;
-            } else {
-                uint32_t from = m->kn;
-                if (add_kid(m, VAL_NODE(m->body)) < 0 || push_list(m, from) < 0) return VM_OOM;
-            }
-            break;
         case AC_LOCAL: if (push(m, p->avals[in->a]) < 0) return VM_OOM; break;
         case AC_STORE: p->avals[in->a] = *top; m->vn--; break;
         case AC_VAR:   return error(m, "variable %.*s is not defined", (int)in->b, g->atext + in->a);

@@ -1,7 +1,7 @@
 /* The action programs (docs/language.md 6.3-6.9): the instruction set of the
  * expression machine that evaluates actions, one X-macro list from which the
- * compiler (compiler/action.c), the machine (vm/action.c) and the disassembler
- * take their names. The machine has a value stack, slots for lambda
+ * compiler (compiler/action.c) and the machine (vm/action.c) take their names
+ * and the disassembler (`pego compile -S`) prints them. The machine has a value stack, slots for lambda
  * parameters and Pratt locals, and a stack of iterations for map, foldl and
  * foldr: a term of any nesting, and a list of any length, is evaluated without
  * C recursion. */
