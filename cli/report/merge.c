@@ -123,6 +123,7 @@ struct rep_merge {
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
     int            detail;    /* the frame's header says detail */
     uint64_t       samples, samples_lost, sample_interval_ns;   /* the frame's header's */
+    int64_t        start;
     const char    *clock, *mode;   /* the frame's header's, interned */
     parse_list     fparses;
     parse_list     parses_kept;
@@ -341,6 +342,7 @@ static int on_grammar(rep_summary *s, const rep_grammar *g)
     for (size_t i = 0; i < g->nrules; i++) {
         f->rules[i] = merged_rule(s, f->grammar, g->rules[i].name);
         if (f->rules[i] == REP_NONE) return -1;
+        if (!s->rules[f->rules[i]].line) s->rules[f->rules[i]].line = g->rules[i].line;
     }
     return 0;
 }
@@ -479,6 +481,7 @@ static int frame_commit(rep_summary *s)
     s->processes += selected;   /* with --grammar, the processes that used it */
     if (selected) {
         s->detail_processes += m->detail;
+        if (m->start > 0 && (s->start == 0 || m->start < s->start)) s->start = m->start;
         if (m->sample_interval_ns) {
             s->samples = rep_sum(s->samples, m->samples);
             s->samples_lost = rep_sum(s->samples_lost, m->samples_lost);
@@ -555,6 +558,7 @@ static int sink_frame_begin(void *ud, const rep_header *h)
     m->samples = h->samples;
     m->samples_lost = h->samples_lost;
     m->sample_interval_ns = h->sample_interval_ns;
+    m->start = h->start;
     uint32_t clock = intern(m, *h->clock ? h->clock : "unknown"), mode = intern(m, *h->mode ? h->mode : "unknown");
     if (clock == REP_NONE || mode == REP_NONE) m->oom = 1;
     else {

@@ -44,6 +44,7 @@ typedef struct rep_srule {
     uint32_t    grammar;
     const char *name;
     char       *label;     /* "grammar:rule" */
+    uint32_t    line;      /* where the rule is defined, 1-based; 0 when no report said */
     rep_counts  c;
     uint64_t    detail_failed;   /* failed calls in frames with detail: the calls wasted counts */
     int         used;
@@ -87,6 +88,7 @@ typedef struct rep_summary {
     uint64_t      detail_processes;   /* processes whose reports have the detail-only metrics */
     uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
     uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
+    int64_t       start;          /* the earliest process start, Unix seconds; 0 when no header said */
     rep_kind     *clocks, *modes;     /* the processes of each clock and mode; after finish, most first */
     size_t        nclocks, nmodes;
     rep_sgrammar *grammars;
