@@ -307,7 +307,7 @@ static int detail_needed(const report_config *c, const rep_summary *base, const 
  * out of memory. */
 static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
 {
-    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows };
+    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL };
     rep_summary *s = rep_summary_new(&so);
     rep_reader_sink sink = { 0 };
     if (s) rep_summary_sink(s, &sink);

@@ -8,6 +8,9 @@
  * tree lacks of a rule's totals (the calls of sampled reports, whose stacks
  * count no calls; samples too deep to keep a stack) is one more sample whose
  * stack is the rule alone, so that pprof's flat values are the rule table's.
+ * The counts of frames whose parses all read one input (a process per input,
+ * as a batch often runs) are samples of their own with a string label input,
+ * so that pprof can focus on an input (-tagfocus) or list them (-tags).
  * The tree's nodes are created parent first (flame.c), so one loop over node
  * indices sees every parent before its children. */
 #include "pprof.h"
@@ -24,7 +27,7 @@
 /* The sample types, in the order of every sample's values. */
 enum { VALUE_CALLS, VALUE_TIME, NVALUES };
 
-#define FIXED_STRINGS 8     /* "", the sample types' names and units, the mapping's name, comments */
+#define FIXED_STRINGS 9     /* "", the sample types' names and units, the mapping's name, comments, "input" */
 
 /* A profile being built: the message and the arrays its pointers point into. */
 typedef struct profile {
@@ -40,8 +43,15 @@ typedef struct profile {
     Pprof__Location  *locations, **location_ptrs;
     Pprof__Line      *lines, **line_ptrs;
     Pprof__Sample    *samples, **sample_ptrs;
-    uint64_t         *location_ids;
+    Pprof__Label     *labels, **label_ptrs;   /* one per input */
+    size_t            nlabels;
+    int64_t           input_key;       /* the string "input" */
+    uint64_t         *location_ids, *next_id;   /* the samples' stacks, and where the next one goes */
     int64_t          *values;
+    /* one class of samples: calls and self time per node and per rule; the
+     * tree's sums per rule; each node's depth */
+    uint64_t         *node_calls, *node_self, *rule_calls, *rule_self, *tree_calls, *tree_self;
+    uint32_t         *depth;
 } profile;
 
 static int64_t add_string(profile *p, const char *text)
@@ -100,8 +110,9 @@ static void add_rules(profile *p, const rep_summary *s)
     p->msg.location = p->location_ptrs;
 }
 
-/* The next sample: its stack (ids, n of them, already filled) and values. */
-static void add_sample(profile *p, uint64_t *ids, size_t n, uint64_t calls, uint64_t self_ns)
+/* The next sample: its stack (ids, n of them, already filled), its values,
+ * and its label (NULL: none). */
+static void add_sample(profile *p, uint64_t *ids, size_t n, uint64_t calls, uint64_t self_ns, Pprof__Label **label)
 {
     size_t k = p->msg.n_sample++;
     Pprof__Sample *sample = &p->samples[k];
@@ -112,43 +123,114 @@ static void add_sample(profile *p, uint64_t *ids, size_t n, uint64_t calls, uint
     sample->value = &p->values[k * NVALUES];
     sample->value[VALUE_CALLS] = count_value(calls);
     sample->value[VALUE_TIME] = count_value(self_ns);
+    sample->n_label = label != NULL;
+    sample->label = label;
     p->sample_ptrs[k] = sample;
 }
 
-/* The samples: the tree's nodes, then what the tree lacks of each rule's
- * totals. depth and the per-rule sums tree_calls, tree_self are scratch. */
-static int add_samples(profile *p, const rep_summary *s, uint32_t *depth,
-                       uint64_t *tree_calls, uint64_t *tree_self)
+/* The samples of one class, whose calls and self time per node and per rule
+ * are in p's class arrays: the tree's nodes, then what the tree lacks of each
+ * rule's totals. input: the string of the label input that the samples carry,
+ * 0 for none. */
+static void add_class(profile *p, const rep_summary *s, int64_t input)
 {
-    size_t nids = s->nrules;
-    for (size_t i = 0; i < s->nnodes; i++) {
-        const rep_snode *node = &s->nodes[i];
-        depth[i] = node->parent == REP_NONE ? 1 : depth[node->parent] + 1;
-        if (node->calls || node->self_ns) nids += depth[i];
+    Pprof__Label **label = NULL;
+    if (input) {
+        Pprof__Label *l = &p->labels[p->nlabels];
+        pprof__label__init(l);
+        l->key = p->input_key;
+        l->str = input;
+        p->label_ptrs[p->nlabels] = l;
+        label = &p->label_ptrs[p->nlabels++];
     }
-    p->location_ids = malloc((nids ? nids : 1) * sizeof *p->location_ids);
-    if (!p->location_ids) return -1;
-    uint64_t *ids = p->location_ids;
-    memset(tree_calls, 0, s->nrules * sizeof *tree_calls);
-    memset(tree_self, 0, s->nrules * sizeof *tree_self);
-    p->msg.sample = p->sample_ptrs;
+    memset(p->tree_calls, 0, s->nrules * sizeof *p->tree_calls);
+    memset(p->tree_self, 0, s->nrules * sizeof *p->tree_self);
     for (size_t i = 0; i < s->nnodes; i++) {
-        const rep_snode *node = &s->nodes[i];
-        tree_calls[node->rule] = rep_sum(tree_calls[node->rule], node->calls);
-        tree_self[node->rule] = rep_sum(tree_self[node->rule], node->self_ns);
-        if (!node->calls && !node->self_ns) continue;
+        uint32_t rule = s->nodes[i].rule;
+        uint64_t calls = p->node_calls[i], self_ns = p->node_self[i];
+        p->tree_calls[rule] = rep_sum(p->tree_calls[rule], calls);
+        p->tree_self[rule] = rep_sum(p->tree_self[rule], self_ns);
+        if (!calls && !self_ns) continue;
         size_t n = 0;
-        for (uint32_t a = (uint32_t)i; a != REP_NONE; a = s->nodes[a].parent) ids[n++] = p->location_of[s->nodes[a].rule];
-        add_sample(p, ids, n, node->calls, node->self_ns);
-        ids += n;
+        for (uint32_t a = (uint32_t)i; a != REP_NONE; a = s->nodes[a].parent)
+            p->next_id[n++] = p->location_of[s->nodes[a].rule];
+        add_sample(p, p->next_id, n, calls, self_ns, label);
+        p->next_id += n;
     }
     for (size_t r = 0; r < s->nrules; r++) {
-        const rep_counts *c = &s->rules[r].c;
-        uint64_t calls = c->calls > tree_calls[r] ? c->calls - tree_calls[r] : 0;
-        uint64_t self_ns = c->self_ns > tree_self[r] ? c->self_ns - tree_self[r] : 0;
+        uint64_t calls = p->rule_calls[r] > p->tree_calls[r] ? p->rule_calls[r] - p->tree_calls[r] : 0;
+        uint64_t self_ns = p->rule_self[r] > p->tree_self[r] ? p->rule_self[r] - p->tree_self[r] : 0;
         if (!p->location_of[r] || (!calls && !self_ns)) continue;
-        *ids = p->location_of[r];
-        add_sample(p, ids++, 1, calls, self_ns);
+        *p->next_id = p->location_of[r];
+        add_sample(p, p->next_id++, 1, calls, self_ns, label);
+    }
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* Where the class arrays hold the counts of a by_input entry's node or rule. */
+static void class_slot(profile *p, const rep_sinput *e, uint64_t **calls, uint64_t **self_ns)
+{
+    *calls = e->node == REP_NONE ? &p->rule_calls[e->rule] : &p->node_calls[e->node];
+    *self_ns = e->node == REP_NONE ? &p->rule_self[e->rule] : &p->node_self[e->node];
+}
+
+/* Sets (set 1) or clears (set 0) the class arrays' counts of the by_input
+ * entries [from, to). */
+static void set_inputs(profile *p, const rep_summary *s, size_t from, size_t to, int set)
+{
+    for (size_t i = from; i < to; i++) {
+        uint64_t *calls, *self_ns;
+        class_slot(p, &s->by_input[i], &calls, &self_ns);
+        *calls = set ? s->by_input[i].calls : 0;
+        *self_ns = set ? s->by_input[i].self_ns : 0;
+    }
+}
+
+/* Every sample: first those of no input (the whole tree and the rules'
+ * totals, less what the frames of one input gave), then those of each input,
+ * labelled with it. */
+static int add_samples(profile *p, const rep_summary *s)
+{
+    size_t nids = s->nrules + s->nby_input;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const rep_snode *node = &s->nodes[i];
+        p->depth[i] = node->parent == REP_NONE ? 1 : p->depth[node->parent] + 1;
+        nids += p->depth[i];
+    }
+    for (size_t i = 0; i < s->nby_input; i++)
+        if (s->by_input[i].node != REP_NONE) nids += p->depth[s->by_input[i].node];
+    p->location_ids = p->next_id = malloc((nids + 1) * sizeof *p->location_ids);
+    if (!p->location_ids) return -1;
+    p->msg.sample = p->sample_ptrs;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        p->node_calls[i] = s->nodes[i].calls;
+        p->node_self[i] = s->nodes[i].self_ns;
+    }
+    for (size_t r = 0; r < s->nrules; r++) {
+        p->rule_calls[r] = s->rules[r].c.calls;
+        p->rule_self[r] = s->rules[r].c.self_ns;
+    }
+    for (size_t i = 0; i < s->nby_input; i++) {
+        uint64_t *calls, *self_ns;
+        class_slot(p, &s->by_input[i], &calls, &self_ns);
+        *calls = minus(*calls, s->by_input[i].calls);
+        *self_ns = minus(*self_ns, s->by_input[i].self_ns);
+    }
+    add_class(p, s, 0);
+    memset(p->node_calls, 0, s->nnodes * sizeof *p->node_calls);
+    memset(p->node_self, 0, s->nnodes * sizeof *p->node_self);
+    memset(p->rule_calls, 0, s->nrules * sizeof *p->rule_calls);
+    memset(p->rule_self, 0, s->nrules * sizeof *p->rule_self);
+    if (s->nby_input) p->input_key = add_string(p, "input");
+    for (size_t from = 0, to; from < s->nby_input; from = to) {
+        for (to = from; to < s->nby_input && s->by_input[to].input == s->by_input[from].input; to++) continue;
+        set_inputs(p, s, from, to, 1);
+        add_class(p, s, add_string(p, s->by_input[from].input));
+        set_inputs(p, s, from, to, 0);
     }
     return 0;
 }
@@ -249,10 +331,10 @@ int rep_write_pprof(const rep_summary *s, const char *path, char *err, size_t er
     profile p;
     memset(&p, 0, sizeof p);
     pprof__profile__init(&p.msg);
-    size_t nr = s->nrules ? s->nrules : 1, nn = s->nnodes ? s->nnodes : 1;
-    size_t nsamples = s->nnodes + s->nrules;
-    p.msg.string_table = malloc((FIXED_STRINGS + s->nrules + s->ngrammars) * sizeof *p.msg.string_table);
-    p.file_string = calloc(s->ngrammars ? s->ngrammars : 1, sizeof *p.file_string);
+    /* every array has at least one item, so that no malloc(0) returns NULL */
+    size_t nr = s->nrules + 1, nn = s->nnodes + 1, ni = s->nby_input + 1, ns = s->nnodes + s->nrules + ni;
+    p.msg.string_table = malloc((FIXED_STRINGS + s->nrules + s->ngrammars + ni) * sizeof *p.msg.string_table);
+    p.file_string = calloc(s->ngrammars + 1, sizeof *p.file_string);
     p.location_of = malloc(nr * sizeof *p.location_of);
     p.functions = malloc(nr * sizeof *p.functions);
     p.locations = malloc(nr * sizeof *p.locations);
@@ -260,38 +342,35 @@ int rep_write_pprof(const rep_summary *s, const char *path, char *err, size_t er
     p.function_ptrs = malloc(nr * sizeof *p.function_ptrs);
     p.location_ptrs = malloc(nr * sizeof *p.location_ptrs);
     p.line_ptrs = malloc(nr * sizeof *p.line_ptrs);
-    size_t ns = nsamples ? nsamples : 1;
     p.samples = malloc(ns * sizeof *p.samples);
     p.sample_ptrs = malloc(ns * sizeof *p.sample_ptrs);
     p.values = malloc(ns * NVALUES * sizeof *p.values);
-    uint32_t *depth = malloc(nn * sizeof *depth);
-    uint64_t *tree_calls = malloc(nr * sizeof *tree_calls), *tree_self = malloc(nr * sizeof *tree_self);
+    p.labels = malloc(ni * sizeof *p.labels);
+    p.label_ptrs = malloc(ni * sizeof *p.label_ptrs);
+    p.node_calls = malloc(nn * sizeof *p.node_calls);
+    p.node_self = malloc(nn * sizeof *p.node_self);
+    p.rule_calls = malloc(nr * sizeof *p.rule_calls);
+    p.rule_self = malloc(nr * sizeof *p.rule_self);
+    p.tree_calls = malloc(nr * sizeof *p.tree_calls);
+    p.tree_self = malloc(nr * sizeof *p.tree_self);
+    p.depth = malloc(nn * sizeof *p.depth);
     int rc = -1;
     if (p.msg.string_table && p.file_string && p.location_of && p.functions && p.locations && p.lines &&
-        p.function_ptrs && p.location_ptrs && p.line_ptrs && p.samples && p.sample_ptrs && p.values && depth &&
-        tree_calls && tree_self) {
+        p.function_ptrs && p.location_ptrs && p.line_ptrs && p.samples && p.sample_ptrs && p.values && p.labels &&
+        p.label_ptrs && p.node_calls && p.node_self && p.rule_calls && p.rule_self && p.tree_calls && p.tree_self &&
+        p.depth) {
         add_string(&p, "");
         add_header(&p, s);
         add_rules(&p, s);
-        rc = add_samples(&p, s, depth, tree_calls, tree_self);
+        rc = add_samples(&p, s);
     }
     if (rc < 0) snprintf(err, errlen, "out of memory");
     else rc = write_gzip(&p.msg, path, err, errlen);
-    free(p.msg.string_table);
-    free(p.file_string);
-    free(p.location_of);
-    free(p.functions);
-    free(p.locations);
-    free(p.lines);
-    free(p.function_ptrs);
-    free(p.location_ptrs);
-    free(p.line_ptrs);
-    free(p.samples);
-    free(p.sample_ptrs);
-    free(p.values);
-    free(p.location_ids);
-    free(depth);
-    free(tree_calls);
-    free(tree_self);
+    void *blocks[] = {
+        p.msg.string_table, p.file_string, p.location_of, p.functions, p.locations, p.lines, p.function_ptrs,
+        p.location_ptrs, p.line_ptrs, p.samples, p.sample_ptrs, p.values, p.labels, p.label_ptrs, p.location_ids,
+        p.node_calls, p.node_self, p.rule_calls, p.rule_self, p.tree_calls, p.tree_self, p.depth,
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) free(blocks[i]);
     return rc;
 }

@@ -72,7 +72,18 @@ typedef struct rep_sparse {
 typedef struct rep_summary_options {
     const char *grammar;      /* only grammars of this name (or label name@HASH8); NULL: all */
     size_t      parse_limit;  /* the slowest parses kept; 0: every parse */
+    int         by_input;     /* also keep the tree's and the rules' counts per input (rep_sinput) */
 } rep_summary_options;
+
+/* With by_input: the calls and self time that the frames whose parses of a
+ * grammar all read one input gave a path of the tree (node), or a rule's
+ * totals (rule; node is REP_NONE then). Frames of several inputs give none:
+ * their counts are of the process, not of a parse. */
+typedef struct rep_sinput {
+    const char *input;        /* interned: one pointer per name */
+    uint32_t    node, rule;
+    uint64_t    calls, self_ns;
+} rep_sinput;
 
 typedef struct rep_merge rep_merge;
 
@@ -100,6 +111,8 @@ typedef struct rep_summary {
     rep_snode    *nodes;
     size_t        nnodes;
     uint32_t      root;           /* first root node (linked by sibling), or REP_NONE */
+    rep_sinput   *by_input;       /* with opt.by_input; after finish, by input name, rules before nodes */
+    size_t        nby_input;
     rep_sparse   *top;            /* after finish: slowest first */
     size_t        ntop;
     int           shared_names;   /* some grammar name has several sources */
