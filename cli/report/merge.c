@@ -90,7 +90,9 @@ typedef struct frame_grammar {
     uint32_t *rules;       /* frame rule id -> merged rule */
     size_t    nrules;
     uint64_t  parses, bytes;
-    uint32_t  input;       /* with by_input: the string id of its parses' one input, else REP_NONE */
+    char     *first_input; /* with by_input: the input of its first parse */
+    int       inputs;      /* with by_input: 0, 1 or 2 (several) distinct inputs */
+    uint32_t  input;       /* at commit: the string id of its one input, else REP_NONE */
 } frame_grammar;
 
 /* fg: the index of the record's frame_grammar */
@@ -134,6 +136,15 @@ struct rep_merge {
     uint64_t       seq;
     int            oom;       /* a merge failed: reading stops, finish fails */
 };
+
+/* Frees what the frame's grammars hold. */
+static void frame_grammars_clear(rep_merge *m)
+{
+    for (size_t i = 0; i < m->nfg; i++) {
+        free(m->fg[i].rules);
+        free(m->fg[i].first_input);
+    }
+}
 
 /* The string's id, interning it; REP_NONE when out of memory. */
 static uint32_t intern(rep_merge *m, const char *s)
@@ -190,7 +201,7 @@ void rep_summary_free(rep_summary *s)
     map_free(&m->edge_ids);
     map_free(&m->node_ids);
     map_free(&m->input_ids);
-    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    frame_grammars_clear(m);
     free(m->fg);
     free(m->sr);
     free(m->se);
@@ -338,7 +349,6 @@ static int on_grammar(rep_summary *s, const rep_grammar *g)
     memset(f, 0, sizeof *f);
     f->id = g->id;
     f->grammar = REP_NONE;
-    f->input = REP_NONE;
     f->rules = malloc((g->nrules ? g->nrules : 1) * sizeof *f->rules);
     if (!f->rules) return -1;
     m->nfg++;
@@ -359,11 +369,11 @@ static int on_parse(rep_summary *s, const rep_parse *p)
     rep_merge *m = s->m;
     frame_grammar *f = frame_grammar_of(m, p->grammar);
     if (f->grammar == REP_NONE) return 0;
-    if (s->opt.by_input) {
-        /* "" names no input; a second name means the frame's counts are of several */
-        uint32_t id = *p->input ? intern(m, p->input) : REP_NONE;
-        if (*p->input && id == REP_NONE) return -1;
-        f->input = f->parses == 0 || f->input == id ? id : REP_NONE;
+    if (s->opt.by_input && f->inputs == 0) {
+        if (!(f->first_input = strdup(p->input))) return -1;
+        f->inputs = 1;
+    } else if (s->opt.by_input && f->inputs == 1 && strcmp(f->first_input, p->input) != 0) {
+        f->inputs = 2;
     }
     f->parses++;
     f->bytes = rep_sum(f->bytes, p->bytes);
@@ -429,7 +439,7 @@ static int on_stack(rep_summary *s, const rep_stack *st)
 
 static void frame_reset(rep_merge *m)
 {
-    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    frame_grammars_clear(m);
     m->nfg = m->nsr = m->nse = m->nss = m->npath = 0;
     m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
     parse_list_clear(&m->fparses);
@@ -540,6 +550,12 @@ static int frame_commit(rep_summary *s)
         g->bytes = rep_sum(g->bytes, f->bytes);
         if (m->detail) g->detail_bytes = rep_sum(g->detail_bytes, f->bytes);
         for (size_t j = 0; j < f->nrules; j++) s->rules[f->rules[j]].used = 1;
+    }
+    for (size_t i = 0; i < m->nfg; i++) {
+        /* a frame of several inputs has one tree for all: it labels nothing; "" names no input */
+        frame_grammar *f = &m->fg[i];
+        f->input = f->inputs == 1 && *f->first_input ? intern(m, f->first_input) : REP_NONE;
+        if (f->inputs == 1 && *f->first_input && f->input == REP_NONE) return -1;
     }
     for (size_t i = 0; i < m->nsr; i++) {
         rep_srule *r = &s->rules[m->sr[i].rule];
