@@ -26,6 +26,9 @@ need_header zstd.h libzstd-dev
 need_header CUnit/CUnit.h libcunit1-dev
 need_header libunwind.h libunwind-dev
 need_header jansson.h libjansson-dev
+need_cmd protoc-c protobuf-c-compiler
+need_header protobuf-c/protobuf-c.h libprotobuf-c-dev
+need_header zlib.h zlib1g-dev
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 /* pego report: reads report files and directories (report/reader.c), merges
  * them (report/merge.c) and prints tables and hints, folded stacks, a flame
- * graph, a speedscope file, or the differences between two sets of reports
+ * graph, a speedscope file, a pprof profile (report/pprof.c), or the differences between two sets of reports
  * with --fail thresholds for CI (docs/debugging.md, Reading reports). Exit status: 0, or 1
  * for bad usage (a detail-only metric asked for that no report has is one),
  * when nothing at all could be read, when --strict and some input was
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/pprof.h"
 #include "report/reader.h"
 #include "report/summary.h"
 
@@ -35,6 +36,9 @@ static const char report_usage[] =
     "  --weight WEIGHT    with --folded: self (default) or calls\n"
     "  --flamegraph FILE  write a self-contained SVG flame graph\n"
     "  --speedscope FILE  write the calling-context tree in speedscope's format\n"
+    "  --pprof FILE       write the calling-context tree as a pprof profile (gzip-compressed\n"
+    "                     profile.proto, for go tool pprof and continuous-profiling services;\n"
+    "                     - for standard output)\n"
     "  --diff BASE...     compare BASE reports (files before --against) ...\n"
     "  --against NEW...   ... with NEW reports (files after it)\n"
     "  --fail SPEC        with --diff: exit 1 when a rule's METRIC grows more than P%\n"
@@ -56,7 +60,7 @@ static const char report_usage[] =
 
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
-    OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
+    OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
 };
 
 static const struct option_def {
@@ -67,6 +71,7 @@ static const struct option_def {
     { "rule", OPT_RULE, 1 },       { "parses", OPT_PARSES, 0 },    { "min-self", OPT_MIN_SELF, 1 },
     { "f", OPT_FORMAT, 1 },        { "format", OPT_FORMAT, 1 },    { "folded", OPT_FOLDED, 0 },
     { "weight", OPT_WEIGHT, 1 },   { "flamegraph", OPT_FLAMEGRAPH, 1 }, { "speedscope", OPT_SPEEDSCOPE, 1 },
+    { "pprof", OPT_PPROF, 1 },
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
     { "h", OPT_HELP, 0 },
@@ -76,7 +81,7 @@ typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
     int               rows_given, format_given, folded, weight_calls, diff, strict;
-    const char       *flamegraph, *speedscope;
+    const char       *flamegraph, *speedscope, *pprof;
     rep_threshold    *fail;
     size_t            nfail;
     uint64_t          min_time_ns;
@@ -174,6 +179,7 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         return 0;
     case OPT_FLAMEGRAPH: c->flamegraph = value; return 0;
     case OPT_SPEEDSCOPE: c->speedscope = value; return 0;
+    case OPT_PPROF: c->pprof = value; return 0;
     case OPT_DIFF: c->diff = 1; return 0;
     case OPT_FAIL: {
         rep_threshold *t = realloc(c->fail, (c->nfail + 1) * sizeof *t);
@@ -264,6 +270,10 @@ static int parse_args(report_config *c, int argc, char **argv)
         cli_error("--folded, --flamegraph, --speedscope, --rule and --parses do not apply to --diff");
         return -1;
     }
+    if (c->diff && c->pprof) {
+        cli_error("--pprof does not apply to --diff (a profile is of one set of reports)");
+        return -1;
+    }
     if (c->nfail && !c->diff) {
         cli_error("--fail needs --diff");
         return -1;
@@ -297,7 +307,7 @@ static int detail_needed(const report_config *c, const rep_summary *base, const 
  * out of memory. */
 static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
 {
-    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows };
+    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL };
     rep_summary *s = rep_summary_new(&so);
     rep_reader_sink sink = { 0 };
     if (s) rep_summary_sink(s, &sink);
@@ -353,7 +363,7 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
 
-    int tables = !c.diff && !c.folded && (c.format_given || (!c.flamegraph && !c.speedscope));
+    int tables = !c.diff && !c.folded && (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
     if (detail_needed(&c, base, now, tables) < 0) goto done;
 
     char err[512];
@@ -369,6 +379,10 @@ int cmd_report(int argc, char **argv)
             status = EXIT_ERRORS;
         }
         if (c.speedscope && rep_write_speedscope(base, c.speedscope, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            status = EXIT_ERRORS;
+        }
+        if (c.pprof && rep_write_pprof(base, c.pprof, err, sizeof err) < 0) {
             cli_error("%s", err);
             status = EXIT_ERRORS;
         }

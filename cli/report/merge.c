@@ -5,7 +5,9 @@
  * opt.parse_limit are kept, in a bounded heap, so memory does not grow with the
  * number of parses. The headers' clocks, modes and detail flags are counted
  * per process; the detail-only metrics are merged from frames with detail
- * only. Counts are added with rep_sum, which saturates. */
+ * only. With opt.by_input, the counts of the frames whose parses of a grammar
+ * all read one input are also kept per input (for pprof's labels). Counts are
+ * added with rep_sum, which saturates. */
 #include "summary.h"
 
 #include <stdlib.h>
@@ -88,10 +90,14 @@ typedef struct frame_grammar {
     uint32_t *rules;       /* frame rule id -> merged rule */
     size_t    nrules;
     uint64_t  parses, bytes;
+    char     *first_input; /* with by_input: the input of its first parse */
+    int       inputs;      /* with by_input: 0, 1 or 2 (several) distinct inputs */
+    uint32_t  input;       /* at commit: the string id of its one input, else REP_NONE */
 } frame_grammar;
 
-typedef struct staged_rule  { uint32_t rule; rep_counts c; } staged_rule;
-typedef struct staged_stack { size_t off, len; uint64_t calls, self_ns; } staged_stack;
+/* fg: the index of the record's frame_grammar */
+typedef struct staged_rule  { uint32_t rule, fg; rep_counts c; } staged_rule;
+typedef struct staged_stack { size_t off, len; uint32_t fg; uint64_t calls, self_ns; } staged_stack;
 
 /* A list of parses: a bounded heap whose root is the one that sorts last, or
  * (limit 0) a plain list. */
@@ -106,8 +112,8 @@ struct rep_merge {
     u64map        string_ids; /* FNV hash -> first string id; collisions chain in string_next */
     uint32_t     *string_next;
     size_t        string_next_cap;
-    u64map        rule_ids, edge_ids, node_ids;
-    size_t        grammars_cap, rules_cap, edges_cap, nodes_cap, clocks_cap, modes_cap;
+    u64map        rule_ids, edge_ids, node_ids, input_ids;
+    size_t        grammars_cap, rules_cap, edges_cap, nodes_cap, clocks_cap, modes_cap, by_input_cap;
 
     /* the frame being read */
     frame_grammar *fg;
@@ -123,12 +129,22 @@ struct rep_merge {
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
     int            detail;    /* the frame's header says detail */
     uint64_t       samples, samples_lost, sample_interval_ns;   /* the frame's header's */
+    int64_t        start;
     const char    *clock, *mode;   /* the frame's header's, interned */
     parse_list     fparses;
     parse_list     parses_kept;
     uint64_t       seq;
     int            oom;       /* a merge failed: reading stops, finish fails */
 };
+
+/* Frees what the frame's grammars hold. */
+static void frame_grammars_clear(rep_merge *m)
+{
+    for (size_t i = 0; i < m->nfg; i++) {
+        free(m->fg[i].rules);
+        free(m->fg[i].first_input);
+    }
+}
 
 /* The string's id, interning it; REP_NONE when out of memory. */
 static uint32_t intern(rep_merge *m, const char *s)
@@ -184,7 +200,8 @@ void rep_summary_free(rep_summary *s)
     map_free(&m->rule_ids);
     map_free(&m->edge_ids);
     map_free(&m->node_ids);
-    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    map_free(&m->input_ids);
+    frame_grammars_clear(m);
     free(m->fg);
     free(m->sr);
     free(m->se);
@@ -202,6 +219,7 @@ void rep_summary_free(rep_summary *s)
     free(s->rules);
     free(s->edges);
     free(s->nodes);
+    free(s->by_input);
     free(s->top);
     free(s->clocks);
     free(s->modes);
@@ -341,6 +359,7 @@ static int on_grammar(rep_summary *s, const rep_grammar *g)
     for (size_t i = 0; i < g->nrules; i++) {
         f->rules[i] = merged_rule(s, f->grammar, g->rules[i].name);
         if (f->rules[i] == REP_NONE) return -1;
+        if (!s->rules[f->rules[i]].line) s->rules[f->rules[i]].line = g->rules[i].line;
     }
     return 0;
 }
@@ -350,6 +369,12 @@ static int on_parse(rep_summary *s, const rep_parse *p)
     rep_merge *m = s->m;
     frame_grammar *f = frame_grammar_of(m, p->grammar);
     if (f->grammar == REP_NONE) return 0;
+    if (s->opt.by_input && f->inputs == 0) {
+        if (!(f->first_input = strdup(p->input))) return -1;
+        f->inputs = 1;
+    } else if (s->opt.by_input && f->inputs == 1 && strcmp(f->first_input, p->input) != 0) {
+        f->inputs = 2;
+    }
     f->parses++;
     f->bytes = rep_sum(f->bytes, p->bytes);
     m->parses++;
@@ -378,6 +403,7 @@ static int on_rule(rep_summary *s, const rep_rule *r)
     if (rep_reserve(&m->sr, &m->sr_cap, m->nsr + 1, sizeof *m->sr) < 0) return -1;
     staged_rule *st = &m->sr[m->nsr++];
     st->rule = f->rules[r->rule];
+    st->fg = (uint32_t)(f - m->fg);
     st->c = (rep_counts){
         r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->max_repeats, r->max_repeats_pos,
         r->consumed, r->wasted, r->time_ns, r->self_ns,
@@ -404,7 +430,7 @@ static int on_stack(rep_summary *s, const rep_stack *st)
     if (rep_reserve(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
         rep_reserve(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
         return -1;
-    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, st->calls, st->self_ns };
+    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->calls, st->self_ns };
     for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
     return 0;
 }
@@ -413,7 +439,7 @@ static int on_stack(rep_summary *s, const rep_stack *st)
 
 static void frame_reset(rep_merge *m)
 {
-    for (size_t i = 0; i < m->nfg; i++) free(m->fg[i].rules);
+    frame_grammars_clear(m);
     m->nfg = m->nsr = m->nse = m->nss = m->npath = 0;
     m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
     parse_list_clear(&m->fparses);
@@ -431,6 +457,25 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
     s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0 };
     s->nnodes++;
     return n;
+}
+
+/* Adds calls and self time to the (input, node or rule) entry of by_input;
+ * -1 when out of memory. */
+static int add_by_input(rep_summary *s, uint32_t input, uint32_t node, uint32_t rule, uint64_t calls, uint64_t self_ns)
+{
+    rep_merge *m = s->m;
+    uint64_t key = (uint64_t)input << 33 | (node == REP_NONE ? (uint64_t)1 << 32 | rule : node);
+    uint32_t k = map_get(&m->input_ids, key);
+    if (k == REP_NONE) {
+        if (rep_reserve(&s->by_input, &m->by_input_cap, s->nby_input + 1, sizeof *s->by_input) < 0) return -1;
+        k = (uint32_t)s->nby_input;
+        if (map_put(&m->input_ids, key, k) < 0) return -1;
+        s->by_input[k] = (rep_sinput){ m->strings[input], node, rule, 0, 0 };
+        s->nby_input++;
+    }
+    s->by_input[k].calls = rep_sum(s->by_input[k].calls, calls);
+    s->by_input[k].self_ns = rep_sum(s->by_input[k].self_ns, self_ns);
+    return 0;
 }
 
 /* Adds a detail-only count b (REP_UNSET: not collected) to *a. */
@@ -479,6 +524,7 @@ static int frame_commit(rep_summary *s)
     s->processes += selected;   /* with --grammar, the processes that used it */
     if (selected) {
         s->detail_processes += m->detail;
+        if (m->start > 0 && (s->start == 0 || m->start < s->start)) s->start = m->start;
         if (m->sample_interval_ns) {
             s->samples = rep_sum(s->samples, m->samples);
             s->samples_lost = rep_sum(s->samples_lost, m->samples_lost);
@@ -505,10 +551,20 @@ static int frame_commit(rep_summary *s)
         if (m->detail) g->detail_bytes = rep_sum(g->detail_bytes, f->bytes);
         for (size_t j = 0; j < f->nrules; j++) s->rules[f->rules[j]].used = 1;
     }
+    for (size_t i = 0; i < m->nfg; i++) {
+        /* a frame of several inputs has one tree for all: it labels nothing; "" names no input */
+        frame_grammar *f = &m->fg[i];
+        f->input = f->inputs == 1 && *f->first_input ? intern(m, f->first_input) : REP_NONE;
+        if (f->inputs == 1 && *f->first_input && f->input == REP_NONE) return -1;
+    }
     for (size_t i = 0; i < m->nsr; i++) {
         rep_srule *r = &s->rules[m->sr[i].rule];
         add_counts(&r->c, &m->sr[i].c);
         if (m->detail) r->detail_failed = rep_sum(r->detail_failed, m->sr[i].c.failed);
+        uint32_t input = m->fg[m->sr[i].fg].input;
+        if (input != REP_NONE &&
+            add_by_input(s, input, REP_NONE, m->sr[i].rule, m->sr[i].c.calls, m->sr[i].c.self_ns) < 0)
+            return -1;
     }
     for (size_t i = 0; i < m->nse; i++) {
         const rep_sedge *e = &m->se[i];
@@ -533,6 +589,9 @@ static int frame_commit(rep_summary *s)
         }
         s->nodes[node].calls = rep_sum(s->nodes[node].calls, st->calls);
         s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, st->self_ns);
+        uint32_t input = m->fg[st->fg].input;
+        if (input != REP_NONE && add_by_input(s, input, node, s->nodes[node].rule, st->calls, st->self_ns) < 0)
+            return -1;
     }
     for (size_t i = 0; i < m->fparses.n; i++) {
         rep_sparse p = m->fparses.v[i];
@@ -555,6 +614,7 @@ static int sink_frame_begin(void *ud, const rep_header *h)
     m->samples = h->samples;
     m->samples_lost = h->samples_lost;
     m->sample_interval_ns = h->sample_interval_ns;
+    m->start = h->start;
     uint32_t clock = intern(m, *h->clock ? h->clock : "unknown"), mode = intern(m, *h->mode ? h->mode : "unknown");
     if (clock == REP_NONE || mode == REP_NONE) m->oom = 1;
     else {
@@ -607,6 +667,17 @@ static int by_processes(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* By input name, then rules before nodes, each by index. */
+static int by_input_order(const void *a, const void *b)
+{
+    const rep_sinput *x = a, *y = b;
+    int c = x->input == y->input ? 0 : strcmp(x->input, y->input);
+    if (c) return c;
+    uint64_t kx = x->node == REP_NONE ? x->rule : (uint64_t)1 << 32 | x->node;
+    uint64_t ky = y->node == REP_NONE ? y->rule : (uint64_t)1 << 32 | y->node;
+    return kx < ky ? -1 : kx > ky;
+}
+
 static int by_parent_then_label(const void *a, const void *b, void *ctx)
 {
     const rep_summary *s = ctx;
@@ -645,6 +716,7 @@ int rep_summary_finish(rep_summary *s)
     if (s->ntop) qsort(s->top, s->ntop, sizeof *s->top, by_parse_order);
     if (s->nclocks) qsort(s->clocks, s->nclocks, sizeof *s->clocks, by_processes);
     if (s->nmodes) qsort(s->modes, s->nmodes, sizeof *s->modes, by_processes);
+    if (s->nby_input) qsort(s->by_input, s->nby_input, sizeof *s->by_input, by_input_order);
 
     /* link the calling-context tree: children in label order */
     uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);

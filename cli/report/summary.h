@@ -44,6 +44,7 @@ typedef struct rep_srule {
     uint32_t    grammar;
     const char *name;
     char       *label;     /* "grammar:rule" */
+    uint32_t    line;      /* where the rule is defined, 1-based; 0 when no report said */
     rep_counts  c;
     uint64_t    detail_failed;   /* failed calls in frames with detail: the calls wasted counts */
     int         used;
@@ -71,7 +72,18 @@ typedef struct rep_sparse {
 typedef struct rep_summary_options {
     const char *grammar;      /* only grammars of this name (or label name@HASH8); NULL: all */
     size_t      parse_limit;  /* the slowest parses kept; 0: every parse */
+    int         by_input;     /* also keep the tree's and the rules' counts per input (rep_sinput) */
 } rep_summary_options;
+
+/* With by_input: the calls and self time that the frames whose parses of a
+ * grammar all read one input gave a path of the tree (node), or a rule's
+ * totals (rule; node is REP_NONE then). Frames of several inputs give none:
+ * their counts are of the process, not of a parse. */
+typedef struct rep_sinput {
+    const char *input;        /* interned: one pointer per name */
+    uint32_t    node, rule;
+    uint64_t    calls, self_ns;
+} rep_sinput;
 
 typedef struct rep_merge rep_merge;
 
@@ -87,6 +99,7 @@ typedef struct rep_summary {
     uint64_t      detail_processes;   /* processes whose reports have the detail-only metrics */
     uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
     uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
+    int64_t       start;          /* the earliest process start, Unix seconds; 0 when no header said */
     rep_kind     *clocks, *modes;     /* the processes of each clock and mode; after finish, most first */
     size_t        nclocks, nmodes;
     rep_sgrammar *grammars;
@@ -98,6 +111,8 @@ typedef struct rep_summary {
     rep_snode    *nodes;
     size_t        nnodes;
     uint32_t      root;           /* first root node (linked by sibling), or REP_NONE */
+    rep_sinput   *by_input;       /* with opt.by_input; after finish, by input name, rules before nodes */
+    size_t        nby_input;
     rep_sparse   *top;            /* after finish: slowest first */
     size_t        ntop;
     int           shared_names;   /* some grammar name has several sources */
