@@ -3,8 +3,8 @@
  * graph, a speedscope file, a pprof profile (report/pprof.c), or the differences between two sets of reports
  * with --fail thresholds for CI (docs/debugging.md, Reading reports). Exit status: 0, or 1
  * for bad usage (a detail-only metric asked for that no report has is one),
- * when nothing at all could be read, when --strict and some input was
- * damaged, or when a --fail threshold was exceeded. */
+ * when nothing at all could be read, or when --strict and some input was
+ * damaged; else 10 + N when the N-th --fail threshold was the first exceeded. */
 #include "cli.h"
 
 #include <errno.h>
@@ -17,21 +17,27 @@
 #include "report/reader.h"
 #include "report/summary.h"
 
+#define MAX_FAIL         100   /* --fail options: exit statuses 11 to 110 name them */
+#define EXIT_FAILED_GATE 10    /* + the position of the first --fail exceeded */
+
 static const char report_usage[] =
     "usage: pego report [flags] FILE|DIR...\n"
-    "       pego report --diff BASE... --against NEW... [--fail 'METRIC>+P%']...\n"
+    "       pego report --diff BASE... --against NEW... [--fail '[total.]METRIC>+P%']...\n"
+    "                   [--annotate github]\n"
     "\n"
     "Summarizes report files written with --profile (every *.zst under a DIR).\n"
     "\n"
     "  --by METRIC        sort rules by self (default), time, calls, evals, memo, failed,\n"
     "                     repeats, consumed, wasted or name (repeats and wasted need\n"
-    "                     reports written with --profile-detail)\n"
+    "                     reports written with --profile-detail); with --diff, by the\n"
+    "                     size of the metric's change (default calls)\n"
     "  -n N               rows per table (default 20 rules, 10 parses; 0: all)\n"
     "  --grammar NAME     only the grammar NAME (or NAME@HASH when names are shared)\n"
     "  --rule NAME        that rule's row, callers and callees\n"
     "  --parses           the parses table in full\n"
     "  --min-self PCT     hide rules below PCT percent of the self time\n"
-    "  -f FORMAT          text (default), json or csv\n"
+    "  -f FORMAT          text (default), json, csv or markdown (the text with\n"
+    "                     GitHub-flavoured tables, for a pull-request comment)\n"
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
     "  --weight WEIGHT    with --folded: self (default) or calls\n"
     "  --flamegraph FILE  write a self-contained SVG flame graph\n"
@@ -41,10 +47,13 @@ static const char report_usage[] =
     "                     - for standard output)\n"
     "  --diff BASE...     compare BASE reports (files before --against) ...\n"
     "  --against NEW...   ... with NEW reports (files after it)\n"
-    "  --fail SPEC        with --diff: exit 1 when a rule's METRIC grows more than P%\n"
-    "                     (SPEC is METRIC>+P%; metrics calls, evals, memo, failed, wasted,\n"
-    "                     time, self; repeatable; wasted needs --profile-detail reports on\n"
-    "                     both sides)\n"
+    "  --fail SPEC        with --diff: fail when a rule's METRIC grows more than P%, a\n"
+    "                     rule that appears counting as grown from 0 (SPEC METRIC>+P%),\n"
+    "                     or the METRIC of all rules (SPEC total.METRIC>+P%; total.time\n"
+    "                     is the parses' time); metrics as --by but name; repeatable;\n"
+    "                     repeats and wasted need --profile-detail reports on both sides\n"
+    "  --annotate github  with --diff: also a GitHub workflow command (::error) per\n"
+    "                     threshold exceeded, on standard output\n"
     "  --min-time TIME    time and self thresholds ignore increases below TIME (default 1ms)\n"
     "                     and, for sampled times, within the sampling error (3 standard\n"
     "                     deviations of the difference of the sample counts)\n"
@@ -54,13 +63,19 @@ static const char report_usage[] =
     "mode and whether they have the detail-only metrics (repeats, wasted); those come\n"
     "from reports written with --profile-detail only, and show - where none has them.\n"
     "\n"
+    "With --diff, rules that appear or disappear are rows of the table; the rows over a\n"
+    "threshold are marked [fails SPEC] and always shown, and the thresholds exceeded\n"
+    "are listed after the table (with -f json or csv, on standard error).\n"
+    "\n"
     "Exit status: 0; 1 for bad usage (also --by or --fail on a detail-only metric that\n"
-    "no report read has), when nothing could be read, with --strict when some input was\n"
-    "damaged, or when a --fail threshold was exceeded.\n";
+    "no report read has), when nothing could be read, or with --strict when some input\n"
+    "was damaged; 10 + N when the first --fail exceeded is the N-th given (11 for the\n"
+    "first).\n";
 
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
+    OPT_ANNOTATE,
 };
 
 static const struct option_def {
@@ -74,13 +89,13 @@ static const struct option_def {
     { "pprof", OPT_PPROF, 1 },
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
-    { "h", OPT_HELP, 0 },
+    { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
-    int               rows_given, format_given, folded, weight_calls, diff, strict;
+    int               rows_given, format_given, folded, weight_calls, diff, strict, by_given, annotate_github;
     const char       *flamegraph, *speedscope, *pprof;
     rep_threshold    *fail;
     size_t            nfail;
@@ -137,6 +152,7 @@ static int apply_option(report_config *c, int id, const char *name, const char *
             return -1;
         }
         c->table.by = (rep_by)by;
+        c->by_given = 1;
         return 0;
     }
     case OPT_N:
@@ -163,8 +179,9 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         if (strcmp(value, "text") == 0) c->table.format = REP_FORMAT_TEXT;
         else if (strcmp(value, "json") == 0) c->table.format = REP_FORMAT_JSON;
         else if (strcmp(value, "csv") == 0) c->table.format = REP_FORMAT_CSV;
+        else if (strcmp(value, "markdown") == 0) c->table.format = REP_FORMAT_MARKDOWN;
         else {
-            cli_error("-f takes text, json or csv, not %s", value);
+            cli_error("-f takes text, json, csv or markdown, not %s", value);
             return -1;
         }
         c->format_given = 1;
@@ -182,6 +199,10 @@ static int apply_option(report_config *c, int id, const char *name, const char *
     case OPT_PPROF: c->pprof = value; return 0;
     case OPT_DIFF: c->diff = 1; return 0;
     case OPT_FAIL: {
+        if (c->nfail == MAX_FAIL) {
+            cli_error("--fail may be given at most %d times", MAX_FAIL);
+            return -1;
+        }
         rep_threshold *t = realloc(c->fail, (c->nfail + 1) * sizeof *t);
         if (!t) {
             cli_error("out of memory");
@@ -189,8 +210,8 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         }
         c->fail = t;
         if (rep_threshold_parse(value, &t[c->nfail]) < 0) {
-            cli_error("--fail takes METRIC>+P%% (metrics calls, evals, memo, failed, wasted, time, self), "
-                      "not %s", value);
+            cli_error("--fail takes METRIC>+P%% or total.METRIC>+P%% (metrics self, time, calls, evals, memo, "
+                      "failed, repeats, consumed, wasted), not %s", value);
             return -1;
         }
         c->nfail++;
@@ -204,6 +225,13 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         return 0;
     case OPT_STRICT: c->strict = 1; return 0;
     case OPT_HELP: return 1;
+    case OPT_ANNOTATE:
+        if (strcmp(value, "github") != 0) {
+            cli_error("--annotate takes github, not %s", value);
+            return -1;
+        }
+        c->annotate_github = 1;
+        return 0;
     }
     cli_error("unknown option %s", name);
     return -1;
@@ -274,8 +302,13 @@ static int parse_args(report_config *c, int argc, char **argv)
         cli_error("--pprof does not apply to --diff (a profile is of one set of reports)");
         return -1;
     }
-    if (c->nfail && !c->diff) {
-        cli_error("--fail needs --diff");
+    if ((c->nfail || c->annotate_github) && !c->diff) {
+        cli_error("%s needs --diff", c->nfail ? "--fail" : "--annotate");
+        return -1;
+    }
+    if (c->annotate_github && (c->table.format == REP_FORMAT_JSON || c->table.format == REP_FORMAT_CSV)) {
+        cli_error("--annotate applies to text and markdown output, not to -f %s",
+                  c->table.format == REP_FORMAT_JSON ? "json" : "csv");
         return -1;
     }
     if (!c->nbase) {
@@ -285,19 +318,31 @@ static int parse_args(report_config *c, int argc, char **argv)
     return 0;
 }
 
+/* Which side has no report with the detail-only metrics: NULL when every
+ * side read has one, "" when none has (or there is one side), else "base "
+ * or "new ". */
+static const char *detail_missing(const rep_summary *base, const rep_summary *now)
+{
+    if (base->detail_processes && (!now || now->detail_processes)) return NULL;
+    if (!now || (!base->detail_processes && !now->detail_processes)) return "";
+    return base->detail_processes ? "new " : "base ";
+}
+
 /* A --by or --fail on a detail-only metric needs reports that have it: 0, or
  * -1 after a message naming the option when none read (on a side) has it. */
 static int detail_needed(const report_config *c, const rep_summary *base, const rep_summary *now, int tables)
 {
-    if (tables && rep_by_detail(c->table.by) && !base->detail_processes) {
-        cli_error("--by %s: no report was written with --profile-detail", rep_by_name(c->table.by));
+    const char *side = detail_missing(base, now);
+    if (!side) return 0;
+    if ((tables || (c->diff && c->by_given)) && rep_by_detail(c->table.by)) {
+        cli_error("--by %s: no %sreport was written with --profile-detail", rep_by_name(c->table.by), side);
         return -1;
     }
     for (size_t i = 0; i < c->nfail; i++) {
-        const rep_threshold *t = &c->fail[i];
-        if (!rep_by_detail(t->metric) || (base->detail_processes && now->detail_processes)) continue;
-        cli_error("--fail %s>+%g%%: no %sreport was written with --profile-detail", rep_by_name(t->metric),
-                  t->percent, base->detail_processes ? "new " : now->detail_processes ? "base " : "");
+        char spec[64];
+        if (!rep_by_detail(c->fail[i].metric)) continue;
+        rep_threshold_text(&c->fail[i], spec, sizeof spec);
+        cli_error("--fail %s: no %sreport was written with --profile-detail", spec, side);
         return -1;
     }
     return 0;
@@ -369,10 +414,11 @@ int cmd_report(int argc, char **argv)
     char err[512];
     status = 0;
     if (c.diff) {
-        rep_diff_options o = { c.table.format, c.table.rows, c.fail, c.nfail, c.min_time_ns };
+        rep_diff_options o = { c.table.format, c.table.rows, c.fail, c.nfail, c.min_time_ns,
+                               c.by_given ? c.table.by : REP_BY_CALLS, c.annotate_github };
         long failed = rep_print_diff(base, now, &o, stdout, print_message, NULL);
         if (failed < 0) cli_error("out of memory");
-        if (failed != 0) status = EXIT_ERRORS;
+        status = failed < 0 ? EXIT_ERRORS : failed > 0 ? EXIT_FAILED_GATE + (int)failed : 0;
     } else {
         if (c.flamegraph && rep_write_flamegraph(base, c.flamegraph, err, sizeof err) < 0) {
             cli_error("%s", err);

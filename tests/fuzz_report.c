@@ -40,11 +40,16 @@ static void summarize(const void *data, size_t len, FILE *sink)
         t.format = REP_FORMAT_CSV;
         t.rule = NULL;
         rep_print_tables(s, &t, sink, err, sizeof err);
+        t.format = REP_FORMAT_MARKDOWN;
+        rep_print_tables(s, &t, sink, err, sizeof err);
         rep_print_folded(s, 0, sink);
-        rep_threshold fail = { REP_BY_CALLS, 5 };
-        rep_diff_options o = { REP_FORMAT_TEXT, 20, &fail, 1, 1000000 };
+        rep_threshold fail[] = { { REP_BY_CALLS, 5, 0 }, { REP_BY_SELF, 5, 1 } };
+        rep_diff_options o = { REP_FORMAT_TEXT, 20, fail, 2, 1000000, REP_BY_CALLS, 1 };
+        rep_print_diff(s, s, &o, sink, ignore, NULL);
+        o.format = REP_FORMAT_MARKDOWN;
         rep_print_diff(s, s, &o, sink, ignore, NULL);
         o.format = REP_FORMAT_JSON;
+        o.annotate_github = 0;
         rep_print_diff(s, s, &o, sink, ignore, NULL);
         o.format = REP_FORMAT_CSV;
         rep_print_diff(s, s, &o, sink, ignore, NULL);

@@ -67,73 +67,108 @@ static int64_t change(const rep_cell *cell)
     return (int64_t)(cell->count - cell->base);
 }
 
-/* ---- text ---- */
+/* ---- text and Markdown ---- */
+
+void rep_put_text(FILE *out, int format, const char *text)
+{
+    if (format != REP_FORMAT_MARKDOWN) {
+        fputs(text, out);
+        return;
+    }
+    for (; *text; text++) {
+        if (strchr("\\`*_[]<|~&", *text)) fputc('\\', out);
+        fputc(*text, out);
+    }
+}
 
 /* The separator before a text column: none before the first, two spaces
- * before a left-aligned one, else one. */
-static void text_separator(FILE *out, const rep_column *c, int first)
+ * before a left-aligned one, else one; in Markdown "| ". */
+static void text_separator(FILE *out, const rep_column *c, int first, int format)
 {
-    if (c->width == 0) fputs("  ", out);
+    if (format == REP_FORMAT_MARKDOWN) fputs(first ? "| " : " | ", out);
+    else if (c->width == 0) fputs("  ", out);
     else if (!first) fputc(' ', out);
 }
 
-static void text_cell(FILE *out, int width, const rep_cell *cell)
+/* A cell's text as text and Markdown write it, unpadded; NULL for a text cell,
+ * whose text is cell->text. */
+static const char *cell_text(const rep_cell *cell, char *text, size_t len)
 {
-    char text[16] = "-";
+    snprintf(text, len, "-");
     switch (cell->kind) {
     case REP_CELL_COUNT:
-        fprintf(out, "%*llu", width, (unsigned long long)cell->count);
-        return;
+        snprintf(text, len, "%llu", (unsigned long long)cell->count);
+        break;
     case REP_CELL_SHARE:
-        fprintf(out, "%*.1f%%", width - 1, cell->share);
-        return;
+        snprintf(text, len, "%.1f%%", cell->share);
+        break;
     case REP_CELL_TEXT:
-        fprintf(out, "%*s", width, cell->text ? cell->text : "-");
-        return;
+        return cell->text ? NULL : text;
     case REP_CELL_CHANGE:
-        fprintf(out, "%+*lld", width, (long long)change(cell));
-        return;
+        snprintf(text, len, "%+lld", (long long)change(cell));
+        break;
     case REP_CELL_GROWTH:
-        if (cell->base) snprintf(text, sizeof text, "%+.1f%%", 100.0 * (double)change(cell) / (double)cell->base);
+        if (cell->base) snprintf(text, len, "%+.1f%%", 100.0 * (double)change(cell) / (double)cell->base);
         break;
     case REP_CELL_RATIO:
-        if (cell->base) snprintf(text, sizeof text, "%.3f", (double)cell->count / (double)cell->base);
+        if (cell->base) snprintf(text, len, "%.3f", (double)cell->count / (double)cell->base);
         break;
     case REP_CELL_NONE:
         break;
     }
-    fprintf(out, "%*s", width, text);
+    return text;
 }
 
-void rep_text_heading(const rep_table *t, FILE *out)
+static void text_cell(FILE *out, int width, const rep_cell *cell, int format)
+{
+    char buf[64];
+    const char *text = cell_text(cell, buf, sizeof buf);
+    if (format == REP_FORMAT_MARKDOWN) rep_put_text(out, format, text ? text : cell->text);
+    else fprintf(out, "%*s", width, text ? text : cell->text);
+}
+
+void rep_text_heading(const rep_table *t, int format, FILE *out)
 {
     int first = 1;
+    if (format == REP_FORMAT_MARKDOWN) fputc('\n', out);
     for (size_t i = 0; i < t->ncolumns; i++) {
         const rep_column *c = &t->columns[i];
         if (!shown(t, c, REP_IN_TEXT)) continue;
-        text_separator(out, c, first);
-        fprintf(out, "%*s", c->width, c->name);
+        text_separator(out, c, first, format);
+        fprintf(out, "%*s", format == REP_FORMAT_MARKDOWN ? 0 : c->width, c->name);
         first = 0;
     }
+    if (format != REP_FORMAT_MARKDOWN) {
+        fputc('\n', out);
+        return;
+    }
+    fputs(" |\n|", out);
+    for (size_t i = 0; i < t->ncolumns; i++)
+        if (shown(t, &t->columns[i], REP_IN_TEXT)) fputs(t->columns[i].width ? "---:|" : ":---|", out);
     fputc('\n', out);
 }
 
-void rep_text_row(const rep_table *t, const void *row, FILE *out)
+void rep_text_row(const rep_table *t, const void *row, int format, FILE *out)
 {
     int first = 1;
     for (size_t i = 0; i < t->ncolumns; i++) {
         const rep_column *c = &t->columns[i];
         if (!shown(t, c, REP_IN_TEXT)) continue;
-        text_separator(out, c, first);
+        text_separator(out, c, first, format);
         if (c->print) {
-            c->print(out, t, row);
+            c->print(out, format, t, row);
         } else {
             rep_cell cell = c->value(c, t, row);
-            text_cell(out, c->width, &cell);
+            text_cell(out, c->width, &cell, format);
         }
         first = 0;
     }
-    fputc('\n', out);
+    fputs(format == REP_FORMAT_MARKDOWN ? " |\n" : "\n", out);
+}
+
+void rep_text_end(int format, FILE *out)
+{
+    if (format == REP_FORMAT_MARKDOWN) fputc('\n', out);
 }
 
 /* ---- CSV ---- */

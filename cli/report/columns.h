@@ -43,6 +43,11 @@ typedef struct rep_table  rep_table;
  *        none), right-aligned in the column's width, one space between columns;
  *        a column of width 0 is left-aligned after two spaces. "-" for a
  *        metric not collected.
+ * Markdown (a GitHub-flavoured table of the text columns): each cell as in
+ *        text without the padding, between "| " and " |"; columns with a
+ *        width are right-aligned, the others left-aligned; the column names
+ *        as they are, and in text the characters \ ` * _ [ ] < | ~ & escaped
+ *        with a backslash (rep_put_text).
  * JSON:  integers; shares and growths rounded to 0.1, ratios to 0.001 (null when none);
  *        text as a string, or null. A metric not collected is left out of a
  *        row's object (null where a cell stands alone).
@@ -56,8 +61,9 @@ struct rep_column {
     unsigned    when;       /* 0: always; else shown only in a table whose variant has one of these bits */
     rep_cell  (*value)(const rep_column *c, const rep_table *t, const void *row);
     size_t      field;      /* for value functions that read one field of the row: its offset */
-    /* text only, instead of value: prints a cell made of several values */
-    void      (*print)(FILE *out, const rep_table *t, const void *row);
+    /* text and Markdown only, instead of value: prints a cell made of several
+     * values, writing its text pieces with rep_put_text(out, format, ...) */
+    void      (*print)(FILE *out, int format, const rep_table *t, const void *row);
 };
 
 struct rep_table {
@@ -97,8 +103,14 @@ rep_cell rep_detail_cell(const rep_column *c, const rep_table *t, const void *ro
 #define REP_DETAIL(name, formats, width, type, member) \
     { name, formats, width, 0, rep_detail_cell, offsetof(type, member), NULL }
 
-void    rep_text_heading(const rep_table *t, FILE *out);
-void    rep_text_row(const rep_table *t, const void *row, FILE *out);
+/* The text table, or with format REP_FORMAT_MARKDOWN the Markdown one: the
+ * heading (in Markdown after an empty line), the rows, and the end of the
+ * table (in Markdown an empty line, which ends it). */
+void    rep_text_heading(const rep_table *t, int format, FILE *out);
+void    rep_text_row(const rep_table *t, const void *row, int format, FILE *out);
+void    rep_text_end(int format, FILE *out);
+/* Text as it is, or escaped for a Markdown table cell. */
+void    rep_put_text(FILE *out, int format, const char *text);
 void    rep_csv_heading(const rep_table *t, FILE *out);
 void    rep_csv_row(const rep_table *t, const void *row, FILE *out);
 /* The row as a JSON object; NULL when out of memory. */

@@ -2,10 +2,14 @@
  * so their changes are printed exactly; times vary, so their change is a
  * ratio. Rules are matched by label (grammar:rule, with the grammar's hash only
  * when one side holds several sources of one grammar name), so a grammar whose
- * source changed is still compared, and the output says that it changed.
- * --fail thresholds ('calls>+5%') are checked here. A detail-only metric is
- * compared where both sides collected it, and is absent elsewhere. The
- * compared rules are tables of columns (columns.h). */
+ * source changed is still compared, and the output says that it changed; a
+ * rule found on one side only is a row too, whose counts on the other are 0.
+ * --fail thresholds ('calls>+5%', 'total.calls>+2%') are checked here, on
+ * every row and on the totals; the rows over one are marked, and the
+ * thresholds exceeded follow the table (and become GitHub workflow commands
+ * with --annotate github). A detail-only metric is compared where both sides
+ * collected it, and is absent elsewhere. The compared rules are tables of
+ * columns (columns.h). */
 #include "summary.h"
 
 #include "columns.h"
@@ -14,9 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A threshold exceeded (or, in notes, exceeded within the sampling error). */
+typedef struct failure {
+    const char          *label;   /* the rule's label, or "total" */
+    const rep_threshold *t;
+    uint64_t             base, now;
+} failure;
+
 typedef struct diff_row {
     const rep_srule  *base, *now;   /* NULL on the side where the rule is missing */
     const rep_counts *bc, *nc;      /* their counts, or those of a rule never called on that side */
+    const failure    *fail;         /* the thresholds the row exceeded, nfail of them */
+    size_t            nfail;
 } diff_row;
 
 /* The counts of a rule missing on a side: all 0, or, when no report of the
@@ -30,21 +43,18 @@ static const rep_counts *counts_of(const rep_srule *r, const rep_summary *side)
     return r ? &r->c : side->detail_processes ? &zero_counts : &unset_counts;
 }
 
-static const char *const metric_names[] = {
-    [REP_BY_SELF] = "self", [REP_BY_TIME] = "time", [REP_BY_CALLS] = "calls", [REP_BY_EVALS] = "evals",
-    [REP_BY_MEMO] = "memo", [REP_BY_FAILED] = "failed", [REP_BY_WASTED] = "wasted",
-};
-
 int rep_threshold_parse(const char *text, rep_threshold *t)
 {
+    static const char total[] = "total.";
+    t->total = strncmp(text, total, sizeof total - 1) == 0;
+    if (t->total) text += sizeof total - 1;
     const char *gt = strchr(text, '>');
-    if (!gt) return -1;
-    int metric = -1;
-    for (size_t i = 0; i < sizeof metric_names / sizeof *metric_names; i++)
-        if (metric_names[i] && strlen(metric_names[i]) == (size_t)(gt - text) &&
-            strncmp(text, metric_names[i], (size_t)(gt - text)) == 0)
-            metric = (int)i;
-    if (metric < 0) return -1;
+    char name[16];
+    if (!gt || (size_t)(gt - text) >= sizeof name) return -1;
+    memcpy(name, text, (size_t)(gt - text));
+    name[gt - text] = '\0';
+    int metric = rep_by_parse(name);
+    if (metric < 0 || metric == REP_BY_NAME) return -1;
     const char *p = gt + 1;
     if (*p == '+') p++;
     if (*p < '0' || *p > '9') return -1;
@@ -54,6 +64,11 @@ int rep_threshold_parse(const char *text, rep_threshold *t)
     t->metric = (rep_by)metric;
     t->percent = pct;
     return 0;
+}
+
+void rep_threshold_text(const rep_threshold *t, char *text, size_t len)
+{
+    snprintf(text, len, "%s%s>+%g%%", t->total ? "total." : "", rep_by_name(t->metric), t->percent);
 }
 
 static int by_label(const void *a, const void *b, void *ctx)
@@ -74,36 +89,37 @@ static uint32_t *labelled_rules(const rep_summary *s, size_t *n)
     return v;
 }
 
-static int64_t change(uint64_t a, uint64_t b)
+static const char *row_label_text(const diff_row *r)
 {
-    return (int64_t)(b - a);
+    return (r->now ? r->now : r->base)->label;
 }
 
-static uint64_t magnitude(int64_t d)
+/* The size of the change of a metric between the sides of a row; 0 when a
+ * side did not collect it. */
+static uint64_t change_size(const diff_row *r, rep_by by)
 {
-    return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+    uint64_t b = rep_metric(r->bc, by), n = rep_metric(r->nc, by);
+    if (b == REP_UNSET || n == REP_UNSET) return 0;
+    return n > b ? n - b : b - n;
 }
 
-/* Common rules first by the size of their change of calls, then of self time. */
-static int row_order(const void *a, const void *b)
+/* Rules by the size of the change of the metric sorted by (calls unless
+ * --by), then of calls and of self time, then by label; rules that appear or
+ * disappear are changes like the others. */
+static int row_order(const void *a, const void *b, void *ctx)
 {
     const diff_row *x = a, *y = b;
-    int xa = x->base && x->now, ya = y->base && y->now;
-    if (xa != ya) return ya - xa;
-    if (xa) {
-        uint64_t u = magnitude(change(x->base->c.calls, x->now->c.calls));
-        uint64_t v = magnitude(change(y->base->c.calls, y->now->c.calls));
-        if (u != v) return u > v ? -1 : 1;
-        u = magnitude(change(x->base->c.self_ns, x->now->c.self_ns));
-        v = magnitude(change(y->base->c.self_ns, y->now->c.self_ns));
+    rep_by by = *(const rep_by *)ctx;
+    const rep_by keys[] = { by, REP_BY_CALLS, REP_BY_SELF };
+    for (size_t i = 0; by != REP_BY_NAME && i < sizeof keys / sizeof *keys; i++) {
+        uint64_t u = change_size(x, keys[i]), v = change_size(y, keys[i]);
         if (u != v) return u > v ? -1 : 1;
     }
-    const rep_srule *rx = x->base ? x->base : x->now, *ry = y->base ? y->base : y->now;
-    return strcmp(rx->label, ry->label);
+    return strcmp(row_label_text(x), row_label_text(y));
 }
 
 /* Pairs the rules of both sides; rules never called on either side are left out. */
-static diff_row *make_rows(const rep_summary *base, const rep_summary *now, size_t *nrows)
+static diff_row *make_rows(const rep_summary *base, const rep_summary *now, rep_by by, size_t *nrows)
 {
     size_t nb, nn;
     uint32_t *b = labelled_rules(base, &nb);
@@ -119,7 +135,7 @@ static diff_row *make_rows(const rep_summary *base, const rep_summary *now, size
     while (i < nb || j < nn) {
         const rep_srule *x = i < nb ? &base->rules[b[i]] : NULL, *y = j < nn ? &now->rules[n[j]] : NULL;
         int c = !x ? 1 : !y ? -1 : strcmp(x->label, y->label);
-        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL, NULL, NULL };
+        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL, NULL, NULL, NULL, 0 };
         r.bc = counts_of(r.base, base);
         r.nc = counts_of(r.now, now);
         if (c <= 0) i++;
@@ -128,18 +144,19 @@ static diff_row *make_rows(const rep_summary *base, const rep_summary *now, size
     }
     free(b);
     free(n);
-    qsort(rows, k, sizeof *rows, row_order);
+    qsort_r(rows, k, sizeof *rows, row_order, &by);
     *nrows = k;
     return rows;
 }
 
-/* ---- thresholds ---- */
+/* Whether the table shows a row, after shown others: the first limit rows
+ * (all when limit is 0), and every row that exceeded a threshold. */
+static int row_shown(const diff_row *r, size_t shown, size_t limit)
+{
+    return !limit || shown < limit || r->nfail;
+}
 
-typedef struct failure {
-    const rep_srule     *rule;
-    const rep_threshold *t;
-    uint64_t             base, now;
-} failure;
+/* ---- thresholds ---- */
 
 static int is_time(rep_by m)
 {
@@ -176,38 +193,82 @@ static int exceeds(const rep_diff_options *o, const rep_threshold *t, uint64_t i
 
 static void describe(const failure *f, char *text, size_t len)
 {
-    const char *what = f->t->metric == REP_BY_SELF ? "self time" : metric_names[f->t->metric];
+    const char *what = f->t->metric == REP_BY_SELF ? "self time" : rep_by_name(f->t->metric);
     int t = is_time(f->t->metric);
     uint64_t b = t ? rep_us(f->base) : f->base, n = t ? rep_us(f->now) : f->now;
     const char *unit = t ? " us" : "";
     if (f->base == 0)
-        snprintf(text, len, "%s: %s grew from 0 to %llu%s, over the +%g%% threshold", f->rule->label, what,
+        snprintf(text, len, "%s: %s grew from 0 to %llu%s, over the +%g%% threshold", f->label, what,
                  (unsigned long long)n, unit, f->t->percent);
     else
-        snprintf(text, len, "%s: %s grew by %.1f%% (%llu%s -> %llu%s), over the +%g%% threshold", f->rule->label,
+        snprintf(text, len, "%s: %s grew by %.1f%% (%llu%s -> %llu%s), over the +%g%% threshold", f->label,
                  what, 100.0 * (double)(f->now - f->base) / (double)f->base, (unsigned long long)b, unit,
                  (unsigned long long)n, unit, f->t->percent);
 }
 
-/* Every (rule, threshold) exceeded, in row order. */
-static failure *check(const rep_summary *base, const rep_summary *now, const diff_row *rows, size_t nrows,
-                      const rep_diff_options *o, size_t *nf)
+/* A metric summed over the rules of a summary: what a total.METRIC threshold
+ * compares; for time the time of the parses, as the rules' times nest. */
+static uint64_t total_of(const rep_summary *s, rep_by metric)
+{
+    if (metric == REP_BY_TIME) return s->time_ns;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nrules; i++) {
+        uint64_t v = s->rules[i].used ? rep_metric(&s->rules[i].c, metric) : REP_UNSET;
+        if (v != REP_UNSET) sum = rep_sum(sum, v);
+    }
+    return sum;
+}
+
+/* The thresholds checked: every one exceeded, in row order then the totals,
+ * each row pointing to its own; and in notes the increases of times that
+ * passed a threshold but not the sampling error. */
+typedef struct checked {
+    failure *fail, *notes;
+    size_t   nfail, nnotes;
+    uint64_t interval;   /* of the sampled times compared; 0: exact */
+} checked;
+
+/* Checks t on one pair of values, adding a failure or a note. */
+static void check_one(checked *k, const rep_diff_options *o, const rep_threshold *t, uint64_t interval,
+                      const char *label, uint64_t b, uint64_t n)
+{
+    if (b == REP_UNSET || n == REP_UNSET) return;   /* a side without detail */
+    failure f = { label, t, b, n };
+    if (exceeds(o, t, interval, b, n)) k->fail[k->nfail++] = f;
+    else if (interval && is_time(t->metric) && exceeds(o, t, 0, b, n)) k->notes[k->nnotes++] = f;
+}
+
+static int check(const rep_summary *base, const rep_summary *now, diff_row *rows, size_t nrows,
+                 const rep_diff_options *o, checked *k)
 {
     /* sampled on either side: the longer interval decides the sampling error */
     uint64_t interval = sample_interval(base) > sample_interval(now) ? sample_interval(base) : sample_interval(now);
-    failure *v = malloc((nrows * o->nfail + 1) * sizeof *v);
-    if (!v) return NULL;
-    *nf = 0;
+    size_t most = (nrows + 1) * o->nfail + 1;
+    k->nfail = k->nnotes = 0;
+    k->interval = interval;
+    k->fail = malloc(most * sizeof *k->fail);
+    k->notes = malloc(most * sizeof *k->notes);
+    if (!k->fail || !k->notes) return -1;
     for (size_t i = 0; i < nrows; i++) {
-        if (!rows[i].base || !rows[i].now) continue;
+        diff_row *r = &rows[i];
+        size_t first = k->nfail;
         for (size_t j = 0; j < o->nfail; j++) {
             const rep_threshold *t = &o->fail[j];
-            uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
-            if (b == REP_UNSET || n == REP_UNSET) continue;   /* a side without detail */
-            if (exceeds(o, t, interval, b, n)) v[(*nf)++] = (failure){ rows[i].now, t, b, n };
+            if (!t->total)
+                check_one(k, o, t, interval, row_label_text(r), rep_metric(r->bc, t->metric),
+                          rep_metric(r->nc, t->metric));
         }
+        r->fail = &k->fail[first];
+        r->nfail = k->nfail - first;
     }
-    return v;
+    for (size_t j = 0; j < o->nfail; j++) {
+        const rep_threshold *t = &o->fail[j];
+        /* parse times are exact: read at the start and the end of each parse */
+        if (t->total)
+            check_one(k, o, t, t->metric == REP_BY_TIME ? 0 : interval, "total", total_of(base, t->metric),
+                      total_of(now, t->metric));
+    }
+    return 0;
 }
 
 /* ---- the columns of a compared rule ---- */
@@ -264,18 +325,38 @@ static rep_cell ratio(const rep_column *c, const rep_table *t, const void *row)
 
 static rep_cell row_label(const rep_column *c, const rep_table *t, const void *row)
 {
-    const diff_row *r = row;
     (void)c;
     (void)t;
-    return (rep_cell){ .kind = REP_CELL_TEXT, .text = (r->now ? r->now : r->base)->label };
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = row_label_text(row) };
+}
+
+static const char *status_text(const diff_row *r)
+{
+    return r->base && r->now ? "both" : r->now ? "appeared" : "disappeared";
 }
 
 static rep_cell row_status(const rep_column *c, const rep_table *t, const void *row)
 {
-    const diff_row *r = row;
     (void)c;
     (void)t;
-    return (rep_cell){ .kind = REP_CELL_TEXT, .text = r->base && r->now ? "both" : r->now ? "appeared" : "disappeared" };
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = status_text(row) };
+}
+
+/* The rule, "(appeared)" or "(disappeared)", and the thresholds it exceeded:
+ * "json:value [fails calls>+5%, memo>+30%]". */
+static void print_rule(FILE *out, int format, const rep_table *t, const void *row)
+{
+    const diff_row *r = row;
+    (void)t;
+    rep_put_text(out, format, row_label_text(r));
+    if (!r->base || !r->now) fprintf(out, " (%s)", status_text(r));
+    for (size_t i = 0; i < r->nfail; i++) {
+        char spec[64];
+        rep_threshold_text(r->fail[i].t, spec, sizeof spec);
+        rep_put_text(out, format, i ? ", " : " [fails ");
+        rep_put_text(out, format, spec);
+    }
+    if (r->nfail) rep_put_text(out, format, "]");
 }
 
 /* A column of the count member of rep_counts, read with value. */
@@ -300,7 +381,7 @@ static const rep_column diff_columns[] = {
     COMPARED("self_base_us", REP_IN_TEXT, 13, base_us, self_ns),
     COMPARED("self_new_us", REP_IN_TEXT, 12, new_us, self_ns),
     COMPARED("ratio", REP_IN_TEXT, 7, ratio, self_ns),
-    { "rule", REP_IN_TEXT, 0, 0, row_label, 0, NULL },
+    { "rule", REP_IN_TEXT, 0, 0, NULL, 0, print_rule },
     CSV_SIDES(evals),
     CSV_SIDES(memo),
     CSV_SIDES(failed),
@@ -349,22 +430,10 @@ static void changed_grammars(const rep_summary *base, const rep_summary *now, FI
     }
 }
 
-static void text_only(FILE *out, const char *title, const diff_row *rows, size_t n, int base_side)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) count += base_side ? !rows[i].now : !rows[i].base;
-    if (!count) return;
-    fprintf(out, "%s:\n", title);
-    for (size_t i = 0; i < n; i++) {
-        const rep_srule *r = base_side ? rows[i].base : rows[i].now;
-        if ((base_side ? rows[i].now : rows[i].base) || !r) continue;
-        fprintf(out, "  %s: %llu calls, %llu us self\n", r->label, (unsigned long long)r->c.calls,
-                (unsigned long long)rep_us(r->c.self_ns));
-    }
-}
-
+/* The text or Markdown output: the sides, the table, the notes, and the
+ * failures after them, on the same stream. */
 static void text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
-                      const diff_row *rows, size_t nrows, FILE *out)
+                      const diff_row *rows, size_t nrows, const checked *k, FILE *out)
 {
     char a[512], b[512];
     fputs("Pego profile diff: ", out);
@@ -380,20 +449,33 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
     changed_grammars(base, now, out, NULL);
     fputs("Rules compared (base -> new):\n", out);
     rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
-    rep_text_heading(&table, out);
-    size_t shown = 0, common = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        const diff_row *r = &rows[i];
-        if (!r->base || !r->now) continue;
-        common++;
-        if (o->rows && shown == o->rows) continue;
-        shown++;
-        rep_text_row(&table, r, out);
+    rep_text_heading(&table, o->format, out);
+    size_t shown = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (row_shown(&rows[i], shown, o->rows)) {
+            shown++;
+            rep_text_row(&table, &rows[i], o->format, out);
+        }
+    rep_text_end(o->format, out);
+    if (nrows == 0) fputs("  (none)\n", out);
+    if (nrows > shown) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", nrows - shown, nrows - shown == 1 ? "" : "s");
+    for (size_t i = 0; i < k->nnotes; i++) {
+        const failure *f = &k->notes[i];
+        fputs("Within the sampling error: ", out);
+        rep_put_text(out, o->format, f->label);
+        fprintf(out, ": %s %llu us -> %llu us (about %.0f -> %.0f samples)\n",
+                f->t->metric == REP_BY_SELF ? "self time" : "time", (unsigned long long)rep_us(f->base),
+                (unsigned long long)rep_us(f->now), (double)f->base / (double)k->interval,
+                (double)f->now / (double)k->interval);
     }
-    if (common == 0) fputs("  (none)\n", out);
-    if (common > shown) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", common - shown, common - shown == 1 ? "" : "s");
-    text_only(out, "Rules only in new", rows, nrows, 0);
-    text_only(out, "Rules only in base", rows, nrows, 1);
+    if (k->nfail) fputs("Thresholds exceeded:\n", out);
+    for (size_t i = 0; i < k->nfail; i++) {
+        char text[1024];
+        describe(&k->fail[i], text, sizeof text);
+        fputs("- ", out);
+        rep_put_text(out, o->format, text);
+        fputc('\n', out);
+    }
 }
 
 static json_t *json_counts(const rep_counts *c)
@@ -409,7 +491,7 @@ static json_t *json_side(const rep_summary *s)
 }
 
 static int print_json(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
-                      const diff_row *rows, size_t nrows, const failure *f, size_t nf, FILE *out)
+                      const diff_row *rows, size_t nrows, const checked *k, FILE *out)
 {
     json_t *doc = json_object(), *changed = json_array(), *list = json_array(), *appeared = json_array();
     json_t *gone = json_array(), *fails = json_array();
@@ -440,11 +522,13 @@ static int print_json(const rep_summary *base, const rep_summary *now, const rep
     json_object_set_new(doc, "rules", list);
     json_object_set_new(doc, "appeared", appeared);
     json_object_set_new(doc, "disappeared", gone);
-    for (size_t i = 0; i < nf; i++) {
-        char text[32];
-        snprintf(text, sizeof text, "%s>+%g%%", metric_names[f[i].t->metric], f[i].t->percent);
-        json_array_append_new(fails, json_pack("{s:s, s:s, s:I, s:I}", "rule", f[i].rule->label, "threshold", text,
-                                               "base", (json_int_t)f[i].base, "new", (json_int_t)f[i].now));
+    for (size_t i = 0; i < k->nfail; i++) {
+        const failure *f = &k->fail[i];
+        char text[64];
+        rep_threshold_text(f->t, text, sizeof text);
+        json_array_append_new(fails, json_pack("{s:o, s:s, s:I, s:I}", "rule",
+                                               f->t->total ? json_null() : json_string(f->label), "threshold",
+                                               text, "base", (json_int_t)f->base, "new", (json_int_t)f->now));
     }
     json_object_set_new(doc, "failures", fails);
     int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -458,61 +542,69 @@ static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out
     rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
     rep_csv_heading(&table, out);
     size_t shown = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        const diff_row *r = &rows[i];
-        if (r->base && r->now && limit && shown++ >= limit) continue;
-        rep_csv_row(&table, r, out);
+    for (size_t i = 0; i < nrows; i++)
+        if (row_shown(&rows[i], shown, limit)) {
+            shown++;
+            rep_csv_row(&table, &rows[i], out);
+        }
+}
+
+/* A GitHub workflow command's message or property, escaped as the runner
+ * reads it: % CR LF, and in a property also : and ,. */
+static void github_escaped(FILE *out, const char *text, int property)
+{
+    for (; *text; text++) {
+        if (*text == '%') fputs("%25", out);
+        else if (*text == '\r') fputs("%0D", out);
+        else if (*text == '\n') fputs("%0A", out);
+        else if (property && *text == ':') fputs("%3A", out);
+        else if (property && *text == ',') fputs("%2C", out);
+        else fputc(*text, out);
     }
 }
 
-/* The time thresholds that an increase passed, though not its sampling error:
- * said, so that a gate that holds is not taken for one that cannot fire. */
-static void sampling_notes(const rep_summary *base, const rep_summary *now, const diff_row *rows, size_t nrows,
-                           const rep_diff_options *o, FILE *out)
+/* One "::error title=...::message" line per threshold exceeded. */
+static void github_annotations(const checked *k, FILE *out)
 {
-    uint64_t interval = sample_interval(base) > sample_interval(now) ? sample_interval(base) : sample_interval(now);
-    if (!interval) return;
-    for (size_t i = 0; i < nrows; i++) {
-        if (!rows[i].base || !rows[i].now) continue;
-        for (size_t j = 0; j < o->nfail; j++) {
-            const rep_threshold *t = &o->fail[j];
-            if (!is_time(t->metric)) continue;
-            uint64_t b = rep_metric(&rows[i].base->c, t->metric), n = rep_metric(&rows[i].now->c, t->metric);
-            if (exceeds(o, t, 0, b, n) && !exceeds(o, t, interval, b, n))
-                fprintf(out, "Within the sampling error: %s: %s %llu us -> %llu us (about %.0f -> %.0f samples)\n",
-                        rows[i].now->label, t->metric == REP_BY_SELF ? "self time" : "time",
-                        (unsigned long long)rep_us(b), (unsigned long long)rep_us(n),
-                        (double)b / (double)interval, (double)n / (double)interval);
-        }
+    for (size_t i = 0; i < k->nfail; i++) {
+        char spec[64], title[96], text[1024];
+        rep_threshold_text(k->fail[i].t, spec, sizeof spec);
+        snprintf(title, sizeof title, "pego report --fail %s", spec);
+        describe(&k->fail[i], text, sizeof text);
+        fputs("::error title=", out);
+        github_escaped(out, title, 1);
+        fputs("::", out);
+        github_escaped(out, text, 0);
+        fputc('\n', out);
     }
 }
 
 long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
                     void (*report)(void *ud, const char *text), void *ud)
 {
-    size_t nrows, nf = 0;
-    diff_row *rows = make_rows(base, now, &nrows);
-    if (!rows) return -1;
-    failure *f = check(base, now, rows, nrows, o, &nf);
-    if (!f) {
-        free(rows);
-        return -1;
-    }
-    long rc = (long)nf;
-    if (o->format == REP_FORMAT_JSON) {
-        if (print_json(base, now, o, rows, nrows, f, nf, out) < 0) rc = -1;
-    } else if (o->format == REP_FORMAT_CSV) {
+    size_t nrows;
+    checked k = { 0 };
+    diff_row *rows = make_rows(base, now, o->by, &nrows);
+    long rc = rows && check(base, now, rows, nrows, o, &k) == 0 ? 0 : -1;
+    if (rc == 0 && o->format == REP_FORMAT_JSON) {
+        if (print_json(base, now, o, rows, nrows, &k, out) < 0) rc = -1;
+    } else if (rc == 0 && o->format == REP_FORMAT_CSV) {
         csv_diff(rows, nrows, o->rows, out);
-    } else {
-        text_diff(base, now, o, rows, nrows, out);
-        sampling_notes(base, now, rows, nrows, o, out);
+    } else if (rc == 0) {
+        text_diff(base, now, o, rows, nrows, &k, out);
     }
-    for (size_t i = 0; i < nf && rc >= 0; i++) {
-        char text[1024];
-        describe(&f[i], text, sizeof text);
-        report(ud, text);
+    if (rc == 0 && o->annotate_github) github_annotations(&k, out);
+    for (size_t i = 0; i < k.nfail && rc >= 0; i++) {
+        size_t gate = (size_t)(k.fail[i].t - o->fail) + 1;
+        if (rc == 0 || gate < (size_t)rc) rc = (long)gate;
+        if (o->format == REP_FORMAT_JSON || o->format == REP_FORMAT_CSV) {
+            char text[1024];
+            describe(&k.fail[i], text, sizeof text);
+            report(ud, text);
+        }
     }
-    free(f);
+    free(k.fail);
+    free(k.notes);
     free(rows);
     return rc;
 }

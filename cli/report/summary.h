@@ -137,7 +137,7 @@ typedef enum {
     REP_BY_REPEATS, REP_BY_CONSUMED, REP_BY_WASTED, REP_BY_NAME
 } rep_by;
 
-typedef enum { REP_FORMAT_TEXT, REP_FORMAT_JSON, REP_FORMAT_CSV } rep_format;
+typedef enum { REP_FORMAT_TEXT, REP_FORMAT_JSON, REP_FORMAT_CSV, REP_FORMAT_MARKDOWN } rep_format;
 
 typedef struct rep_table_options {
     rep_by      by;
@@ -178,25 +178,34 @@ int  rep_write_speedscope(const rep_summary *s, const char *path, char *err, siz
 
 /* ---- differences (diff.c) ---- */
 
-/* One --fail threshold: METRIC>+PERCENT% */
+/* One --fail threshold: METRIC>+PERCENT%, or total.METRIC>+PERCENT% for the
+ * metric summed over the rules (for time: the time of the parses). */
 typedef struct rep_threshold {
-    rep_by metric;            /* calls, evals, memo, failed, wasted, time or self */
+    rep_by metric;            /* any but name */
     double percent;
+    int    total;
 } rep_threshold;
 
-/* Parses "calls>+5%"; 0, or -1 if malformed. */
-int rep_threshold_parse(const char *text, rep_threshold *t);
+/* Parses "calls>+5%" or "total.calls>+2%"; 0, or -1 if malformed. */
+int  rep_threshold_parse(const char *text, rep_threshold *t);
+/* The threshold as it is written: "total.calls>+2%". */
+void rep_threshold_text(const rep_threshold *t, char *text, size_t len);
 
 typedef struct rep_diff_options {
     rep_format           format;
-    size_t               rows;
+    size_t               rows;          /* rows of the table (those over a threshold are always shown) */
     const rep_threshold *fail;
     size_t               nfail;
     uint64_t             min_time_ns;   /* floor of an increase of time or self that may fail */
+    rep_by               by;            /* rows by the size of the change of this metric, or by name */
+    int                  annotate_github;   /* a GitHub workflow command per threshold exceeded */
 } rep_diff_options;
 
-/* Prints the comparison; each threshold exceeded is a message through
- * report(ud, text). Returns the number exceeded, or -1 when out of memory. */
+/* Prints the comparison: in text and Markdown the thresholds exceeded follow
+ * the table; in JSON they are in the document, and in JSON and CSV each is
+ * also a message through report(ud, text). Returns 0 when none was exceeded,
+ * else the position in o->fail (1 for the first) of the first exceeded; -1
+ * when out of memory. */
 long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o, FILE *out,
                     void (*report)(void *ud, const char *text), void *ud);
 

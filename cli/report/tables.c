@@ -270,8 +270,9 @@ static void text_rules(const rep_summary *s, const rep_table_options *t, const u
 {
     rep_table table = rules_table(s, t->by);
     fprintf(out, "Rules by %s:\n", by_titles[t->by]);
-    rep_text_heading(&table, out);
-    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->rules[v[i]], out);
+    rep_text_heading(&table, t->format, out);
+    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->rules[v[i]], t->format, out);
+    rep_text_end(t->format, out);
     if (n == 0 && hidden == 0) fputs("  (none)\n", out);
     if (hidden) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", hidden, hidden == 1 ? "" : "s");
 }
@@ -302,12 +303,17 @@ static rep_cell parse_top(const rep_column *c, const rep_table *t, const void *r
 }
 
 /* "INPUT: TOP", and the result when it is not ok. */
-static void print_parse(FILE *out, const rep_table *t, const void *row)
+static void print_parse(FILE *out, int format, const rep_table *t, const void *row)
 {
     const rep_sparse *p = row;
     rep_cell top = parse_top(NULL, t, row);
-    fprintf(out, "%s: %s", *p->input ? p->input : "(unnamed)", top.text ? top.text : "-");
-    if (p->result != REP_RESULT_OK) fprintf(out, " [%s]", result_names[p->result]);
+    rep_put_text(out, format, *p->input ? p->input : "(unnamed)");
+    fputs(": ", out);
+    rep_put_text(out, format, top.text ? top.text : "-");
+    if (p->result == REP_RESULT_OK) return;
+    rep_put_text(out, format, " [");
+    rep_put_text(out, format, result_names[p->result]);
+    rep_put_text(out, format, "]");
 }
 
 /* A row is a rep_sparse; shares are of the time of every parse. */
@@ -344,8 +350,9 @@ static void text_parses(const rep_summary *s, const rep_table_options *t, FILE *
     rep_table table = parses_table(s);
     size_t n = parse_rows(s, t);
     fputs("Parses by time:\n", out);
-    rep_text_heading(&table, out);
-    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->top[i], out);
+    rep_text_heading(&table, t->format, out);
+    for (size_t i = 0; i < n; i++) rep_text_row(&table, &s->top[i], t->format, out);
+    rep_text_end(t->format, out);
     if (n == 0) fputs("  (none)\n", out);
     if (s->parses > n) {
         uint64_t more = s->parses - n;
@@ -432,8 +439,8 @@ static uint32_t *sorted_edges(const rule_edges *k, size_t *n)
     return v;
 }
 
-/* Writes the callers or the callees of rule: text with its title, CSV rows,
- * or JSON objects appended to arr. 0, or -1 when out of memory. */
+/* Writes the callers or the callees of rule: text or Markdown with its title,
+ * CSV rows, or JSON objects appended to arr. 0, or -1 when out of memory. */
 static int print_edges(const rep_summary *s, uint32_t rule, int callers, rep_format format, FILE *out, json_t *arr)
 {
     rule_edges k = { s, rule, callers };
@@ -441,17 +448,21 @@ static int print_edges(const rep_summary *s, uint32_t rule, int callers, rep_for
     size_t n;
     uint32_t *v = sorted_edges(&k, &n);
     if (!v) return -1;
-    if (format == REP_FORMAT_TEXT) {
-        fprintf(out, "%s of %s:\n", callers ? "Callers" : "Callees", s->rules[rule].label);
-        rep_text_heading(&table, out);
+    int text = format == REP_FORMAT_TEXT || format == REP_FORMAT_MARKDOWN;
+    if (text) {
+        fprintf(out, "%s of ", callers ? "Callers" : "Callees");
+        rep_put_text(out, format, s->rules[rule].label);
+        fputs(":\n", out);
+        rep_text_heading(&table, format, out);
     }
     for (size_t i = 0; i < n; i++) {
         const rep_sedge *e = &s->edges[v[i]];
-        if (format == REP_FORMAT_TEXT) rep_text_row(&table, e, out);
+        if (text) rep_text_row(&table, e, format, out);
         else if (format == REP_FORMAT_CSV) rep_csv_row(&table, e, out);
         else json_array_append_new(arr, rep_json_row(&table, e));
     }
-    if (format == REP_FORMAT_TEXT && n == 0) fputs("  (none)\n", out);
+    if (text) rep_text_end(format, out);
+    if (text && n == 0) fputs("  (none)\n", out);
     free(v);
     return 0;
 }
@@ -576,8 +587,8 @@ static int print_text(const rep_summary *s, const rep_table_options *t, const ui
     text_rules(s, t, v, n, hidden, out);
     if (t->rule) {
         for (size_t i = 0; i < n; i++)
-            if (print_edges(s, v[i], 1, REP_FORMAT_TEXT, out, NULL) < 0 ||
-                print_edges(s, v[i], 0, REP_FORMAT_TEXT, out, NULL) < 0)
+            if (print_edges(s, v[i], 1, t->format, out, NULL) < 0 ||
+                print_edges(s, v[i], 0, t->format, out, NULL) < 0)
                 return -1;
         return 0;
     }
@@ -586,7 +597,11 @@ static int print_text(const rep_summary *s, const rep_table_options *t, const ui
     int rc = make_hints(s, &h);
     if (rc == 0) {
         fputs("What to look at:\n", out);
-        for (size_t i = 0; i < h.n; i++) fprintf(out, "- %s\n", h.text[i]);
+        for (size_t i = 0; i < h.n; i++) {
+            fputs("- ", out);
+            rep_put_text(out, t->format, h.text[i]);
+            fputc('\n', out);
+        }
     }
     hints_free(&h);
     return rc;
