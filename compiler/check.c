@@ -14,7 +14,7 @@
 /* Features the engine does not implement yet: every occurrence is refused with
  * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
 static const char *const not_supported[] = {
-    "#stream", "predicates", "variables", NULL
+    "predicates", "variables", NULL
 };
 
 /* ---- names -> definitions ---- */

@@ -961,7 +961,7 @@ static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
         patch(m, end, here(m));
         return;
     }
-    emit_expr(m, kid, v, live);    /* #stream: refused by the checker for now */
+    emit_expr(m, kid, v, live);    /* #stream: no effect outside a stream parse (7.1) */
 }
 
 /* Emits e. When v is set and e has a value slot, the code pushes exactly one
