@@ -898,6 +898,12 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         }
         return;
     }
+    if (m->fast && !v && single_byte(kid) && max < 0 && min <= 1) {   /* "a"*: a byte span too */
+        cc_first f;
+        first_of(m, kid, &f);
+        ins(m, e, min ? OP_BSPAN1 : OP_BSPAN, intern_byteset(m, f.bits), 0, 0);
+        return;
+    }
     if (m->fast && !v && emit_class_loop(m, e)) return;
     /* fast program: a byte test before each iteration leaves the loop at once */
     cc_first f;

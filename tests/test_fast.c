@@ -51,6 +51,10 @@ static const fast_case cases[] = {
       "DISPATCH",
       INPUTS("", "let x", "if y", "12", "(12)", "(let ab(if c)7)", "let x12((3))", "let", "let 1",
              "ift", "(", ")", "x", "if  y", "()()") },
+    { "a repetition of a one-byte literal is a byte span",
+      "def main = @\"a\"* -\"b\"+ @\"c\"+ $$\n",
+      "BSPAN [a]|BSPAN1 [b]|BSPAN1 [c]|!REP",
+      INPUTS("", "b", "ab", "aab", "abbc", "bc", "aaac", "a", "ba", "abcc", "c") },
     { "jump table: alternatives that fail after consuming input",
       "def main = (s -\";\")*\n"
       "def s = \"x\" \"1\" \"2\" / \"y\" \"2\" / \"z\" / \"w\" s\n",
