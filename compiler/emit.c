@@ -41,12 +41,12 @@ typedef struct {
      * outside skip_site), and the rules counted */
     uint32_t          *skip_counts;
     int               *skip_rules, nskip_rules;
-    /* types and actions (compiler/action.c): per rule, the terminal type it
-     * produces (-1: none), its action (-1: none), and whether a call of it can
+    /* types and actions (compiler/action.c): per rule, its action (-1: none;
+     * its terminal type is cc_rule.term_type), and whether a call of it can
      * run an action (then a caller that discards its value still calls its
      * valued body: an action's run-time error must not depend on that) */
     cc_typemap         tm;
-    int               *term_type, *action;
+    int               *action;
     uint8_t           *runs_action;
     const cc_callgraph *cg;       /* while runs_action is solved */
 } emitter;
@@ -1362,14 +1362,13 @@ static void prepare_actions(emitter *m)
     pego_grammar *g = m->g;
     const ast_grammar *ast = m->ast;
     size_t n = (size_t)ast->nrules + 1;
-    m->term_type = cc_xmalloc(n * sizeof *m->term_type);
     m->action = cc_xmalloc(n * sizeof *m->action);
     m->runs_action = cc_xcalloc(n, 1);
     cc_types_build(g, ast, &m->tm);
     int any = 0;
     for (int r = 0; r < ast->nrules; r++) {
         const ast_rule *ar = &ast->rules[r];
-        m->term_type[r] = cc_rule_terminal_type(g, ast, &m->tm, r);
+        g->rules[r].term_type = cc_rule_terminal_type(g, ast, &m->tm, r);
         m->action[r] = ar->action ? cc_action_compile(g, ast, &m->tm, r, ar->body, ar->action, 0) : -1;
         any |= m->action[r] >= 0;
     }
@@ -1390,10 +1389,11 @@ static void emit_rule(emitter *m, int r, int valued)
 {
     const ast_rule *ar = &m->ast->rules[r];
     const ast_expr *body = ar->body;
-    if (valued && m->term_type[r] >= 0) {
+    int term_type = m->g->rules[r].term_type;
+    if (valued && term_type >= 0) {
         ins(m, body, OP_PUSHPOS, 0, 0, 0);
         emit_expr(m, body, 0, 0);
-        ins(m, body, OP_TERMNODE, m->term_type[r], 0, 0);
+        ins(m, body, OP_TERMNODE, term_type, 0, 0);
         ins(m, body, OP_RULEEND, r, 0, 0);
     } else {
         emit_expr(m, body, valued && cc_has_value(body), valued);
@@ -1529,7 +1529,6 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     cc_index_free(&m.chain_index);
     cc_free(m.byteset_bits);
     cc_typemap_free(&m.tm);
-    cc_free(m.term_type);
     cc_free(m.action);
     cc_free(m.runs_action);
 }

@@ -48,6 +48,7 @@ typedef struct {
     int      callsites;         /* references in the grammar */
     int      seen_index;        /* index among deferrable rules, or -1 */
     int      pratt;             /* index of its Pratt expression, or -1 */
+    int      term_type;         /* the terminal type it produces (docs/language.md 6.1), or -1 */
     uint32_t entry;             /* address of the valued body */
     uint32_t vf_entry;          /* address of the value-free body (twin, recognition) */
     uint32_t fast_entry;        /* the same two bodies in the fast program (has_fast) */

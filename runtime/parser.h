@@ -20,7 +20,8 @@ enum { NODE_MATCH = PEGO_NODE_MATCH, NODE_SEQ = PEGO_NODE_SEQ, NODE_LIST = PEGO_
  * input. Its child count is implied (children are appended as nodes are made,
  * so a node's list ends where the next node's begins), and its fields, which
  * few nodes have, live in a table keyed by node (rt_tree_fields), as does the
- * type of a node of a type the grammar defines (NODE_STRUCT, NODE_TERMINAL). */
+ * type of a struct node (NODE_STRUCT). A node of a terminal type the grammar
+ * defines (NODE_TERMINAL) has the type of the rule that made it, its label. */
 struct pego_node {
     uint32_t tag;         /* type (bits 0-2), NODE_HAS_FIELDS (bit 3), rule index + 1 (bits 4-31; 0: unlabeled) */
     uint32_t start, end;  /* byte offsets into the input */
@@ -49,14 +50,15 @@ typedef struct { uint32_t label, kind; uint64_t value; } rt_field;
 #define RT_AT(base, off) ((base) ? (base) + (off) : (base))
 
 /* Where the fields of one node are: fields[first .. first + count), and its
- * type among the grammar's (cc_type) when it has one. */
-typedef struct { uint32_t node, first, count, type; } rt_fieldref;
+ * type among the grammar's (cc_type) when it is a struct node. */
+typedef struct { uint32_t first, count, type; } rt_fieldref;
 
 typedef struct {
     pego_node   *nodes;  uint32_t nnodes, capnodes;
     uint32_t    *kids;   uint32_t nkids, capkids;
     rt_field    *fields; uint32_t nfields, capfields;
-    rt_fieldref *refs;   uint32_t nrefs, caprefs;   /* open addressing by node value; caprefs: 0 or a power of 2 */
+    rt_fieldref *refs;   uint32_t nrefs, caprefs;
+    uint32_t    *ref_of; uint32_t capref_of;        /* per node index: its entry in refs, if it has fields */
 } rt_tree;
 
 static inline int rt_tree_node_kind(const pego_node *n) { return (int)(n->tag & 7u); }
@@ -74,7 +76,7 @@ static inline uint32_t rt_tree_node_nkids(const rt_tree *t, const pego_node *n)
 uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first);
 /* Gives node value v the fields [first, first + count); -1 when out of memory. */
 int      rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count);
-/* The same for a node of type `type` of the grammar's types, and that type. */
+/* The same for a struct node of type `type` of the grammar's types, and that type. */
 int      rt_tree_set_typed(rt_tree *t, uint32_t v, uint32_t type, uint32_t first, uint32_t count);
 uint32_t rt_tree_node_user_type(const rt_tree *t, const pego_node *n);
 /* Its type name: reserved, or the grammar's. */

@@ -14,7 +14,6 @@
 void rt_tree_reset(rt_tree *t)
 {
     t->nnodes = t->nkids = t->nfields = 0;
-    if (t->nrefs) memset(t->refs, 0, t->caprefs * sizeof *t->refs);
     t->nrefs = 0;
 }
 
@@ -24,6 +23,7 @@ void rt_tree_free(rt_tree *t)
     rt_free(t->kids);
     rt_free(t->fields);
     rt_free(t->refs);
+    rt_free(t->ref_of);
     memset(t, 0, sizeof *t);
 }
 
@@ -34,51 +34,43 @@ int rt_tree_reserve(rt_tree *t, uint32_t nkids)
     return 0;
 }
 
-/* The field table: node values hashed into a power-of-two table, linear
- * probing, at most half full. A node given fields again keeps the last ones. */
-static rt_fieldref *ref_slot(rt_fieldref *refs, uint32_t cap, uint32_t v)
-{
-    uint32_t i = (v * 2654435761u) & (cap - 1);
-    while (refs[i].node && refs[i].node != v) i = (i + 1) & (cap - 1);
-    return &refs[i];
-}
-
+/* The field table: the entries in the order nodes got their fields, and per
+ * node index the entry of a node that has some (NODE_HAS_FIELDS says which
+ * do). Nodes are numbered as they are made, so both are read and written in
+ * about the order of the input. A node given fields again keeps the last ones. */
 int rt_tree_set_fields(rt_tree *t, uint32_t v, uint32_t first, uint32_t count)
 {
-    uint32_t type = rt_tree_node_user_type(t, &t->nodes[v - 1]);
-    return rt_tree_set_typed(t, v, type, first, count);
+    return rt_tree_set_typed(t, v, rt_tree_node_user_type(t, &t->nodes[v - 1]), first, count);
 }
 
 uint32_t rt_tree_node_user_type(const rt_tree *t, const pego_node *n)
 {
     if (!(n->tag & NODE_HAS_FIELDS)) return 0;
-    return ref_slot(t->refs, t->caprefs, (uint32_t)(n - t->nodes) + 1)->type;
+    return t->refs[t->ref_of[n - t->nodes]].type;
 }
 
 const char *rt_tree_type_name(const rt_tree *t, const pego_grammar *g, const pego_node *n)
 {
     static const char *const names[] = { "Match", "Seq", "List", "Operator", "Error" };
     int kind = rt_tree_node_kind(n);
-    if (kind == NODE_STRUCT || kind == NODE_TERMINAL) return g->types[rt_tree_node_user_type(t, n)].name;
+    if (kind == NODE_STRUCT) return g->types[rt_tree_node_user_type(t, n)].name;
+    if (kind == NODE_TERMINAL) return g->types[g->rules[rt_tree_node_label(n)].term_type].name;
     return names[kind];
 }
 
 int rt_tree_set_typed(rt_tree *t, uint32_t v, uint32_t type, uint32_t first, uint32_t count)
 {
-    if (2 * (t->nrefs + 1) > t->caprefs) {
-        uint32_t cap = t->caprefs ? 2 * t->caprefs : 64;
-        rt_fieldref *refs = rt_calloc(cap, sizeof *refs);
-        if (!refs) return -1;
-        for (uint32_t i = 0; i < t->caprefs; i++)
-            if (t->refs[i].node) *ref_slot(refs, cap, t->refs[i].node) = t->refs[i];
-        rt_free(t->refs);
-        t->refs = refs;
-        t->caprefs = cap;
+    pego_node *n = &t->nodes[v - 1];
+    if (n->tag & NODE_HAS_FIELDS) {
+        t->refs[t->ref_of[v - 1]] = (rt_fieldref){ first, count, type };
+        return 0;
     }
-    rt_fieldref *r = ref_slot(t->refs, t->caprefs, v);
-    if (!r->node) t->nrefs++;
-    *r = (rt_fieldref){ v, first, count, type };
-    t->nodes[v - 1].tag |= NODE_HAS_FIELDS;
+    if (rt_buf_grow((void **)&t->refs, &t->caprefs, (uint64_t)t->nrefs + 1, sizeof *t->refs) < 0 ||
+        rt_buf_grow((void **)&t->ref_of, &t->capref_of, t->capnodes, sizeof *t->ref_of) < 0)
+        return -1;
+    t->ref_of[v - 1] = t->nrefs;
+    t->refs[t->nrefs++] = (rt_fieldref){ first, count, type };
+    n->tag |= NODE_HAS_FIELDS;
     return 0;
 }
 
@@ -86,7 +78,7 @@ uint32_t rt_tree_fields(const rt_tree *t, const pego_node *n, uint32_t *first)
 {
     *first = 0;
     if (!(n->tag & NODE_HAS_FIELDS)) return 0;
-    const rt_fieldref *r = ref_slot(t->refs, t->caprefs, (uint32_t)(n - t->nodes) + 1);
+    const rt_fieldref *r = &t->refs[t->ref_of[n - t->nodes]];
     *first = r->first;
     return r->count;
 }

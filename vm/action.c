@@ -28,7 +28,6 @@ typedef struct {
     uint32_t         body, from, to, start, end;
     uint32_t         created;      /* nodes made before the action ran */
     uint32_t         vn, in, kn;   /* heights: values, iterations, list elements */
-    char             msg[512];     /* a run-time error */
 } machine;
 
 static const char *type_name(machine *m, const vm_aval *v)
@@ -48,18 +47,20 @@ static const char *type_name(machine *m, const vm_aval *v)
 static vm_step error(machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static vm_step error(machine *m, const char *fmt, ...)
 {
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    rt_parse_abort(m->p, "action in %s: %s", m->p->g->rules[m->act->rule].name, m->msg);
+    rt_parse_abort(m->p, "action in %s: %s", m->p->g->rules[m->act->rule].name, msg);
     return VM_ACTION_ERROR;
 }
 
-static int push(machine *m, vm_aval v)
+static inline int push(machine *m, vm_aval v)
 {
     pego_parser *p = m->p;
-    if (m->vn == p->capavals && rt_buf_grow((void **)&p->avals, &p->capavals, (uint64_t)m->vn + 1, sizeof *p->avals) < 0)
+    if (__builtin_expect(m->vn == p->capavals, 0) &&
+        rt_buf_grow((void **)&p->avals, &p->capavals, (uint64_t)m->vn + 1, sizeof *p->avals) < 0)
         return -1;
     p->avals[m->vn++] = v;
     return 0;

@@ -529,8 +529,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(TERMNODE): {
             if (!VALUED) break;
             uint32_t v;
-            NODE(v, NODE_TERMINAL, p->vs[vsn - 1], NULL, 0);
-            if (rt_tree_set_typed(&p->tree, v, (uint32_t)ip->a, 0, 0) < 0) goto oom;
+            NODE(v, NODE_TERMINAL, p->vs[vsn - 1], NULL, 0);   /* typed by the rule that labels it */
             p->vs[vsn - 1] = v;
             ip++;
             NEXT;

@@ -75,7 +75,7 @@
     X(PRATT,    "X", "the Pratt machine of expression a: resumes after each line and operand parse") \
     X(SUBRET,   "N", "end of a Pratt line: attach its captures (label it with rule a if a >= 0)") \
     X(ACTION,   "A", "run action a on the rule's body value and captures; its result is the rule's value") \
-    X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since")
+    X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since (RULEEND labels it)")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,
