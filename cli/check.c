@@ -9,7 +9,9 @@ static const char check_usage[] =
     "usage: pego check -g GRAMMAR\n"
     "\n"
     "Checks a grammar and prints every error, one per line, as file:line:col: message.\n"
-    "Prints nothing and exits 0 when the grammar is fine; exits 1 otherwise.\n";
+    "Prints nothing and exits 0 when the grammar is fine; exits 1 otherwise.\n"
+    "\n"
+    "  -g FILE         grammar file (required; or the one operand)\n";
 
 int cmd_check(int argc, char **argv)
 {

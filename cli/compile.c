@@ -12,7 +12,10 @@ static const char compile_usage[] =
     "Compiles a grammar (reporting every error) and, with -S, prints the code of the\n"
     "VM: for each rule its static facts (memoization, left recursion, twins), then\n"
     "the instructions of its valued and value-free bodies with rule names, jump\n"
-    "targets and the grammar line:col each instruction came from.\n";
+    "targets and the grammar line:col each instruction came from.\n"
+    "\n"
+    "  -g FILE         grammar file (required)\n"
+    "  -S              print the VM code\n";
 
 int cmd_compile(int argc, char **argv)
 {

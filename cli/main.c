@@ -16,8 +16,8 @@ static const char usage[] =
     "  profile   count the rule calls of a parse and time them, with hints\n"
     "  explain   show which calls expected what at a syntax error\n"
     "  report    summarize profile reports: tables, hints, flame graphs, diffs\n"
-    "  version   print the version\n"
-    "  help      print this help\n"
+    "  version   print the version (also pego --version, pego -v)\n"
+    "  help      print this help (pego help COMMAND: that command's --help)\n"
     "\n"
     "Every command accepts --help. Flags take one dash or two (-g or --g).\n"
     "\n"
@@ -68,6 +68,19 @@ static int profile_options(int *argc, char **argv)
     return 0;
 }
 
+static int run(int argc, char **argv);
+
+/* pego help COMMAND: the command's own --help (an unknown command is said by run). */
+static int help(const char *cmd)
+{
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0 || cmd[0] == '-') {
+        fputs(usage, stdout);
+        return 0;
+    }
+    char *argv[] = { "pego", (char *)cmd, "--help", NULL };
+    return run(3, argv);
+}
+
 /* Runs the command named by argv[1]; returns its exit status. */
 static int run(int argc, char **argv)
 {
@@ -88,12 +101,14 @@ static int run(int argc, char **argv)
     if (strcmp(cmd, "profile") == 0) return cmd_profile(argc - 1, argv + 1);
     if (strcmp(cmd, "explain") == 0) return cmd_explain(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return cmd_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-version") == 0) {
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-version") == 0 ||
+        strcmp(cmd, "-v") == 0) {
         printf("pego %s\n", pego_version());
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-help") == 0 ||
         strcmp(cmd, "-h") == 0) {
+        if (argc > 2) return help(argv[2]);
         fputs(usage, stdout);
         return 0;
     }
