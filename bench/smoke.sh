@@ -46,6 +46,7 @@ fi
 
 # 2. The report: the table and its targets.
 check "results.md has the main table" grep -q '^| grammar | input | peer | mode | MB/s | × pego | instr/byte |$' "$out/results.md"
+check "results.md has the typed-tree table" grep -q '^| input | pego MB/s | LPeg MB/s | pego ÷ LPeg | target | status | pego instr/byte | LPeg instr/byte |$' "$out/results.md"
 check "results.md has the overheads table with the hooks row" grep -q '^| untraced ÷ hooks compiled out |' "$out/results.md"
 check "results.md has the memory table" grep -q '^| peer | mode | input | peak RSS | × input | parse.s own |$' "$out/results.md"
 check "results.md has the targets" grep -q '^| target | measured | status |$' "$out/results.md"
@@ -63,9 +64,11 @@ row_ok() {   # row_ok GRAMMAR PEER MODE
     awk -F'\t' -v g="$1" -v p="$2" -v m="$3" \
         '$1 == g && $3 == p && $4 == m && $5 + 0 > 0 { found = 1 } END { exit !found }' "$out/results.tsv"
 }
-for row in "json pego" "json lpeg" "json leg" "csv pego" "arith pego"; do
+for row in "json pego" "json lpeg" "json leg" "json-typed pego" "json-typed lpeg" "csv pego" "arith pego"; do
     read -r g peer <<<"$row"
-    for mode in recognize tree; do
+    modes=(recognize tree)
+    [ "$g" != json-typed ] || modes=(tree)   # its recognition is json's
+    for mode in "${modes[@]}"; do
         name="the $g row of $peer $mode has a positive MB/s"
         if [ "$peer" != pego ] && ! grep -q "^| $g | [^|]* | $peer |" "$out/results.md" 2>/dev/null; then
             skip "$name ($peer not installed)"
@@ -101,21 +104,22 @@ check "accuracy.tsv has the rows of the calls grammar" acc_rows_ok calls "text l
 # 4. The inputs and their corrupted copies, checked with pego's driver directly.
 drv=$out/bin/pego-bench
 accepts() { "$drv" --mode tree --once "$1" "$2" >/dev/null 2>&1; }
-rejects() {   # exit status 1 exactly: a syntax error, not a crash
+rejects() {   # rejects GRAMMAR INPUT [MODE]: exit status 1 exactly, a syntax error, not a crash
     local rc=0
-    "$drv" --mode recognize --once "$1" "$2" >/dev/null 2>&1 || rc=$?
+    "$drv" --mode "${3:-recognize}" --once "$1" "$2" >/dev/null 2>&1 || rc=$?
     [ $rc -eq 1 ]
 }
 size_ok() { [ -n "$1" ] && [ "$(stat -c %s "$1")" -ge 10000 ] && [ "$(stat -c %s "$1")" -lt 20000 ]; }
-for spec in "json json" "csv csv" "arith txt"; do
-    read -r g ext <<<"$spec"
+# json-typed parses the JSON inputs, in tree mode: its actions run.
+for spec in "json json json recognize" "json-typed json json tree" "csv csv csv recognize" "arith arith txt recognize"; do
+    read -r g kind ext mode <<<"$spec"
     grammar=$srcdir/fixtures/$( [ "$g" = arith ] && echo arith_lr || echo "$g" ).pego
-    input=$(ls "$out"/inputs/"$g"-*."$ext" 2>/dev/null | grep -v -e '\.stray\.' -e '\.trunc\.' | sed -n 1p || true)
+    input=$(ls "$out"/inputs/"$kind"-*."$ext" 2>/dev/null | grep -v -e '\.stray\.' -e '\.trunc\.' | sed -n 1p || true)
     check "the $g input exists and is about 10 kB" size_ok "$input"
     check "pego accepts the $g input" accepts "$grammar" "${input:-/nonexistent}"
-    for bad in "$out"/inputs/"$g"-*.stray."$ext" "$out"/inputs/"$g"-*.trunc."$ext"; do
+    for bad in "$out"/inputs/"$kind"-*.stray."$ext" "$out"/inputs/"$kind"-*.trunc."$ext"; do
         [ -e "$bad" ] || continue
-        check "pego rejects $(basename "$bad")" rejects "$grammar" "$bad"
+        check "pego $g rejects $(basename "$bad") ($mode)" rejects "$grammar" "$bad" "$mode"
     done
 done
 
