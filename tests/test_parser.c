@@ -996,7 +996,7 @@ static void test_not_supported(void)
     const char *src =
         "package demo\n"                                                   /* 1 */
         "type Num terminal\n"                                              /* 2 */
-        "type Add struct { L Expr, R Expr }\n"                             /* 3 */
+        "type Add struct { L node, R node }\n"                             /* 3 */
         "type Expr = Num | Add\n"                                          /* 4 */
         "def main: Expr = e:sum $$ -> $e\n"                                /* 5 */
         "def sum = first:num rest:(-\"+\" n:num)*\n"                        /* 6 */
