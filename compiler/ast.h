@@ -103,6 +103,7 @@ struct ast_term {
     ast_term **kids;        /* operands, call arguments, new field values, lambda body (last) */
     int        nkids;
     char     **names;       /* new: field names (parallel to kids); lambda: parameter names */
+    int       *name_lines, *name_cols;  /* the position of each name */
     int        nnames;
 };
 

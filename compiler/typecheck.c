@@ -709,7 +709,7 @@ static void check_names(checker *c, const ast_term *t, const env *e)
         for (int i = 0; i < t->nkids; i++)
             for (int j = 0; j < i; j++)
                 if (strcmp(t->names[i], t->names[j]) == 0) {
-                    cc_errors_add(c->errs, t->kids[i]->line, t->kids[i]->col, "duplicate field %s", t->names[i]);
+                    cc_errors_add(c->errs, t->name_lines[i], t->name_cols[i], "duplicate field %s", t->names[i]);
                     break;
                 }
         break;
@@ -1093,9 +1093,9 @@ static ty *new_type(checker *c, const ast_term *t, const env *e)
         if (!st) continue;
         int f = field_index(st, t->names[i]);
         if (f < 0) {
-            error_at(c, t->kids[i]->line, t->kids[i]->col, "%s has no field %s", st->name, t->names[i]);
+            error_at(c, t->name_lines[i], t->name_cols[i], "%s has no field %s", st->name, t->names[i]);
         } else if (!assignable(c, v, c->field_types[d][f])) {
-            error_at(c, t->kids[i]->line, t->kids[i]->col, "cannot use %s as %s in field %s of %s",
+            error_at(c, t->name_lines[i], t->name_cols[i], "cannot use %s as %s in field %s of %s",
                      v->text, c->field_types[d][f]->text, t->names[i], st->name);
         }
     }

@@ -156,7 +156,7 @@ static void test_inference_order(void)
                  "type W struct { X node }\n"
                  "def main = x:e -> new T{F: $x}\n"
                  "def e = pratt { operand \"1\" level { postfix \"!\" -> new W{X: $lhs} } }\n",
-                 "3:28: cannot use Match | W as Match in field F of T");
+                 "3:25: cannot use Match | W as Match in field F of T");
 }
 
 /* Each rule of assignability (6.1) where it accepts. */
@@ -185,10 +185,10 @@ static void test_assignable(void)
                  "type T struct { Same Num, Node node, List []Num, Seq Seq }\n"
                  "def main = m:\"a\" n:num? s:\"x\" \"y\" l:\"l\"* -> new T{Same: $m, Node: $n, List: $m, Seq: $l}\n"
                  "def num: Num = (?0-9)+\n",
-                 "3:57: cannot use Match as Num in field Same of T\n"
-                 "3:67: cannot use *Num as node in field Node of T\n"
-                 "3:77: cannot use Match as []Num in field List of T\n"
-                 "3:86: cannot use []Match as Seq in field Seq of T");
+                 "3:51: cannot use Match as Num in field Same of T\n"
+                 "3:61: cannot use *Num as node in field Node of T\n"
+                 "3:71: cannot use Match as []Num in field List of T\n"
+                 "3:81: cannot use []Match as Seq in field Seq of T");
 }
 
 /* Aliases: chains resolve in any order, `new` of an alias builds its struct,
@@ -223,7 +223,7 @@ static void test_errors(void)
                  "def main = k:\"a\"* -> new Pair{Key: $k}\n"
                  "def num = n:\"1\" -> $2\n"
                  "def pr: Match = pratt { operand \"1\" level { prefix \"-\" } }\n",
-                 "2:36: cannot use []Match as Match in field Key of Pair\n"
+                 "2:31: cannot use []Match as Match in field Key of Pair\n"
                  "3:20: $2 is out of range: the rule has 1 elements with a value\n"
                  "4:1: operators of pr without an action produce Operator, which is not assignable to Match");
     /* a lambda parameter shadows a capture; without the parameter, the capture is read */
