@@ -170,6 +170,8 @@ void ast_term_free(ast_term *t)
     for (int i = 0; i < t->nnames; i++) cc_free(t->names[i]);
     cc_free(t->kids);
     cc_free(t->names);
+    cc_free(t->name_lines);
+    cc_free(t->name_cols);
     cc_free(t->sval);
     cc_free(t);
 }

@@ -103,6 +103,7 @@ struct ast_term {
     ast_term **kids;        /* operands, call arguments, new field values, lambda body (last) */
     int        nkids;
     char     **names;       /* new: field names (parallel to kids); lambda: parameter names */
+    int       *name_lines, *name_cols;  /* the position of each name */
     int        nnames;
 };
 
@@ -229,6 +230,25 @@ ast_grammar *cc_parse(const char *src, size_t len, cc_errors *errs);
  * for constructs of tiers the engine does not implement yet. Resolves AST_CALL.rule.
  * Returns the number of errors added. */
 int cc_check(ast_grammar *g, cc_errors *errs);
+
+/* The static type checker of Tier 6 (compiler/typecheck.c), run by cc_check
+ * once the calls are resolved: the definition and reference errors of types,
+ * actions and predicates, then, only when errs holds no error at all, the type
+ * errors. Returns the number of errors added. */
+int cc_typecheck(const ast_grammar *g, cc_errors *errs);
+
+/* A rule or type definition, by position in the file. */
+typedef struct {
+    int is_type, index;
+    int line, col;            /* position of 'def' or 'type' */
+} cc_definition;
+
+/* Rules and types merged in the order in which they appear in the file. */
+cc_definition *cc_definitions(const ast_grammar *g);
+
+/* Whether a type name is built in (int, string, bool, node, terminal) or a
+ * reserved node type (Match, Seq, List, Operator, Error): no grammar defines it. */
+int cc_is_reserved_type(const char *name);
 
 void ast_grammar_free(ast_grammar *g);
 

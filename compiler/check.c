@@ -2,8 +2,9 @@
  * 1.9, 3.1, 4.1, 7.1): duplicate, reserved and badly named definitions, undefined
  * rules (resolving AST_CALL.rule), misplaced captures and captures without a value,
  * level-restricted calls, attributes and their arguments, #stream placement and
- * Pratt structure. When all that passes, it refuses the constructs the engine does
- * not implement yet, listed in one table below. */
+ * Pratt structure, with the definition errors of Tier 6 (compiler/typecheck.c,
+ * which then checks the types). When all that passes, it refuses the constructs
+ * the engine does not implement yet, listed in one table below. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,28 +257,22 @@ static void walk(checker *c, ast_expr *e, context cx)
 
 /* ---- definitions in source order ---- */
 
-typedef struct {
-    int is_type, index;
-    int line, col;            /* position of 'def' or 'type' */
-} definition;
-
-/* Rules and types merged by position: the order in which they appear in the file. */
-static definition *definitions(const ast_grammar *g)
+cc_definition *cc_definitions(const ast_grammar *g)
 {
-    definition *d = cc_xmalloc((size_t)(g->nrules + g->ntypes) * sizeof *d);
+    cc_definition *d = cc_xmalloc((size_t)(g->nrules + g->ntypes) * sizeof *d);
     int r = 0, t = 0, n = 0;
     while (r < g->nrules || t < g->ntypes) {
         const ast_rule *rr = r < g->nrules ? &g->rules[r] : NULL;
         const ast_typedef *tt = t < g->ntypes ? &g->types[t] : NULL;
         int type_first = tt && (!rr || tt->def_line < rr->def_line ||
                                 (tt->def_line == rr->def_line && tt->def_col < rr->def_col));
-        if (type_first) d[n++] = (definition){ 1, t++, tt->def_line, tt->def_col };
-        else d[n++] = (definition){ 0, r++, rr->def_line, rr->def_col };
+        if (type_first) d[n++] = (cc_definition){ 1, t++, tt->def_line, tt->def_col };
+        else d[n++] = (cc_definition){ 0, r++, rr->def_line, rr->def_col };
     }
     return d;
 }
 
-static int is_reserved_type(const char *name)
+int cc_is_reserved_type(const char *name)
 {
     static const char *const reserved[] = {
         "int", "string", "bool", "node", "terminal", "Match", "Seq", "List", "Operator", "Error", NULL
@@ -288,12 +283,12 @@ static int is_reserved_type(const char *name)
 }
 
 /* Collects the definitions, reporting duplicates and bad type names as it goes. */
-static void collect(checker *c, const definition *defs, int n)
+static void collect(checker *c, const cc_definition *defs, int n)
 {
     ast_grammar *g = c->g;
     cc_index types = { 0 };
     for (int i = 0; i < n; i++) {
-        const definition *d = &defs[i];
+        const cc_definition *d = &defs[i];
         if (!d->is_type) {
             const char *name = g->rules[d->index].name;
             if (cc_index_find(&c->rules, name_hash(name), same_rule, g, name) >= 0)
@@ -305,7 +300,7 @@ static void collect(checker *c, const definition *defs, int n)
         const char *name = g->types[d->index].name;
         uint32_t first;
         rt_unicode_decode((const unsigned char *)name, strlen(name), &first);
-        if (is_reserved_type(name))
+        if (cc_is_reserved_type(name))
             cc_errors_add(c->errs, d->line, d->col, "type %s is reserved", name);
         else if (!rt_unicode_is_upper(first))
             cc_errors_add(c->errs, d->line, d->col, "type %s must start with an uppercase letter", name);
@@ -382,7 +377,7 @@ static int by_position(const void *a, const void *b)
 }
 
 /* Adds the refusals of every definition, in source order. */
-static void refuse_unsupported(checker *c, const definition *defs, int n)
+static void refuse_unsupported(checker *c, const cc_definition *defs, int n)
 {
     cc_errors *out = c->errs;
     for (int i = 0; i < n; i++) {
@@ -393,6 +388,22 @@ static void refuse_unsupported(checker *c, const definition *defs, int n)
     }
 }
 
+/* Merges the errors items[from .. mid - 1] and items[mid .. n - 1], each in
+ * source order, into one list in source order: the type checker's definition
+ * errors among the others, rule by rule. */
+static void merge_by_position(cc_errors *errs, int from, int mid)
+{
+    int n = errs->n;
+    if (from == mid || mid == n) return;
+    cc_error *out = cc_xmalloc((size_t)(n - from) * sizeof *out);
+    int i = from, j = mid, k = 0;
+    while (i < mid || j < n)
+        out[k++] = j == n || (i < mid && by_position(&errs->items[j], &errs->items[i]) >= 0)
+                   ? errs->items[i++] : errs->items[j++];
+    memcpy(errs->items + from, out, (size_t)k * sizeof *out);
+    cc_free(out);
+}
+
 int cc_check(ast_grammar *g, cc_errors *errs)
 {
     int base = errs->n;
@@ -401,10 +412,14 @@ int cc_check(ast_grammar *g, cc_errors *errs)
     c.g = g;
     c.errs = errs;
     int n = g->nrules + g->ntypes;
-    definition *defs = definitions(g);
+    cc_definition *defs = cc_definitions(g);
     collect(&c, defs, n);
+    int from = errs->n;
     for (int i = 0; i < n; i++)
         if (!defs[i].is_type) check_rule(&c, &g->rules[defs[i].index]);
+    int typed = errs->n;
+    cc_typecheck(g, errs);
+    merge_by_position(errs, from, typed);
     if (errs->n == base) refuse_unsupported(&c, defs, n);
     cc_errors_cap(errs, base);
     cc_free(defs);

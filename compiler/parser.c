@@ -152,9 +152,13 @@ static void add_term(ast_term *t, ast_term *k)
     t->kids[t->nkids++] = k;
 }
 
-static void add_name(ast_term *t, char *name)
+static void add_name(ast_term *t, char *name, const cc_token *at)
 {
     t->names = grow(t->names, t->nnames, sizeof *t->names);
+    t->name_lines = grow(t->name_lines, t->nnames, sizeof *t->name_lines);
+    t->name_cols = grow(t->name_cols, t->nnames, sizeof *t->name_cols);
+    t->name_lines[t->nnames] = at->line;
+    t->name_cols[t->nnames] = at->col;
     t->names[t->nnames++] = name;
 }
 
@@ -247,13 +251,14 @@ static ast_term *parse_new(parser *p)
     next(p);
     while (!is(p, CC_TK_RBRACE)) {
         if (!is(p, CC_TK_IDENT)) goto bad_field;
-        char *field = text(p, tok(p));
+        const cc_token *at = tok(p);
+        char *field = text(p, at);
         next(p);
         if (!is(p, CC_TK_COLON)) { cc_free(field); expected(p, "':'"); goto bad; }
         next(p);
         ast_term *v = parse_term(p);
         if (!v) { cc_free(field); goto bad; }
-        add_name(n, field);
+        add_name(n, field, at);
         add_term(n, v);
         if (is(p, CC_TK_COMMA)) next(p);
         else if (!is(p, CC_TK_RBRACE)) { expected(p, "',' or '}'"); goto bad; }
@@ -438,7 +443,7 @@ static ast_term *parse_term(parser *p)
     ast_term *l = mk_term(TERM_LAMBDA, tok(p));
     next(p);
     while (is(p, CC_TK_IDENT)) {
-        add_name(l, text(p, tok(p)));
+        add_name(l, text(p, tok(p)), tok(p));
         next(p);
         if (is(p, CC_TK_COMMA)) next(p);
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../compiler/ast.h"
+#include "grammar_errors.h"
 #include "../runtime/buf.h"
 #include "../compiler/lexer.h"
 
@@ -21,16 +22,6 @@ static void expect_str(const char *file, int line, const char *actual, const cha
     CU_assertImplementation(ok, (unsigned)line, "strings equal", file, "", CU_FALSE);
 }
 #define EXPECT_STR(a, e) expect_str(__FILE__, __LINE__, (a), (e))
-
-/* Errors as "line:col: message" lines joined with '\n'. */
-static char *errors_text(const cc_errors *e)
-{
-    rt_buf b;
-    rt_buf_init(&b);
-    for (int i = 0; i < e->n; i++)
-        rt_buf_printf(&b, "%s%d:%d: %s", i ? "\n" : "", e->items[i].line, e->items[i].col, e->items[i].msg);
-    return rt_buf_take(&b);
-}
 
 static void print_term(rt_buf *b, const ast_term *t);
 
@@ -269,7 +260,7 @@ static void expect_ast(const char *file, int line, const char *src, const char *
 {
     cc_errors errs = { 0 };
     ast_grammar *g = parse(src, &errs);
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     expect_str(file, line, et, "");
     if (g) {
         char *text = grammar_text(g);
@@ -289,7 +280,7 @@ static void expect_parse_errors(const char *file, int line, const char *src, con
     cc_errors errs = { 0 };
     ast_grammar *g = parse(src, &errs);
     CU_assertImplementation(g == NULL, (unsigned)line, "parse failed", file, "", CU_FALSE);
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     expect_str(file, line, et, expected);
     free(et);
     ast_grammar_free(g);
@@ -302,13 +293,13 @@ static void expect_check(const char *file, int line, const char *src, const char
 {
     cc_errors errs = { 0 };
     ast_grammar *g = parse(src, &errs);
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     expect_str(file, line, et, "");
     free(et);
     if (g) {
         int n = cc_check(g, &errs);
         CU_assertImplementation(n == errs.n, (unsigned)line, "count returned", file, "", CU_FALSE);
-        et = errors_text(&errs);
+        et = grammar_errors_text(&errs);
         expect_str(file, line, et, expected);
         free(et);
     }
@@ -324,7 +315,7 @@ static void expect_tokens(const char *file, int line, const char *src, const cc_
     cc_tokens t;
     cc_errors errs = { 0 };
     cc_lex(src, strlen(src), &t, &errs);
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     expect_str(file, line, et, "");
     free(et);
     int ok = t.n == n + 1 && t.toks[n].kind == CC_TK_EOF;
@@ -532,7 +523,7 @@ static void test_unexpected_characters(void)
     cc_errors errs = { 0 };
     static const char nuls[] = "def a = x\0\0 y";
     CU_ASSERT_PTR_NULL(cc_parse(nuls, sizeof nuls - 1, &errs));
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     EXPECT_STR(et, "1:10: unexpected character '\\x00\\x00'");
     free(et);
     cc_errors_free(&errs);
@@ -810,7 +801,7 @@ static void expect_nesting(const char *file, int line, char *src, const char *ex
     cc_errors errs = { 0 };
     ast_grammar *g = cc_parse(src, strlen(src), &errs);
     CU_assertImplementation(g == NULL, (unsigned)line, "parse failed", file, "", CU_FALSE);
-    char *et = errors_text(&errs);
+    char *et = grammar_errors_text(&errs);
     expect_str(file, line, et, expected);
     free(et);
     cc_errors_free(&errs);
@@ -993,7 +984,7 @@ static void test_not_supported(void)
     const char *src =
         "package demo\n"                                                   /* 1 */
         "type Num terminal\n"                                              /* 2 */
-        "type Add struct { L Expr, R Expr }\n"                             /* 3 */
+        "type Add struct { L node, R node }\n"                             /* 3 */
         "type Expr = Num | Add\n"                                          /* 4 */
         "def main: Expr = e:sum $$ -> $e\n"                                /* 5 */
         "def sum = first:num rest:(-\"+\" n:num)*\n"                        /* 6 */
