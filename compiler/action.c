@@ -176,14 +176,13 @@ static void compile_ref(compiler *c, const ast_term *t)
 static void compile_iteration(compiler *c, const ast_term *t, int each)
 {
     const ast_term *lambda = t->kids[t->nkids - 1];
-    int acc = -1;
+    /* acc and x are adjacent, taken before the arguments take theirs: NEXT finds acc at x - 1 */
+    int acc = each == AC_EACH_MAP ? -1 : new_slot(c), x = new_slot(c);
     if (each != AC_EACH_MAP) {
         compile_term(c, t->kids[0]);             /* init */
-        acc = new_slot(c);
         emit(c, AC_STORE, acc, 0, 0);
     }
     compile_term(c, t->kids[each == AC_EACH_MAP ? 0 : 1]);
-    int x = new_slot(c);                         /* acc and x are adjacent: NEXT finds acc at x - 1 */
     emit(c, AC_EACH, 0, each, 0);
     uint32_t loop = emit(c, AC_NEXT, x, 0, 0);
     int saved = c->nnames;

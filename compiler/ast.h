@@ -230,6 +230,11 @@ ast_grammar *cc_parse(const char *src, size_t len, cc_errors *errs);
  * for constructs of tiers the engine does not implement yet. Resolves AST_CALL.rule.
  * Returns the number of errors added. */
 int cc_check(ast_grammar *g, cc_errors *errs);
+#ifdef PEGO_FAULT_INJECTION
+/* Test builds only: the type checker is skipped, so that tests reach the run-time
+ * checks of the action machine (docs/language.md 6.9) with grammars it refuses. */
+extern int cc_fault_skip_typecheck;
+#endif
 
 /* The static type checker of Tier 6 (compiler/typecheck.c), run by cc_check
  * once the calls are resolved: the definition and reference errors of types,

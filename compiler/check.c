@@ -18,6 +18,10 @@ static const char *const not_supported[] = {
     "predicates", "variables", NULL
 };
 
+#ifdef PEGO_FAULT_INJECTION
+int cc_fault_skip_typecheck;
+#endif
+
 /* ---- names -> definitions ---- */
 
 static int same_rule(const void *ctx, uint32_t entry, const void *name)
@@ -418,6 +422,9 @@ int cc_check(ast_grammar *g, cc_errors *errs)
     for (int i = 0; i < n; i++)
         if (!defs[i].is_type) check_rule(&c, &g->rules[defs[i].index]);
     int typed = errs->n;
+#ifdef PEGO_FAULT_INJECTION
+    if (!cc_fault_skip_typecheck)
+#endif
     cc_typecheck(g, errs);
     merge_by_position(errs, from, typed);
     if (errs->n == base) refuse_unsupported(&c, defs, n);

@@ -347,7 +347,7 @@ static void test_typed_api(void)
 {
     const char *src =
         "type Num terminal\n"
-        "type P struct { Key Num, Len int, Big bool, Name string, None Num }\n"
+        "type P struct { Key Num, Len int, Big bool, Name string, None *Num }\n"
         "def main = k:num \"=\" w:@(?a-z)+ -> new P{Key: $k, Len: len($w) * 3, Big: len($w) > 2,\n"
         "                                          Name: \"n:\" + text($w), None: nil}\n"
         "def num: Num = (?0-9)+\n"

@@ -103,6 +103,71 @@ static void test_abort(void)
     pego_grammar_free(g);
 }
 
+/* The run-time errors of actions (docs/language.md 6.9), with the type checker
+ * skipped (it refuses these grammars): each ends the parse as an aborted parse,
+ * traced or not, with the same message, and the trace closes the open calls as
+ * for any aborted parse. */
+static void test_action_errors(void)
+{
+    static const struct { const char *src, *input, *error; } cases[] = {
+        { "type W struct { S string }\ndef main = \"a\" -> new W{S: \"n\" + len($1)}", "a",
+          "action in main: invalid operands string and int for +" },
+        { "type W struct { B bool }\ndef main = \"a\" -> new W{B: $1 < 2}", "a",
+          "action in main: invalid operands Match and int for <" },
+        { "type W struct { N int }\ndef main = \"a\" -> new W{N: -(1 == 1)}", "a",
+          "action in main: invalid operand bool for unary -" },
+        { "type W struct { B bool }\ndef main = \"a\" -> new W{B: !len($1)}", "a",
+          "action in main: invalid operand int for unary !" },
+        { "type W struct { B bool }\ndef main = \"a\" -> new W{B: true && len($1)}", "a",
+          "action in main: invalid operand int for &&" },
+        { "type W struct { M Match }\ndef main = x:\"x\"? \"a\" -> new W{M: $x.V}", "a",
+          "action in main: cannot access .V of nil" },
+        { "type W struct { N int }\ndef main = \"a\" -> new W{N: len($1).startPos}", "a",
+          "action in main: cannot access .startPos of int" },
+        { "type A struct { N Match }\ntype W struct { M Match }\n"
+          "def main = x:u -> new W{M: $x.Q}\ndef u: A = \"b\" -> new A{}", "b",
+          "action in main: A has no field Q" },
+        { "def main = \"a\" -> len($1)", "a", "action in main: result must be a node, got int" },
+        { "def main = \"a\" -> depth", "a", "action in main: variable depth is not defined" },
+        { "type W struct { N int }\ndef main = \"a\" -> new W{N: len(1 == 1)}", "a",
+          "action in main: len: invalid argument bool" },
+        { "type W struct { S string }\ndef main = \"a\" -> new W{S: text(3)}", "a",
+          "action in main: text: invalid argument int" },
+        { "def main = \"a\" -> list($1, 2)", "a", "action in main: list: list elements must be nodes, got int" },
+        { "def main = \"a\" -> concat($1, \"s\")", "a", "action in main: concat: expected a list, got string" },
+        { "def main = \"a\" -> map(len($1), (x) => $x)", "a", "action in main: map: expected a list, got int" },
+        { "def main = \"a\" -> map($0, (x) => true)", "a", "action in main: map: list elements must be nodes, got bool" },
+        { "def main = \"a\" -> foldr(nil, true, (acc, x) => $x)", "a", "action in main: foldr: expected a list, got bool" },
+        { "def main = \"a\" -> $2", "a", "action in main: $2 is out of range (1 elements)" },
+        { "def main = \"a\" \"b\" -> $3", "ab", "action in main: $3 is out of range (2 elements)" },
+        { "def main = \"a\" -> new Nope{}", "a", "action in main: Nope is not a struct type" },
+    };
+    cc_fault_skip_typecheck = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pego_grammar *g = pego_compile(cases[i].src, strlen(cases[i].src), "t", NULL);
+        CU_ASSERT_PTR_NOT_NULL(g);
+        if (!g) { fprintf(stderr, "\n  does not compile: %s", cases[i].src); continue; }
+        for (int traced = 0; traced < 2; traced++) {
+            pego_parser *p = pego_parser_new(g);
+            text_sink t = { .len = 0 };
+            if (traced) pego_parser_set_trace(p, text_event, &t);
+            const pego_result *r;
+            CU_ASSERT_EQUAL(pego_parse(p, cases[i].input, strlen(cases[i].input), NULL, &r), PEGO_ABORTED);
+            const char *e = pego_result_error(r);
+            CU_ASSERT_PTR_NOT_NULL(e);
+            if (e && strcmp(e, cases[i].error)) fprintf(stderr, "\n  %s:\n  got %s\n  want %s", cases[i].src, e, cases[i].error);
+            CU_ASSERT(e && strcmp(e, cases[i].error) == 0);
+            /* the trace ends as an aborted parse's: the call entered, never left */
+            if (t.len) t.buf[t.len - 1] = 0;
+            const char *want = strstr(cases[i].src, "def u") ? "+main@0/1 +u@0/2 -u=1 e1 x1" : "+main@0/1";
+            if (traced) CU_ASSERT_STRING_EQUAL(t.buf, want);
+            pego_parser_free(p);
+        }
+        pego_grammar_free(g);
+    }
+    cc_fault_skip_typecheck = 0;
+}
+
 /* The failure of a call: what it expected at its farthest position. */
 typedef struct { char failure[512]; } failure_sink;
 
@@ -288,6 +353,7 @@ int main(void)
     CU_add_test(s, "memo hits and growth rounds", test_memo_and_growth);
     CU_add_test(s, "abort from a callback", test_abort);
     CU_add_test(s, "failure of a call", test_failure);
+    CU_add_test(s, "run-time errors of actions, traced and not", test_action_errors);
     CU_add_test(s, "traced equals untraced on every fixture", test_equivalence);
     CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
     CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
