@@ -23,7 +23,7 @@ static void ignore(void *ud, const char *text)
 
 static void summarize(const void *data, size_t len, FILE *sink)
 {
-    rep_summary_options so = { NULL, 10 };
+    rep_summary_options so = { .grammar = NULL, .parse_limit = 10 };
     rep_summary *s = rep_summary_new(&so);
     if (!s) return;
     rep_reader_sink rs = { 0 };

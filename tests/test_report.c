@@ -1154,7 +1154,7 @@ static void test_directories(void)
 
 static rep_summary *summarize(const char *const *paths, size_t n, const char *grammar, size_t limit)
 {
-    rep_summary_options o = { grammar, limit };
+    rep_summary_options o = { .grammar = grammar, .parse_limit = limit };
     rep_summary *s = rep_summary_new(&o);
     rep_reader_sink sink = { 0 };
     rep_summary_sink(s, &sink);
