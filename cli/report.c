@@ -41,8 +41,9 @@ static const char report_usage[] =
     "                     GitHub-flavoured tables, for a pull-request comment)\n"
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
     "  --weight WEIGHT    with --folded: self (default) or calls\n"
-    "  --flamegraph FILE  write a self-contained SVG flame graph\n"
-    "  --speedscope FILE  write the calling-context tree in speedscope's format\n"
+    "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output)\n"
+    "  --speedscope FILE  write the calling-context tree in speedscope's format (- for\n"
+    "                     standard output)\n"
     "  --pprof FILE       write the calling-context tree as a pprof profile (gzip-compressed\n"
     "                     profile.proto, for go tool pprof and continuous-profiling services;\n"
     "                     - for standard output)\n"
@@ -384,7 +385,7 @@ int cmd_report(int argc, char **argv)
     c.min_time_ns = 1000000;
     c.base = calloc((size_t)argc + 1, sizeof *c.base);
     c.now = calloc((size_t)argc + 1, sizeof *c.now);
-    int status = EXIT_ERRORS;
+    int status = EXIT_ERRORS, stdout_reported = 0;
     rep_summary *base = NULL, *now = NULL;
     if (!c.base || !c.now) {
         cli_error("out of memory");
@@ -421,13 +422,16 @@ int cmd_report(int argc, char **argv)
         if (failed < 0) cli_error("out of memory");
         status = failed < 0 ? EXIT_ERRORS : failed > 0 ? EXIT_FAILED_GATE + (int)failed : 0;
     } else {
+        /* a file written to standard output ("-") reports its own write error */
         if (c.flamegraph && rep_write_flamegraph(base, c.flamegraph, err, sizeof err) < 0) {
             cli_error("%s", err);
             status = EXIT_ERRORS;
+            stdout_reported |= strcmp(c.flamegraph, "-") == 0;
         }
         if (c.speedscope && rep_write_speedscope(base, c.speedscope, err, sizeof err) < 0) {
             cli_error("%s", err);
             status = EXIT_ERRORS;
+            stdout_reported |= strcmp(c.speedscope, "-") == 0;
         }
         if (c.pprof && rep_write_pprof(base, c.pprof, err, sizeof err) < 0) {
             cli_error("%s", err);
@@ -446,7 +450,7 @@ int cmd_report(int argc, char **argv)
         }
     }
     if (c.strict && problems) status = EXIT_ERRORS;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (!stdout_reported && (fflush(stdout) != 0 || ferror(stdout))) {
         cli_error("cannot write standard output: %s", strerror(errno));
         status = EXIT_ERRORS;
     }

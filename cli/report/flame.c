@@ -195,20 +195,24 @@ static int write_svg(const rep_summary *s, FILE *out, const uint64_t *sum, doubl
     return 0;
 }
 
-/* Opens path for writing an output file. */
+/* Opens path for writing an output file ("-": standard output). */
 static FILE *open_output(const char *path, char *err, size_t errlen)
 {
+    if (strcmp(path, "-") == 0) return stdout;
     FILE *f = fopen(path, "w");
     if (!f) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     return f;
 }
 
-/* Closes f; -1 with a message if anything failed to be written. */
+/* Closes f (standard output is flushed); -1 with a message if anything failed
+ * to be written. */
 static int close_output(FILE *f, const char *path, int rc, char *err, size_t errlen)
 {
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    errno = 0;
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad) {
+        snprintf(err, errlen, "cannot write %s: %s", f == stdout ? "standard output" : path,
+                 strerror(errno ? errno : EIO));
         return -1;
     }
     if (rc < 0) snprintf(err, errlen, "out of memory");
