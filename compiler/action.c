@@ -108,7 +108,6 @@ typedef struct {
     pego_grammar      *g;
     const ast_grammar *ast;
     cc_typemap        *tm;
-    const ast_expr    *body;
     int                part;         /* a Pratt operator's action: captures are the part's fields */
     const char        *names[CC_MAX_LOCALS];   /* locals in scope, innermost last */
     int                slots[CC_MAX_LOCALS];
@@ -297,7 +296,7 @@ static void compile_term(compiler *c, const ast_term *t)
 int cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule,
                       const ast_expr *body, const ast_term *term, int pratt_operator)
 {
-    compiler c = { .g = g, .ast = ast, .tm = tm, .body = body, .part = pratt_operator };
+    compiler c = { .g = g, .ast = ast, .tm = tm, .part = pratt_operator };
     if (pratt_operator) {
         static const char *const names[] = { [CC_SLOT_LHS] = "lhs", [CC_SLOT_RHS] = "rhs", [CC_SLOT_OP] = "op" };
         for (int i = 0; i < CC_PRATT_SLOTS; i++) {
@@ -310,10 +309,7 @@ int cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, i
     compile_term(&c, term);
     emit(&c, AC_END, 0, 0, 0);
     g->actions = grow(g->actions, &tm->cap_actions, (uint64_t)g->nactions + 1, sizeof *g->actions);
-    int nelems = 0;
-    if (body && body->kind == AST_SEQ)
-        for (int i = 0; i < body->nkids; i++) nelems += cc_has_value(body->kids[i]);
-    int seq = !body ? CC_ELEMS_NONE : body->kind == AST_SEQ ? CC_ELEMS_SEQ : CC_ELEMS_ONE;
-    g->actions[g->nactions] = (cc_action){ code, rule, seq, seq == CC_ELEMS_SEQ ? nelems : seq == CC_ELEMS_ONE, c.nslots };
+    int elems = !body ? CC_ELEMS_NONE : body->kind == AST_SEQ ? CC_ELEMS_SEQ : CC_ELEMS_ONE;
+    g->actions[g->nactions] = (cc_action){ code, rule, elems, c.nslots };
     return g->nactions++;
 }

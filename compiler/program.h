@@ -154,8 +154,7 @@ enum { CC_ELEMS_ONE, CC_ELEMS_SEQ, CC_ELEMS_NONE };
 typedef struct {
     uint32_t code;
     int      rule;
-    int      seq;               /* CC_ELEMS_SEQ, CC_ELEMS_ONE (the body), CC_ELEMS_NONE (a Pratt operator) */
-    int      nelems;            /* elements with a value slot: the range of $n */
+    int      elems;             /* CC_ELEMS_SEQ, CC_ELEMS_ONE (the body), CC_ELEMS_NONE (a Pratt operator) */
     uint32_t nslots;
 } cc_action;
 

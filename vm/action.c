@@ -109,6 +109,15 @@ static uint32_t child(machine *m, uint32_t list, uint32_t i)
     return t->kids[t->nodes[list - 1].kids + i];
 }
 
+static int add_kid(machine *m, uint32_t v);
+
+/* Adds v, which must be a node or nil, to the list being built for built-in fn. */
+static vm_step add_element(machine *m, const vm_aval *v, const char *fn)
+{
+    if (v->kind != V_NIL && v->kind != V_NODE) return error(m, "%s: list elements must be nodes, got %s", fn, type_name(m, v));
+    return add_kid(m, v->kind == V_NODE ? (uint32_t)v->x : 0) < 0 ? VM_OOM : VM_NEXT;
+}
+
 static int add_kid(machine *m, uint32_t v)
 {
     pego_parser *p = m->p;
@@ -118,22 +127,26 @@ static int add_kid(machine *m, uint32_t v)
     return 0;
 }
 
+/* Widens [*s, *e) to cover node value v (0: nil, left out); *first: nothing
+ * covered yet, the range is then v's. */
+static void cover(const rt_tree *t, uint32_t v, uint32_t *s, uint32_t *e, int *first)
+{
+    if (!v) return;
+    const pego_node *k = &t->nodes[v - 1];
+    if (*first || k->start < *s) *s = k->start;
+    if (*first || k->end > *e) *e = k->end;
+    *first = 0;
+}
+
 /* Pushes a new List of p->akids[from, kn), covering its non-nil elements
  * (an empty one is [start, start) at the rule's start). */
 static int push_list(machine *m, uint32_t from)
 {
     pego_parser *p = m->p;
     rt_tree *t = &p->tree;
-    uint32_t s = m->start, e = m->start, first = 1;
-    for (uint32_t i = from; i < m->kn; i++) {
-        if (!p->akids[i]) continue;
-        const pego_node *k = &t->nodes[p->akids[i] - 1];
-        if (first || k->start < s) s = k->start;
-        if (first || k->end > e) e = k->end;
-        first = 0;
-    }
-    if ((t->nnodes == t->capnodes || t->capkids - t->nkids < m->kn - from) && rt_tree_reserve(t, m->kn - from) < 0)
-        return -1;
+    uint32_t s = m->start, e = m->start;
+    int first = 1;
+    for (uint32_t i = from; i < m->kn; i++) cover(t, p->akids[i], &s, &e, &first);
     uint32_t v = rt_tree_node(t, NODE_LIST, s, e, RT_AT(p->akids, from), m->kn - from);
     if (!v) return -1;
     m->kn = from;
@@ -221,6 +234,23 @@ static vm_step binary(machine *m, int op, vm_aval *l, const vm_aval *r)
     return error(m, "invalid operands %s and %s for %s", type_name(m, l), type_name(m, r), op_text[op]);
 }
 
+/* The field of label `label` of node n, nil when it has none. */
+static vm_aval field_of(const rt_tree *t, const pego_node *n, int32_t label)
+{
+    uint32_t first, count = rt_tree_fields(t, n, &first);
+    for (uint32_t i = 0; i < count; i++) {
+        const rt_field *f = &t->fields[first + i];
+        if ((int32_t)f->label != label) continue;
+        switch (f->kind) {
+        case FIELD_INT:    return (vm_aval){ V_INT, 0, f->value };
+        case FIELD_BOOL:   return (vm_aval){ V_BOOL, 0, f->value };
+        case FIELD_STRING: return (vm_aval){ V_STR, FIELD_STRING_LEN(f->value), FIELD_STRING_OFF(f->value) };
+        default:           return node_value((uint32_t)f->value);
+        }
+    }
+    return (vm_aval){ V_NIL, 0, 0 };
+}
+
 /* Field access x.name (docs/language.md 6.7). */
 static vm_step field(machine *m, const cc_aop *in, vm_aval *x)
 {
@@ -235,18 +265,7 @@ static vm_step field(machine *m, const cc_aop *in, vm_aval *x)
         for (int i = 0; i < ty->nfields && !declared; i++) declared = ty->fields[i] == in->a;
         if (!declared) return error(m, "%s has no field %s", ty->name, name);
     }
-    uint32_t first, count = rt_tree_fields(t, n, &first);
-    *x = (vm_aval){ V_NIL, 0, 0 };
-    for (uint32_t i = 0; i < count; i++) {
-        const rt_field *f = &t->fields[first + i];
-        if ((int32_t)f->label != in->a) continue;
-        switch (f->kind) {
-        case FIELD_NODE:   *x = node_value((uint32_t)f->value); break;
-        case FIELD_INT:    *x = (vm_aval){ V_INT, 0, f->value }; break;
-        case FIELD_BOOL:   *x = (vm_aval){ V_BOOL, 0, f->value }; break;
-        case FIELD_STRING: *x = (vm_aval){ V_STR, FIELD_STRING_LEN(f->value), FIELD_STRING_OFF(f->value) }; break;
-        }
-    }
+    *x = field_of(t, n, in->a);
     return VM_NEXT;
 }
 
@@ -258,15 +277,10 @@ static vm_step new_struct(machine *m, const cc_aop *in)
     uint32_t n = (uint32_t)in->b, base = m->vn - n;
     const int32_t *labels = RT_AT(p->g->alabels, (uint32_t)in->i);
     if (in->a < 0) return error(m, "%s is not a struct type", p->g->atext + (uint32_t)(in->i >> 32));
-    uint32_t s = m->start, e = m->end, first = 1;
-    for (uint32_t i = 0; i < n; i++) {
-        const vm_aval *v = &p->avals[base + i];
-        if (v->kind != V_NODE) continue;
-        const pego_node *k = node_of(m, v);
-        if (first || k->start < s) s = k->start;
-        if (first || k->end > e) e = k->end;
-        first = 0;
-    }
+    uint32_t s = m->start, e = m->end;
+    int first = 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->avals[base + i].kind == V_NODE) cover(t, (uint32_t)p->avals[base + i].x, &s, &e, &first);
     uint32_t node = rt_tree_node(t, NODE_STRUCT, s, e, NULL, 0);
     if (!node) return VM_OOM;
     if (rt_buf_grow((void **)&t->fields, &t->capfields, (uint64_t)t->nfields + n, sizeof(rt_field)) < 0) return VM_OOM;
@@ -308,23 +322,16 @@ static vm_step run(machine *m, uint32_t *out)
         }
         case AC_CAPOF: {
             const vm_aval *part = &p->avals[in->b];
-            uint32_t v = VAL_NIL;
-            if (part->kind == V_NODE) {
-                const rt_tree *t = &p->tree;
-                uint32_t first, count = rt_tree_fields(t, node_of(m, part), &first);
-                for (uint32_t i = 0; i < count; i++)
-                    if ((int32_t)t->fields[first + i].label == in->a && t->fields[first + i].kind == FIELD_NODE)
-                        v = (uint32_t)t->fields[first + i].value;
-            }
-            if (push(m, node_value(v)) < 0) return VM_OOM;
+            vm_aval v = part->kind == V_NODE ? field_of(&p->tree, node_of(m, part), in->a) : (vm_aval){ V_NIL, 0, 0 };
+            if (push(m, v) < 0) return VM_OOM;
             break;
         }
         case AC_ELEM:
         case AC_ELEMS: {
             /* the body's elements with a value slot: a Seq's children, or the body alone */
             uint32_t body = VAL_NODE(m->body), from = m->kn, n;
-            int seq = m->act->seq == CC_ELEMS_SEQ;
-            n = seq ? rt_tree_node_nkids(&p->tree, &p->tree.nodes[body - 1]) : m->act->seq == CC_ELEMS_ONE;
+            int seq = m->act->elems == CC_ELEMS_SEQ;
+            n = seq ? rt_tree_node_nkids(&p->tree, &p->tree.nodes[body - 1]) : m->act->elems == CC_ELEMS_ONE;
             if (in->op == AC_ELEM) {
                 if ((uint32_t)in->a >= n) return error(m, "$%d is out of range (%u elements)", in->a + 1, n);
                 if (push(m, node_value(seq ? child(m, body, (uint32_t)in->a) : m->body)) < 0) return VM_OOM;
@@ -419,10 +426,8 @@ static vm_step run(machine *m, uint32_t *out)
         case AC_LIST: {
             uint32_t n = (uint32_t)in->a, base = m->vn - n, from = m->kn;
             for (uint32_t i = 0; i < n; i++) {
-                const vm_aval *v = &p->avals[base + i];
-                if (v->kind != V_NIL && v->kind != V_NODE)
-                    return error(m, "list: list elements must be nodes, got %s", type_name(m, v));
-                if (add_kid(m, v->kind == V_NODE ? (uint32_t)v->x : 0) < 0) return VM_OOM;
+                vm_step st = add_element(m, &p->avals[base + i], "list");
+                if (st != VM_NEXT) return st;
             }
             m->vn = base;
             if (push_list(m, from) < 0) return VM_OOM;
@@ -467,13 +472,13 @@ static vm_step run(machine *m, uint32_t *out)
             p->avals[in->a] = node_value(child(m, it->list, i));
             break;
         }
-        case AC_MAPPUT:
-            if (top->kind != V_NIL && top->kind != V_NODE)
-                return error(m, "map: list elements must be nodes, got %s", type_name(m, top));
-            if (add_kid(m, top->kind == V_NODE ? (uint32_t)top->x : 0) < 0) return VM_OOM;
+        case AC_MAPPUT: {
+            vm_step st = add_element(m, top, "map");
+            if (st != VM_NEXT) return st;
             m->vn--;
             in = code + in->a;
             continue;
+        }
         case AC_JMP:
             in = code + in->a;
             continue;
