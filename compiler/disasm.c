@@ -59,6 +59,20 @@ static void byte_char(rt_buf *b, unsigned c)
     else rt_buf_printf(b, "\\x%02x", c);
 }
 
+/* What counting site k stands for (cc_site). */
+static void site(rt_buf *b, const pego_grammar *g, int32_t k)
+{
+    const cc_site *site = &g->sites[k];
+    rt_buf_printf(b, " site %d:", k);
+    for (uint32_t i = 0; i < site->n; i++) {
+        const cc_site_call *c = &g->site_calls[site->first + i];
+        rt_buf_printf(b, " %s", g->rules[c->rule].name);
+        if (c->matched) rt_buf_printf(b, " %u matched", (unsigned)c->matched);
+        if (c->failed) rt_buf_printf(b, " %u failed", (unsigned)c->failed);
+        if (i + 1 < site->n) rt_buf_addc(b, ',');
+    }
+}
+
 /* A byte set as ranges: [\x09-\x0a,0-9]. */
 static void byteset(rt_buf *b, const cc_byteset *set)
 {
@@ -98,18 +112,15 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'P': rt_buf_printf(b, " %s", g->labels[in->a]); break;
     case 'A': rt_buf_printf(b, " %d (%s)", in->a, g->rules[g->actions[in->a].rule].name); break;
     case 'E': rt_buf_printf(b, " %s", g->types[in->a].name); break;
-    case 'Q': {
-        const cc_site *site = &g->sites[in->a];
-        rt_buf_printf(b, " site %d:", in->a);
-        for (uint32_t k = 0; k < site->n; k++) {
-            const cc_site_call *c = &g->site_calls[site->first + k];
-            rt_buf_printf(b, " %s", g->rules[c->rule].name);
-            if (c->matched) rt_buf_printf(b, " %u matched", (unsigned)c->matched);
-            if (c->failed) rt_buf_printf(b, " %u failed", (unsigned)c->failed);
-            if (k + 1 < site->n) rt_buf_addc(b, ',');
-        }
+    case 'Q':
+        site(b, g, in->a);
         break;
-    }
+    case 'O':
+        site(b, g, in->b);
+        rt_buf_printf(b, " -> %u; else", (unsigned)in->a);
+        if (in->c >= 0) site(b, g, in->c);
+        else rt_buf_adds(b, " no site");
+        break;
     case 'G':
         rt_buf_printf(b, " %s -> %u", g->rules[in->a % g->nrules].name, (unsigned)in->b);
         break;

@@ -38,9 +38,18 @@ typedef struct {
     struct { uint32_t bits[8]; } *byteset_bits;   /* of each byte set, the key of byteset_index */
     size_t             cap_byteset_bits;
     /* skipped_calls: per rule, the calls matched and failed counted so far (zero
-     * outside skip_site), and the rules counted */
+     * outside skip_site), and the rules counted; the last two counts of a rule
+     * are those made only when the deferrable call found evaluates (skip_defer) */
     uint32_t          *skip_counts;
     int               *skip_rules, nskip_rules;
+    int                skip_defer_ok;   /* skip_site may skip a deferrable call (emit_alts_fast) */
+    const ast_expr    *skip_top;        /* the expression skip_site examines */
+    const ast_expr    *skip_defer;      /* the deferrable call it found, or NULL */
+    int                skip_in_defer;   /* counting the calls of its body */
+    /* per counting site: the deferrable call it stands for (PDSKIP), and the
+     * site that stands for the other calls when that call is a real one */
+    struct { const ast_expr *call; int without; } *site_defer;
+    uint32_t           cap_site_defer;
     /* types and actions (compiler/action.c): per rule, its action (-1: none;
      * its terminal type is cc_rule.term_type), and whether a call of it can
      * run an action (then a caller that discards its value still calls its
@@ -247,6 +256,7 @@ static int guard_ok(emitter *m, const ast_expr *e, const cc_first *f);
 static int may_skip(emitter *m, const ast_expr *e, int *site);
 enum { SITE_NONE = -1, SITE_NO_SKIP = -2 };     /* of may_skip: see skip_site */
 static void count_skip(emitter *m, const ast_expr *e, int site);
+static void emit_call(emitter *m, const ast_expr *e, int v);
 
 /* What e must begin with: through the first element of sequences, captures, @,
  * - and repetitions of at least one; NULL for an empty sequence or an optional
@@ -460,6 +470,19 @@ static void inline_rules(emitter *m, const cc_callgraph *cg)
 
 enum { SKIP_FAIL = 0, SKIP_EMPTY = 1, SKIP_UNKNOWN = -1 };
 
+/* A call of a deferrable rule may be skipped where emit_alts_fast allows it,
+ * when it is the whole alternative skipped, once per site: its first call at a
+ * position is an evaluation that fails, as a skipped plain call does (PDSKIP
+ * sets the rule's bit); a later one is a real call, which the memo table
+ * decides. */
+static int skip_deferrable(emitter *m, const ast_expr *call)
+{
+    const cc_rule *r = &m->g->rules[call->rule];
+    return m->skip_defer_ok && call == m->skip_top && !m->skip_defer && !m->skip_in_defer &&
+           (r->flags & RULE_DEFERRABLE) && !(r->flags & RULE_LEADER) && r->seen_index >= 0 &&
+           r->seen_index <= UINT16_MAX;
+}
+
 /* What the reference program does with e at a position where no byte can begin
  * a non-empty match of e: every terminal it reaches before consuming anything
  * fails, so e fails or matches empty, whatever the byte. Adds the calls it makes
@@ -504,12 +527,19 @@ static int skipped_calls(emitter *m, const ast_expr *e, int depth)
     case AST_ATTRIBUTE:
         return strcmp(e->name, "error") == 0 ? skipped_calls(m, e->kids[0], depth) : SKIP_UNKNOWN;
     case AST_CALL: {
-        if (e->level || e->rule < 0 || general_call(&m->g->rules[e->rule])) return SKIP_UNKNOWN;
+        if (e->level || e->rule < 0) return SKIP_UNKNOWN;
+        int deferred = general_call(&m->g->rules[e->rule]);
+        if (deferred) {
+            if (!skip_deferrable(m, e)) return SKIP_UNKNOWN;
+            m->skip_defer = e;
+            m->skip_in_defer = 1;
+        }
         int r = skipped_calls(m, m->ast->rules[e->rule].body, depth + 1);
+        if (deferred) m->skip_in_defer = 0;
         if (r != SKIP_UNKNOWN) {
-            uint32_t *counts = &m->skip_counts[2 * e->rule];
-            if (!counts[0] && !counts[1]) m->skip_rules[m->nskip_rules++] = e->rule;
-            counts[r == SKIP_EMPTY ? 0 : 1]++;
+            uint32_t *counts = &m->skip_counts[4 * e->rule];
+            if (!counts[0] && !counts[1] && !counts[2] && !counts[3]) m->skip_rules[m->nskip_rules++] = e->rule;
+            counts[(deferred || m->skip_in_defer ? 2 : 0) + (r == SKIP_EMPTY ? 0 : 1)]++;
         }
         return r;
     }
@@ -527,27 +557,59 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int skip_site(emitter *m, const ast_expr *const *es, int n)
+/* A new counting site for the calls counted (with the deferred call's and its
+ * body's, or without them); SITE_NONE when there are none. */
+static int add_site(emitter *m, int with_defer)
 {
     pego_grammar *g = m->g;
-    int site = SITE_NONE;
-    for (int i = 0; i < n && site == SITE_NONE; i++)
-        if (skipped_calls(m, es[i], 0) != SKIP_FAIL) site = SITE_NO_SKIP;
-    uint32_t ncalls = (uint32_t)m->nskip_rules;
-    if (site == SITE_NONE && ncalls) {
-        g->sites = table_room(g->sites, &m->cap_sites, (size_t)g->nsites + 1, sizeof *g->sites);
-        g->site_calls = table_room(g->site_calls, &m->cap_site_calls, (size_t)g->nsite_calls + ncalls,
-                                   sizeof *g->site_calls);
-        g->sites[g->nsites] = (cc_site){ g->nsite_calls, ncalls };
-        qsort(m->skip_rules, (size_t)m->nskip_rules, sizeof *m->skip_rules, cmp_int);   /* in rule order */
-        for (int i = 0; i < m->nskip_rules; i++) {
-            int r = m->skip_rules[i];
-            g->site_calls[g->nsite_calls++] = (cc_site_call){ (uint32_t)r, m->skip_counts[2 * r], m->skip_counts[2 * r + 1] };
-        }
-        site = (int)g->nsites++;
+    uint32_t ncalls = 0;
+    for (int i = 0; i < m->nskip_rules; i++) {
+        const uint32_t *c = &m->skip_counts[4 * m->skip_rules[i]];
+        ncalls += c[0] || c[1] || (with_defer && (c[2] || c[3]));
     }
-    for (int i = 0; i < m->nskip_rules; i++) m->skip_counts[2 * m->skip_rules[i]] = m->skip_counts[2 * m->skip_rules[i] + 1] = 0;
+    if (!ncalls) return SITE_NONE;
+    g->sites = table_room(g->sites, &m->cap_sites, (size_t)g->nsites + 1, sizeof *g->sites);
+    g->site_calls = table_room(g->site_calls, &m->cap_site_calls, (size_t)g->nsite_calls + ncalls,
+                               sizeof *g->site_calls);
+    if (g->nsites >= m->cap_site_defer) {
+        m->cap_site_defer = 2 * m->cap_site_defer + 16;
+        m->site_defer = cc_xrealloc(m->site_defer, m->cap_site_defer * sizeof *m->site_defer);
+    }
+    g->sites[g->nsites] = (cc_site){ g->nsite_calls, ncalls };
+    m->site_defer[g->nsites].call = NULL;
+    m->site_defer[g->nsites].without = SITE_NONE;
+    for (int i = 0; i < m->nskip_rules; i++) {
+        int r = m->skip_rules[i];
+        const uint32_t *c = &m->skip_counts[4 * r];
+        uint32_t matched = c[0] + (with_defer ? c[2] : 0), failed = c[1] + (with_defer ? c[3] : 0);
+        if (matched || failed) g->site_calls[g->nsite_calls++] = (cc_site_call){ (uint32_t)r, matched, failed };
+    }
+    return (int)g->nsites++;
+}
+
+static int skip_site(emitter *m, const ast_expr *const *es, int n)
+{
+    int site = SITE_NONE;
+    m->skip_defer = NULL;
+    for (int i = 0; i < n && site == SITE_NONE; i++) {
+        m->skip_top = es[i];
+        if (skipped_calls(m, es[i], 0) != SKIP_FAIL) site = SITE_NO_SKIP;
+    }
+    if (site == SITE_NONE && m->nskip_rules) {
+        qsort(m->skip_rules, (size_t)m->nskip_rules, sizeof *m->skip_rules, cmp_int);   /* in rule order */
+        if (m->skip_defer) {
+            int without = add_site(m, 0);
+            site = add_site(m, 1);
+            m->site_defer[site].call = m->skip_defer;
+            m->site_defer[site].without = without;
+        } else {
+            site = add_site(m, 0);
+        }
+    }
+    for (int i = 0; i < m->nskip_rules; i++) memset(&m->skip_counts[4 * m->skip_rules[i]], 0, 4 * sizeof *m->skip_counts);
     m->nskip_rules = 0;
+    m->skip_defer = NULL;
+    m->skip_in_defer = 0;
     return site;
 }
 
@@ -558,11 +620,29 @@ static int may_skip(emitter *m, const ast_expr *e, int *site)
     return *site != SITE_NO_SKIP;
 }
 
-/* Where a byte test that skipped calls jumps: a PCOUNT of its site first. */
-static void count_skip(emitter *m, const ast_expr *e, int site)
+/* Where a byte test that skipped calls jumps: a PCOUNT of its site first. A
+ * site that stands for a deferrable call is a PDSKIP: the call's first at the
+ * position counts with the site; a later one is made, in a choice entry (it
+ * fails), with the value it would have had in the alternative (v). */
+static void count_skip_valued(emitter *m, const ast_expr *e, int site, int v)
 {
-    if (site >= 0) ins(m, e, OP_PCOUNT, site, 0, 0);
+    if (site < 0) return;
+    const ast_expr *call = m->site_defer[site].call;
+    if (!call) {
+        ins(m, e, OP_PCOUNT, site, 0, 0);
+        return;
+    }
+    uint32_t skip = ins(m, e, OP_PDSKIP, 0, site, m->site_defer[site].without);
+    m->g->code[skip].d = (uint16_t)m->g->rules[call->rule].seen_index;
+    uint32_t choice = ins(m, call, OP_CHOICE, 0, 0, 0);
+    emit_call(m, call, v && cc_has_value(call));
+    uint32_t commit = ins(m, call, OP_COMMIT, 0, 0, 0);
+    patch(m, skip, here(m));
+    patch(m, choice, here(m));
+    patch(m, commit, here(m));
 }
+
+static void count_skip(emitter *m, const ast_expr *e, int site) { count_skip_valued(m, e, site, 0); }
 
 /* A rule the profiled program compiles into its call sites: one the fast
  * program compiles in, unless it or a rule it calls is decided by the memo
@@ -660,10 +740,16 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]) && cc_first_disjoint(&first[i], &before);
         for (int w = 0; w < 8; w++) before.bits[w] |= first[i].bits[w];
     }
-    for (int i = 0; i < n; i++) {
-        int ok = may_skip(m, kids[i], &site[i]);
-        if (!ok || site[i] >= 0) table = 0;
-    }
+    /* The profiled program counts, at the target of each alternative, the calls
+     * of the alternatives before it, and at the target of no alternative all
+     * of them: pre[i] is the site of kids[0..i-1]. */
+    int *pre = cc_xmalloc(((size_t)n + 1) * sizeof *pre);
+    for (int i = 0; i <= n; i++) pre[i] = SITE_NONE;
+    m->skip_defer_ok = 1;
+    for (int i = 1; i <= n && table && m->profiled; i++)
+        if ((pre[i] = skip_site(m, (const ast_expr *const *)kids, i)) == SITE_NO_SKIP) table = 0;
+    for (int i = 0; i < n && !table; i++) may_skip(m, kids[i], &site[i]);
+    m->skip_defer_ok = 0;
     if (table) {
         pego_grammar *g = m->g;
         g->dispatch = table_room(g->dispatch, &m->cap_dispatch, (size_t)g->ndispatch + 1, sizeof *g->dispatch);
@@ -674,11 +760,14 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
             uint32_t at = here(m);
             for (unsigned b = 0; b < 256; b++)
                 if (cc_first_has(&first[i], b)) to[b] = at;
+            count_skip_valued(m, kids[i], pre[i], v);
             emit_expr(m, kids[i], v && cc_has_value(kids[i]), live);
             if (v && !cc_has_value(kids[i])) ins(m, kids[i], OP_NIL, 0, 0, 0);
             ends[nends++] = ins(m, kids[i], OP_JMP, 0, 0, 0);
         }
-        uint32_t none = ins(m, kids[n - 1], OP_FAIL, 0, 0, 0);
+        uint32_t none = here(m);
+        count_skip_valued(m, kids[n - 1], pre[n], v);
+        ins(m, kids[n - 1], OP_FAIL, 0, 0, 0);
         cc_dispatch *t = &g->dispatch[index];
         for (unsigned b = 0; b < 256; b++) t->to[b] = none;
         t->eoi = none;
@@ -689,8 +778,10 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         cc_free(first);
         cc_free(ends);
         cc_free(site);
+        cc_free(pre);
         return;
     }
+    cc_free(pre);
     /* after[i]: what the alternatives after alternative i can begin with and
      * whether one can match empty; after_calls[i]: whether one is skipped with
      * calls counted (a site) */
@@ -723,7 +814,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
         if (entry || !last || test) ends[nends++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
         uint32_t skipped = here(m);
-        if (test) count_skip(m, alt, site[i]);
+        if (test) count_skip_valued(m, alt, site[i], v);
         if (entry) patch(m, choice, here(m));
         patch_test(m, test, skipped);
         if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
@@ -1234,7 +1325,7 @@ static void thread_jumps(pego_grammar *g)
             else in->a = (int32_t)to;
             break;
         }
-        case OP_COMMIT: case OP_CHOICE:
+        case OP_COMMIT: case OP_CHOICE: case OP_PDSKIP:
             in->a = (int32_t)final_target(g, (uint32_t)in->a);
             break;
         case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
@@ -1263,7 +1354,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
     for (uint32_t i = g->fast_start; i < g->ncode; i++) {
         const vm_ins *in = &g->code[i];
         switch (in->op) {
-        case OP_CHOICE: case OP_COMMIT: case OP_JMP: case OP_LOOK: case OP_NLOOK: case OP_REP:
+        case OP_CHOICE: case OP_COMMIT: case OP_JMP: case OP_LOOK: case OP_NLOOK: case OP_REP: case OP_PDSKIP:
             target[in->a] = 1;
             break;
         case OP_REPNEXT: case OP_ITEREXIT:
@@ -1467,7 +1558,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         inline_rules(&m, &cg);
         cc_callgraph_free(&cg);
-        m.skip_counts = cc_xcalloc(2 * (size_t)ast->nrules + 1, sizeof *m.skip_counts);
+        m.skip_counts = cc_xcalloc(4 * (size_t)ast->nrules + 1, sizeof *m.skip_counts);
         m.skip_rules = cc_xmalloc(((size_t)ast->nrules + 1) * sizeof *m.skip_rules);
         m.fast = 1;
         g->has_fast = 1;
@@ -1494,6 +1585,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_free(m.inl);
         cc_free(m.skip_counts);
         cc_free(m.skip_rules);
+        cc_free(m.site_defer);
         m.fast = 0;
         int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);

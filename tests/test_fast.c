@@ -60,6 +60,14 @@ static const fast_case cases[] = {
       "def s = \"x\" \"1\" \"2\" / \"y\" \"2\" / \"z\" / \"w\" s\n",
       "DISPATCH",
       INPUTS("", "x12;", "x1;", "y2;z;", "wwz;", "ww;", "w", "z;y2;x12;wz;", "x12", "y;", "q;") },
+    { "jump table over a deferrable rule, again at a position (profiled: its skipped call is real there)",
+      "def main = v \"!\" / v \"?\" / d\n"
+      "def v = w / d / \"c\"\n"
+      "def w = \"a\" e\n"
+      "def d = \"b\" e\n"
+      "def e = \"b\"\n",
+      "DISPATCH",
+      INPUTS("c?", "c!", "ab?", "ab!", "bb?", "bb", "b", "c", "x", "c?x", "a!", "") },
     { "jump table with a bottom alternative",
       "def main = (_|_ / \"a\" / \"b\" x:\"c\"? / (?d-f))*\n",
       "DISPATCH",

@@ -9,19 +9,13 @@
  * deferrable rule at a position. */
 static int decide_memo(pego_parser *p, const cc_rule *r, uint32_t pos)
 {
-    const pego_grammar *g = p->g;
     uint32_t f = r->flags;
     int memoize;
     if (f & RULE_LEADER) memoize = 1;
     else if (!(f & RULE_MEMO) || p->policy == PEGO_MEMO_NONE) memoize = 0;
     else if (p->policy == PEGO_MEMO_ALL) memoize = 1;
     else if (f & RULE_TRANSIENT) memoize = 0;
-    else {
-        size_t bit = (size_t)pos * (size_t)g->ndeferrable + (size_t)r->seen_index;
-        uint64_t mask = 1ull << (bit & 63);
-        memoize = (p->memo.seen[bit >> 6] & mask) != 0;
-        p->memo.seen[bit >> 6] |= mask;
-    }
+    else memoize = !vm_first_call_at(p, pos, (size_t)r->seen_index);
 #ifdef PEGO_FAULT_INJECTION
     if (vm_fault_memoize_traced && p->observing && (f & RULE_MEMO)) memoize = 1;
 #endif

@@ -358,16 +358,23 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
              * here, like the fast program's first calls (CALLG); a later one
              * jumps to a real call, which the memo table decides (vm/call.c) */
             if (!PROFILED) break;
-            if (defer) {
-                size_t bit = (size_t)pos * (size_t)g->ndeferrable + ip->d;
-                uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
-                if (!(*word & mask)) {
-                    *word |= mask;
-                    ip++;
-                    NEXT;
-                }
+            if (defer && vm_first_call_at(p, pos, ip->d)) {
+                ip++;
+                NEXT;
             }
             ip = code + ip->b;
+            NEXT;
+        CASE(PDSKIP):
+            /* a byte test skipped a call of a deferrable rule: its first call at
+             * a position counts with the site; a later one is made (next) */
+            if (!PROFILED) break;
+            if (defer && vm_first_call_at(p, pos, ip->d)) {
+                p->site_runs[ip->b]++;
+                ip = code + ip->a;
+                NEXT;
+            }
+            if (ip->c >= 0) p->site_runs[ip->c]++;
+            ip++;
             NEXT;
         CASE(PIN):
             /* calls compiled in: those that do not match failed */
@@ -486,7 +493,9 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(CALLG):
             if ((ip->flags & INS_DEFER) && defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
-                 * its first call at a position is a plain call (vm/call.c) */
+                 * its first call at a position is a plain call (vm/call.c); the
+                 * bit's test is written out here, where the compiler keeps the
+                 * fast loop's registers best (vm_first_call_at) */
                 size_t bit = (size_t)pos * (size_t)g->ndeferrable + ip->d;
                 uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
                 if (!(*word & mask)) {

@@ -11,7 +11,8 @@
  * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
  * "V" a, c = byte sets, b = jump target; "Q" a = counting site; "G" a = rule variant,
  * b = jump target, d = its index among deferrable rules; "Z" a = chain of rules
- * compiled in, b = its nesting level; "A" a = action; "E" a = node type. CALL and CALLG carry the call's level number in c. */
+ * compiled in, b = its nesting level; "O" a = jump target, b and c = counting sites
+ * (c may be -1), d = a rule's index among deferrable rules; "A" a = action; "E" a = node type. CALL and CALLG carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -40,6 +41,7 @@
     X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts") \
     X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
     X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, go on; else jump to b") \
+    X(PDSKIP,   "O", "profiled program: a skipped call of deferrable rule d, first here: set its bit, count site b, jump to a; else count site c (c >= 0) and go on to the real call") \
     X(PIN,      "Z", "profiled program: the calls of chain a compiled in at level b begin") \
     X(POUT,     "Z", "profiled program: the calls of chain a compiled in at level b matched") \
     X(CHOICE,   "J", "push a choice entry whose alternative is a") \

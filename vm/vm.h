@@ -65,6 +65,18 @@ static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint
     return n;
 }
 
+/* Sets the bit of the deferrable rule with index k (cc_rule.seen_index) for
+ * position pos: true when it was not set, so that this is the rule's first
+ * call at the position, which the memo table does not keep. */
+static inline int vm_first_call_at(pego_parser *p, uint32_t pos, size_t k)
+{
+    size_t bit = (size_t)pos * (size_t)p->g->ndeferrable + k;
+    uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
+    if (*word & mask) return 0;
+    *word |= mask;
+    return 1;
+}
+
 /* Position x in the parse's unit, for the profiled program's consumed input. */
 static inline uint64_t vm_unit_at(const pego_parser *p, uint32_t x)
 {
