@@ -115,11 +115,6 @@ static int prepare_counts(pego_parser *p)
     memset(p->counts, 0, 2 * (size_t)g->nrules * sizeof *p->counts);
     memset(p->site_runs, 0, (size_t)g->nsites * sizeof *p->site_runs);
     memset(p->chain_counts, 0, (size_t)g->nchains * sizeof *p->chain_counts);
-    p->unit_of = NULL;
-    if (p->in.unit != PEGO_UNIT_BYTES && !p->in.ascii) {
-        if (rt_input_prepare_units(&p->in) < 0) return -1;
-        p->unit_of = &p->in;
-    }
     return 0;
 }
 

@@ -264,7 +264,6 @@ struct pego_parser {
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */
     vm_chain_count *chain_counts;  /* per chain of calls compiled in (PIN, POUT) */
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
-    const rt_input *unit_of;    /* the input, when consumed input counts in code points; NULL: bytes */
     /* What the sampler's signal handler reads (runtime/sampler.c): the
      * innermost call frame (its index in es + 1, 0: none; frames link to their
      * callers), the calls compiled in that are running (their chains),

@@ -646,7 +646,7 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
     rt_input *in = &p->in;
     if (ok) {
         r->matched++;
-        r->consumed += rt_input_unit(in, end) - rt_input_unit(in, f->pos);
+        r->consumed += end - f->pos;          /* bytes, in every unit */
     } else {
         r->failed++;
     }
@@ -661,7 +661,7 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
                 r->max_repeats_pos = rt_input_unit(in, f->pos);
             }
         }
-        if (!ok) r->wasted += rt_input_unit(in, examined) - rt_input_unit(in, f->pos);
+        if (!ok) r->wasted += examined - f->pos;
     }
     int outermost = --s->active[f->rule] == 0;
     if (outermost) r->time_ns += now - f->start;

@@ -698,6 +698,7 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
         pego_collector *c = pego_collector_new();
         pego_options ref = *o;
         ref.reference = 1;
+        ref.unit = PEGO_UNIT_BYTES;     /* the profiled program counts consumed input in bytes */
         pego_parser_add_collector(p, c);
         const pego_result *res;
         pego_parse(p, (const char *)in, len, &ref, &res);

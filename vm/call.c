@@ -50,7 +50,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
             count->memo++;
             if (m->flags & MEMO_OK) {
                 count->matched++;
-                count->consumed += vm_unit_at(p, m->end) - vm_unit_at(p, r->pos);
+                count->consumed += m->end - r->pos;
             } else {
                 count->failed++;
             }
@@ -138,7 +138,7 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
         vm_count *count = &p->counts[gf->variant];
         if (ok) {
             count->matched++;
-            count->consumed += vm_unit_at(p, end) - vm_unit_at(p, gf->pos);
+            count->consumed += end - gf->pos;
         } else {
             count->failed++;
         }

@@ -31,11 +31,10 @@
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
 
 /* The profiled program's counters: a plain call of variant var; the return or
- * the failure of the plain frame e. Consumed input is counted in the parse's
- * unit. */
-#define UNIT_AT(x) (unit_of ? (uint64_t)rt_input_unit_at(unit_of, (x)) : (uint64_t)(x))
+ * the failure of the plain frame e. Consumed input is counted in bytes, in
+ * every unit (docs/report-format.md). */
 #define COUNT_CALL(var) (PROFILED ? (void)p->counts[var].plain++ : (void)0)
-#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].consumed += UNIT_AT(pos) - UNIT_AT((e)->pos), \
+#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].consumed += pos - (e)->pos, \
                                            p->sample_top = (e)->u.call.caller) \
                                   : (void)0)
 #define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
@@ -131,7 +130,6 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     const uint32_t max_depth = p->max_depth;
     vm_entry *es = p->es;                 /* the control stack, reloaded when it grows */
     const int noplain = p->noplain, defer = p->defer;
-    const rt_input *const unit_of = PROFILED ? p->unit_of : NULL;    /* UNIT_AT */
     vm_entry *e;
     vm_regs r;                            /* the registers, for a call out */
     vm_call call;                         /* a call for the general path */
@@ -389,7 +387,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (!PROFILED) break;
             p->inline_depth = (uint32_t)ip->b;
             p->chain_counts[ip->a].matched++;
-            p->chain_counts[ip->a].consumed += UNIT_AT(pos) - UNIT_AT(p->inline_start[ip->b]);
+            p->chain_counts[ip->a].consumed += pos - p->inline_start[ip->b];
             ip++;
             NEXT;
 
@@ -719,7 +717,6 @@ oom:
 }
 
 #undef FLUSH_CALLS
-#undef UNIT_AT
 #undef COUNT_CALL
 #undef COUNT_RETURN
 #undef COUNT_FAILURE

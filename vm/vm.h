@@ -77,11 +77,6 @@ static inline int vm_first_call_at(pego_parser *p, uint32_t pos, size_t k)
     return 1;
 }
 
-/* Position x in the parse's unit, for the profiled program's consumed input. */
-static inline uint64_t vm_unit_at(const pego_parser *p, uint32_t x)
-{
-    return p->unit_of ? (uint64_t)rt_input_unit_at(p->unit_of, x) : (uint64_t)x;
-}
 
 /* Records that id was expected at pos (docs/language.md 1.12): nothing while
  * silent (inside a lookahead) or behind the farthest position; a farther

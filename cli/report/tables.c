@@ -173,7 +173,7 @@ static int make_hints(const rep_summary *s, hints *h)
         const rep_srule *r = &s->rules[v[i]];
         uint64_t failed = r->detail_failed;
         if (r->c.wasted == REP_UNSET || !failed || r->c.wasted / failed < 16) continue;
-        hint(h, "%s: its failed calls examine %llu positions on average (%llu failed calls, %llu positions in all)",
+        hint(h, "%s: its failed calls examine %llu bytes on average (%llu failed calls, %llu bytes in all)",
              r->label, (unsigned long long)(r->c.wasted / failed), (unsigned long long)failed,
              (unsigned long long)r->c.wasted);
         shown++;
@@ -183,7 +183,7 @@ static int make_hints(const rep_summary *s, hints *h)
         const rep_srule *r = &s->rules[v[i]];
         uint64_t parsed = s->grammars[r->grammar].detail_bytes;
         if (r->c.wasted == REP_UNSET || r->c.wasted <= parsed) continue;
-        hint(h, "%s: its failed calls examined %llu positions in all, more than the %llu of input parsed",
+        hint(h, "%s: its failed calls examined %llu bytes in all, more than the %llu bytes of input parsed",
              r->label, (unsigned long long)r->c.wasted, (unsigned long long)parsed);
         shown++;
     }
