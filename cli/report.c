@@ -23,7 +23,7 @@
 static const char report_usage[] =
     "usage: pego report [flags] FILE|DIR...\n"
     "       pego report --diff BASE... --against NEW... [--fail '[total.]METRIC>+P%']...\n"
-    "                   [--annotate github]\n"
+    "                   [--annotate github] [--flamegraph FILE]\n"
     "\n"
     "Summarizes report files written with --profile (every *.zst under a DIR).\n"
     "\n"
@@ -40,8 +40,15 @@ static const char report_usage[] =
     "                     text (default), json, csv or markdown (the text with\n"
     "                     GitHub-flavoured tables, for a pull-request comment)\n"
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
-    "  --weight WEIGHT    with --folded: self (default) or calls\n"
-    "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output)\n"
+    "  --weight WEIGHT    with --folded or --flamegraph: self or calls (default self; with\n"
+    "                     --diff calls)\n"
+    "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output):\n"
+    "                     click a frame to zoom, Search (or / or Ctrl-F) to highlight the\n"
+    "                     frames matching a regular expression; with --diff, NEW's tree\n"
+    "                     with red for paths that grew against BASE and blue for those\n"
+    "                     that shrank\n"
+    "  --title TEXT       with --flamegraph: its title\n"
+    "  --width PIXELS     with --flamegraph: its width (default 1200, from 200 to 100000)\n"
     "  --speedscope FILE  write the calling-context tree in speedscope's format (- for\n"
     "                     standard output)\n"
     "  --pprof FILE       write the calling-context tree as a pprof profile (gzip-compressed\n"
@@ -67,7 +74,8 @@ static const char report_usage[] =
     "\n"
     "With --diff, rules that appear or disappear are rows of the table; the rows over a\n"
     "threshold are marked [fails SPEC] and always shown, and the thresholds exceeded\n"
-    "are listed after the table (with -f json or csv, on standard error).\n"
+    "are listed after the table (with -f json or csv, on standard error). With\n"
+    "--flamegraph, the table is printed when -f, --fail or --annotate is given.\n"
     "\n"
     "Exit status: 0; 1 for bad usage (also --by or --fail on a detail-only metric that\n"
     "no report read has), when nothing could be read, or with --strict when some input\n"
@@ -77,7 +85,7 @@ static const char report_usage[] =
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
-    OPT_ANNOTATE,
+    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH,
 };
 
 static const struct option_def {
@@ -91,14 +99,17 @@ static const struct option_def {
     { "pprof", OPT_PPROF, 1 },
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
-    { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 },
+    { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
+    { "width", OPT_WIDTH, 1 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
-    int               rows_given, format_given, folded, weight_calls, diff, strict, by_given, annotate_github;
+    int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
     const char       *flamegraph, *speedscope, *pprof;
+    rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
+    int               width_given;
     rep_threshold    *fail;
     size_t            nfail;
     uint64_t          min_time_ns;
@@ -194,7 +205,8 @@ static int apply_option(report_config *c, int id, const char *name, const char *
             cli_error("--weight takes self or calls, not %s", value);
             return -1;
         }
-        c->weight_calls = strcmp(value, "calls") == 0;
+        c->flame.weight_calls = strcmp(value, "calls") == 0;
+        c->weight_given = 1;
         return 0;
     case OPT_FLAMEGRAPH: c->flamegraph = value; return 0;
     case OPT_SPEEDSCOPE: c->speedscope = value; return 0;
@@ -227,6 +239,17 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         return 0;
     case OPT_STRICT: c->strict = 1; return 0;
     case OPT_HELP: return 1;
+    case OPT_TITLE: c->flame.title = value; return 0;
+    case OPT_WIDTH: {
+        size_t px;
+        if (parse_count(value, &px) < 0 || px < 200 || px > 100000) {
+            cli_error("--width takes a number of pixels from 200 to 100000, not %s", value);
+            return -1;
+        }
+        c->flame.width = (unsigned)px;
+        c->width_given = 1;
+        return 0;
+    }
     case OPT_ANNOTATE:
         if (strcmp(value, "github") != 0) {
             cli_error("--annotate takes github, not %s", value);
@@ -296,10 +319,19 @@ static int parse_args(report_config *c, int argc, char **argv)
         cli_error("--diff needs base reports, then --against and new reports");
         return -1;
     }
-    if (c->diff && (c->folded || c->flamegraph || c->speedscope || c->table.rule || c->table.all_parses)) {
-        cli_error("--folded, --flamegraph, --speedscope, --rule and --parses do not apply to --diff");
+    if (c->diff && (c->folded || c->speedscope || c->table.rule || c->table.all_parses)) {
+        cli_error("--folded, --speedscope, --rule and --parses do not apply to --diff");
         return -1;
     }
+    if ((c->flame.title || c->width_given) && !c->flamegraph) {
+        cli_error("%s applies to --flamegraph only", c->flame.title ? "--title" : "--width");
+        return -1;
+    }
+    if (c->weight_given && !c->folded && !c->flamegraph) {
+        cli_error("--weight applies to --folded and --flamegraph only");
+        return -1;
+    }
+    if (c->diff && !c->weight_given) c->flame.weight_calls = 1;
     if (c->diff && c->pprof) {
         cli_error("--pprof does not apply to --diff (a profile is of one set of reports)");
         return -1;
@@ -383,6 +415,7 @@ int cmd_report(int argc, char **argv)
     c.table.rows = 20;
     c.table.parse_rows = 10;
     c.min_time_ns = 1000000;
+    c.flame.width = 1200;
     c.base = calloc((size_t)argc + 1, sizeof *c.base);
     c.now = calloc((size_t)argc + 1, sizeof *c.now);
     int status = EXIT_ERRORS, stdout_reported = 0;
@@ -415,15 +448,20 @@ int cmd_report(int argc, char **argv)
 
     char err[512];
     status = 0;
-    if (c.diff) {
+    if (c.diff && c.flamegraph && rep_write_diff_flamegraph(base, now, &c.flame, c.flamegraph, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        status = EXIT_ERRORS;
+        stdout_reported |= strcmp(c.flamegraph, "-") == 0;
+    }
+    if (c.diff && (!c.flamegraph || c.format_given || c.nfail || c.annotate_github)) {
         rep_diff_options o = { c.table.format, c.table.rows, c.fail, c.nfail, c.min_time_ns,
                                c.by_given ? c.table.by : REP_BY_CALLS, c.annotate_github };
         long failed = rep_print_diff(base, now, &o, stdout, print_message, NULL);
         if (failed < 0) cli_error("out of memory");
-        status = failed < 0 ? EXIT_ERRORS : failed > 0 ? EXIT_FAILED_GATE + (int)failed : 0;
-    } else {
+        if (failed != 0) status = failed < 0 ? EXIT_ERRORS : EXIT_FAILED_GATE + (int)failed;
+    } else if (!c.diff) {
         /* a file written to standard output ("-") reports its own write error */
-        if (c.flamegraph && rep_write_flamegraph(base, c.flamegraph, err, sizeof err) < 0) {
+        if (c.flamegraph && rep_write_flamegraph(base, &c.flame, c.flamegraph, err, sizeof err) < 0) {
             cli_error("%s", err);
             status = EXIT_ERRORS;
             stdout_reported |= strcmp(c.flamegraph, "-") == 0;
@@ -438,7 +476,7 @@ int cmd_report(int argc, char **argv)
             status = EXIT_ERRORS;
         }
         if (c.folded) {
-            if (rep_print_folded(base, c.weight_calls, stdout) < 0) {
+            if (rep_print_folded(base, c.flame.weight_calls, stdout) < 0) {
                 cli_error("out of memory");
                 status = EXIT_ERRORS;
             }
