@@ -67,6 +67,9 @@ static const char report_usage[] =
     "                     and, for sampled times, within the sampling error (3 standard\n"
     "                     deviations of the difference of the sample counts)\n"
     "  --strict           exit 1 when any input is damaged\n"
+    "  -q                 no progress on standard error (shown on a terminal while the\n"
+    "                     reports take more than a second to read: files read, rate,\n"
+    "                     time left)\n"
     "\n"
     "The line under the first says how the reports were measured: their clocks, the\n"
     "mode and whether they have the detail-only metrics (repeats, wasted); those come\n"
@@ -85,7 +88,7 @@ static const char report_usage[] =
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
-    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH,
+    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET,
 };
 
 static const struct option_def {
@@ -100,7 +103,7 @@ static const struct option_def {
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
     { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
-    { "width", OPT_WIDTH, 1 },
+    { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },
 };
 
 typedef struct report_config {
@@ -109,7 +112,7 @@ typedef struct report_config {
     int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
     const char       *flamegraph, *speedscope, *pprof;
     rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
-    int               width_given;
+    int               width_given, quiet;
     rep_threshold    *fail;
     size_t            nfail;
     uint64_t          min_time_ns;
@@ -117,11 +120,20 @@ typedef struct report_config {
     size_t            nbase, nnow;
 } report_config;
 
+/* The progress of the reports being read, erased before a message. */
+static cli_progress *reading;
+
 /* Prints a reader message or an exceeded threshold behind "pego: ". */
 static void print_message(void *ud, const char *text)
 {
     (void)ud;
+    cli_progress_erase(reading);
     cli_error("%s", text);
+}
+
+static uint64_t files_read(void *ud)
+{
+    return rep_reader_files_done(ud);
 }
 
 /* "1ms", "500us", "2s", "100ns", "0" to nanoseconds; -1 if malformed. */
@@ -238,6 +250,7 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         }
         return 0;
     case OPT_STRICT: c->strict = 1; return 0;
+    case OPT_QUIET: c->quiet = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_TITLE: c->flame.title = value; return 0;
     case OPT_WIDTH: {
@@ -384,7 +397,8 @@ static int detail_needed(const report_config *c, const rep_summary *base, const 
 
 /* Reads the files of one side into a new summary; NULL after a message when
  * out of memory. */
-static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
+static rep_summary *read_side(const report_config *c, const char *what, char **files, size_t n, uint64_t *problems,
+                              uint64_t *frames)
 {
     rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL };
     rep_summary *s = rep_summary_new(&so);
@@ -393,7 +407,14 @@ static rep_summary *read_side(const report_config *c, char **files, size_t n, ui
     sink.message = print_message;
     rep_reader *r = s ? rep_reader_new(&sink) : NULL;
     int rc = r ? 0 : -1;
+    if (r && cli_progress_wanted(c->quiet)) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; i++) total += rep_count_reports(files[i]);
+        reading = cli_progress_start(c->quiet, what, total, 0, files_read, r);
+    }
     for (size_t i = 0; i < n && rc == 0; i++) rc = rep_read_path(r, files[i]);
+    cli_progress_stop(reading);
+    reading = NULL;
     if (r) {
         *problems += rep_reader_stats(r)->problems;
         *frames = rep_reader_stats(r)->frames;
@@ -434,8 +455,9 @@ int cmd_report(int argc, char **argv)
     if (c.rows_given) c.table.parse_rows = c.table.rows;
 
     uint64_t problems = 0, base_frames = 0, new_frames = 0;
-    if (!(base = read_side(&c, c.base, c.nbase, &problems, &base_frames))) goto done;
-    if (c.diff && !(now = read_side(&c, c.now, c.nnow, &problems, &new_frames))) goto done;
+    if (!(base = read_side(&c, c.diff ? "base reports" : "reports", c.base, c.nbase, &problems, &base_frames)))
+        goto done;
+    if (c.diff && !(now = read_side(&c, "new reports", c.now, c.nnow, &problems, &new_frames))) goto done;
     if (base_frames == 0 || (c.diff && new_frames == 0)) {
         if (c.diff)
             cli_error("nothing to compare: no report could be read from the %s reports",
