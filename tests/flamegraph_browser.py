@@ -13,8 +13,9 @@ by 5 / 3.4, its ancestors full width and faded, main;value;string hidden and
 Reset Zoom shown; then searches "str.ng" through the Search prompt: the two
 string frames are highlighted and 24.0% (1.2 of 5 ms) matched; the pointer
 over the number frame describes it on the details line; the screenshot of that
-state is saved to PNG; then Reset Zoom restores the widths and Escape ends the
-search. Exit status 0, or 1 with the failed checks.
+state is saved to PNG; with ic (ignore case) on, "STR" matches the same
+frames, and none once it is off; then Reset Zoom restores the widths and
+Escape ends the search. Exit status 0, or 1 with the failed checks.
 """
 
 import base64
@@ -165,6 +166,19 @@ def main():
         with open(png, "wb") as f:
             f.write(base64.b64decode(d.do("GET", "/screenshot")))
         print("screenshot: " + os.path.abspath(png))
+
+        d.click("#ignore-case")
+        check("on" in d.run("return document.getElementById('ignore-case').getAttribute('class')"),
+              "ic turns on ignoring case")
+        d.click("#search")   # Reset Search
+        d.click("#search")
+        d.do("POST", "/alert/text", {"text": "STR"})
+        d.do("POST", "/alert/accept", {})
+        matched = d.run("return document.getElementById('matched').textContent")
+        check(matched == "Matched: 24.0% (2 frames)", "STR matches the string frames ignoring case: %r" % matched)
+        d.click("#ignore-case")
+        matched = d.run("return document.getElementById('matched').textContent")
+        check(matched == "Matched: 0.0% (0 frames)", "and none when case counts again: %r" % matched)
 
         d.click("#reset-zoom")
         after = d.run(STATE)

@@ -352,7 +352,8 @@ static void write_svg(const flame *f, FILE *out)
                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"12\">\n",
             width, height, width, height);
     fputs("<style type=\"text/css\">.frame { cursor: pointer; } .frame:hover rect { stroke: #000; stroke-width: 0.5; } "
-          ".control { cursor: pointer; fill: #1a4bd6; } .hide { display: none; } .parent { opacity: 0.6; }</style>\n",
+          ".control { cursor: pointer; fill: #1a4bd6; } .control.on { font-weight: bold; fill: #c000c0; } "
+          ".hide { display: none; } .parent { opacity: 0.6; }</style>\n",
           out);
     fprintf(out, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fdfdf6\"/>\n",
             width, height);
@@ -363,6 +364,8 @@ static void write_svg(const flame *f, FILE *out)
     fprintf(out, "<text id=\"reset-zoom\" class=\"control hide\" x=\"%.1f\" y=\"20\">Reset Zoom</text>\n", SVG_MARGIN);
     fprintf(out, "<text id=\"search\" class=\"control\" x=\"%.1f\" y=\"20\" text-anchor=\"end\">Search</text>\n",
             width - SVG_MARGIN);
+    fprintf(out, "<text id=\"ignore-case\" class=\"control\" x=\"%.1f\" y=\"20\" text-anchor=\"end\">ic</text>\n",
+            width - SVG_MARGIN - 96);   /* clear of "Reset Search" */
     write_subtitle(f, out);
     if (f->ngrammars > 1 && !f->base) write_legend(f, out);
     for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n))

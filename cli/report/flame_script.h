@@ -3,8 +3,8 @@
  * faded; its subtree widens to the full width), "Reset Zoom" or Escape to
  * zoom out, "Search", / or Ctrl-F to highlight the frames whose name matches a
  * regular expression (or the text, when it is not a valid one) with the share
- * of the total they cover, and the frame under the pointer described on the
- * last line. It reads each frame's data-s (start), data-v (value) and
+ * of the total they cover, "ic" or Ctrl-I to search ignoring case, and the
+ * frame under the pointer described on the last line. It reads each frame's data-s (start), data-v (value) and
  * data-name, and the margin, plot and total that flame.c writes before it. */
 #ifndef PEGO_REP_FLAME_SCRIPT_H
 #define PEGO_REP_FLAME_SCRIPT_H
@@ -13,6 +13,7 @@ static const char flame_script[] =
     "var svg = document.documentElement, frames = [], zoomed = null, term = null;\n"
     "var details = document.getElementById('details'), matched = document.getElementById('matched');\n"
     "var resetZoom = document.getElementById('reset-zoom'), searchButton = document.getElementById('search');\n"
+    "var caseButton = document.getElementById('ignore-case'), ignoreCase = false;\n"
     "function frameOf(e) {\n"
     "    for (; e && e !== svg; e = e.parentNode)\n"
     "        if (e.classList && e.classList.contains('frame')) return e;\n"
@@ -47,9 +48,11 @@ static const char flame_script[] =
     "function search(text) {\n"
     "    term = text || null;\n"
     "    var re = null, spans = [];\n"
-    "    if (term) try { re = new RegExp(term); } catch (e) { re = null; }\n"
+    "    if (term) try { re = new RegExp(term, ignoreCase ? 'i' : ''); } catch (e) { re = null; }\n"
+    "    var plain = term && ignoreCase ? term.toLowerCase() : term;\n"
     "    frames.forEach(function (f) {\n"
-    "        var hit = term !== null && (re ? re.test(f.name) : f.name.indexOf(term) >= 0);\n"
+    "        var name = ignoreCase ? f.name.toLowerCase() : f.name;\n"
+    "        var hit = term !== null && (re ? re.test(f.name) : name.indexOf(plain) >= 0);\n"
     "        f.g.classList.toggle('match', hit);\n"
     "        f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
     "        if (hit) spans.push(f);\n"
@@ -60,6 +63,11 @@ static const char flame_script[] =
     "    spans.forEach(function (f) { if (f.s >= end) { sum += f.v; end = f.s + f.v; } });\n"
     "    matched.textContent = term ? 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '% (' + spans.length + ' frames)' : ' ';\n"
     "    searchButton.textContent = term ? 'Reset Search' : 'Search';\n"
+    "}\n"
+    "function toggleCase() {\n"
+    "    ignoreCase = !ignoreCase;\n"
+    "    caseButton.classList.toggle('on', ignoreCase);\n"
+    "    if (term) search(term);\n"
     "}\n"
     "function ask() {\n"
     "    if (term) return search(null);\n"
@@ -77,6 +85,7 @@ static const char flame_script[] =
     "    if (g) zoom(g.frame);\n"
     "    else if (e.target === resetZoom) zoom(null);\n"
     "    else if (e.target === searchButton) ask();\n"
+    "    else if (e.target === caseButton) toggleCase();\n"
     "});\n"
     "svg.addEventListener('mouseover', function (e) {\n"
     "    var g = frameOf(e.target);\n"
@@ -86,6 +95,9 @@ static const char flame_script[] =
     "    if (e.key === '/' || (e.key === 'f' && (e.ctrlKey || e.metaKey))) {\n"
     "        e.preventDefault();\n"
     "        ask();\n"
+    "    } else if (e.key === 'i' && e.ctrlKey) {\n"
+    "        e.preventDefault();\n"
+    "        toggleCase();\n"
     "    } else if (e.key === 'Escape') {\n"
     "        search(null);\n"
     "        zoom(null);\n"
