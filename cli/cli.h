@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pego.h"
@@ -50,6 +51,21 @@ int   cli_exit_status(int status);
 void  cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Compiles the grammar at path; on failure prints the errors and returns NULL. */
 pego_grammar *cli_load_grammar(const char *path);
+
+/* ---- progress on standard error (cli/progress.c) ----
+ * Started when standard error is a terminal and quiet is 0 (else NULL, and
+ * stop does nothing): from one second on, a line rewritten in place says
+ * "WHAT: DONE of TOTAL (P%), RATE/s, N s left", counting bytes (bytes set) or
+ * files; done(ud) is called from the progress thread. Stop erases the line.
+ * The commands that show it take -q, which turns it off. */
+typedef struct cli_progress cli_progress;
+/* Whether progress would be shown: standard error is a terminal, quiet is 0. */
+int           cli_progress_wanted(int quiet);
+cli_progress *cli_progress_start(int quiet, const char *what, uint64_t total, int bytes,
+                                 uint64_t (*done)(void *ud), void *ud);
+/* Erases the line until the next update, before another message is written. */
+void          cli_progress_erase(cli_progress *p);
+void          cli_progress_stop(cli_progress *p);
 
 /* ---- input selection (cli/input.c), shared by parse, trace, profile, explain ----
  * The flags -g -s -i -unit -max-depth -memo, input files as operands, standard

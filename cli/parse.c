@@ -25,6 +25,8 @@ static const char parse_usage[] =
     "  -backend NAME   closure or bytecode (the reference program), or\n"
     "                  bytecode-iterative (the default program choice)\n"
     "  -stats          print the input size, tree size, parse time and counters on stderr\n"
+    "  -q              no progress on standard error (shown on a terminal for a parse\n"
+    "                  that takes more than a second: bytes done, rate, time left)\n"
     "\n"
     "With several files, each result or error is preceded by the file name.\n"
     "\n"
@@ -33,13 +35,27 @@ static const char parse_usage[] =
     "Exit status: 0 success, 1 a syntax error, grammar error, bad usage, an\n"
     "unreadable or too large input, or a write error.\n";
 
-enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_STREAM };
+enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_STREAM, OPT_QUIET };
 
 typedef struct {
     const char *format;
-    int         stats;
+    int         stats, quiet;
     cli_input  *in;       /* -check sets its options */
 } parse_config;
+
+/* The progress of a parse: the farthest position the parser has said. */
+typedef struct parse_progress {
+    const pego_parser *p;
+    uint64_t           most;
+} parse_progress;
+
+static uint64_t parsed_bytes(void *ud)
+{
+    parse_progress *pp = ud;
+    uint64_t at = pego_parser_progress(pp->p);
+    if (at > pp->most) pp->most = at;
+    return pp->most;
+}
 
 static double now_ms(void)
 {
@@ -53,10 +69,12 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
 {
     const parse_config *c = ctx;
     const pego_result *r;
-    (void)label;
+    parse_progress pp = { in->p, 0 };
+    cli_progress *progress = cli_progress_start(c->quiet, label, len, 1, parsed_bytes, &pp);
     double t0 = now_ms();
     pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
     double t1 = now_ms();
+    cli_progress_stop(progress);
     char prefix[4096] = "";
     if (name) snprintf(prefix, sizeof prefix, "%s: ", name);
     if (c->stats) {
@@ -105,6 +123,7 @@ static int parse_flag(int ch, const char *arg, void *ctx)
         return CLI_FLAG_OK;
     case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
     case OPT_STATS: c->stats = 1; return CLI_FLAG_OK;
+    case OPT_QUIET: c->quiet = 1; return CLI_FLAG_OK;
     case OPT_STREAM: cli_error("-stream: not supported yet"); return CLI_FLAG_BAD;
     case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;
     default: return CLI_FLAG_UNKNOWN;
@@ -117,6 +136,7 @@ int cmd_parse(int argc, char **argv)
         CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
         { "f", required_argument, NULL, OPT_FORMAT },  { "check", no_argument, NULL, OPT_CHECK },
         { "stats", no_argument, NULL, OPT_STATS },     { "stream", no_argument, NULL, OPT_STREAM },
+        { "q", no_argument, NULL, OPT_QUIET },
         { "help", no_argument, NULL, OPT_HELP },       { "h", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };

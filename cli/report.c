@@ -23,7 +23,7 @@
 static const char report_usage[] =
     "usage: pego report [flags] FILE|DIR...\n"
     "       pego report --diff BASE... --against NEW... [--fail '[total.]METRIC>+P%']...\n"
-    "                   [--annotate github]\n"
+    "                   [--annotate github] [--flamegraph FILE]\n"
     "\n"
     "Summarizes report files written with --profile (every *.zst under a DIR).\n"
     "\n"
@@ -40,8 +40,15 @@ static const char report_usage[] =
     "                     text (default), json, csv or markdown (the text with\n"
     "                     GitHub-flavoured tables, for a pull-request comment)\n"
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
-    "  --weight WEIGHT    with --folded: self (default) or calls\n"
-    "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output)\n"
+    "  --weight WEIGHT    with --folded or --flamegraph: self or calls (default self; with\n"
+    "                     --diff calls)\n"
+    "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output):\n"
+    "                     click a frame to zoom, Search (or / or Ctrl-F) to highlight the\n"
+    "                     frames matching a regular expression (ic: ignoring case);\n"
+    "                     with --diff, NEW's tree with red for paths that grew against\n"
+    "                     BASE and blue for those that shrank\n"
+    "  --title TEXT       with --flamegraph: its title\n"
+    "  --width PIXELS     with --flamegraph: its width (default 1200, from 200 to 100000)\n"
     "  --speedscope FILE  write the calling-context tree in speedscope's format (- for\n"
     "                     standard output)\n"
     "  --pprof FILE       write the calling-context tree as a pprof profile (gzip-compressed\n"
@@ -60,6 +67,9 @@ static const char report_usage[] =
     "                     and, for sampled times, within the sampling error (3 standard\n"
     "                     deviations of the difference of the sample counts)\n"
     "  --strict           exit 1 when any input is damaged\n"
+    "  -q                 no progress on standard error (shown on a terminal while the\n"
+    "                     reports take more than a second to read: files read, rate,\n"
+    "                     time left)\n"
     "\n"
     "The line under the first says how the reports were measured: their clocks, the\n"
     "mode and whether they have the detail-only metrics (repeats, wasted); those come\n"
@@ -67,7 +77,8 @@ static const char report_usage[] =
     "\n"
     "With --diff, rules that appear or disappear are rows of the table; the rows over a\n"
     "threshold are marked [fails SPEC] and always shown, and the thresholds exceeded\n"
-    "are listed after the table (with -f json or csv, on standard error).\n"
+    "are listed after the table (with -f json or csv, on standard error). With\n"
+    "--flamegraph, the table is printed when -f, --fail or --annotate is given.\n"
     "\n"
     "Exit status: 0; 1 for bad usage (also --by or --fail on a detail-only metric that\n"
     "no report read has), when nothing could be read, or with --strict when some input\n"
@@ -77,7 +88,7 @@ static const char report_usage[] =
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
-    OPT_ANNOTATE,
+    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET,
 };
 
 static const struct option_def {
@@ -91,14 +102,17 @@ static const struct option_def {
     { "pprof", OPT_PPROF, 1 },
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
-    { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 },
+    { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
+    { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
-    int               rows_given, format_given, folded, weight_calls, diff, strict, by_given, annotate_github;
+    int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
     const char       *flamegraph, *speedscope, *pprof;
+    rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
+    int               width_given, quiet;
     rep_threshold    *fail;
     size_t            nfail;
     uint64_t          min_time_ns;
@@ -106,11 +120,20 @@ typedef struct report_config {
     size_t            nbase, nnow;
 } report_config;
 
+/* The progress of the reports being read, erased before a message. */
+static cli_progress *reading;
+
 /* Prints a reader message or an exceeded threshold behind "pego: ". */
 static void print_message(void *ud, const char *text)
 {
     (void)ud;
+    cli_progress_erase(reading);
     cli_error("%s", text);
+}
+
+static uint64_t files_read(void *ud)
+{
+    return rep_reader_files_done(ud);
 }
 
 /* "1ms", "500us", "2s", "100ns", "0" to nanoseconds; -1 if malformed. */
@@ -194,7 +217,8 @@ static int apply_option(report_config *c, int id, const char *name, const char *
             cli_error("--weight takes self or calls, not %s", value);
             return -1;
         }
-        c->weight_calls = strcmp(value, "calls") == 0;
+        c->flame.weight_calls = strcmp(value, "calls") == 0;
+        c->weight_given = 1;
         return 0;
     case OPT_FLAMEGRAPH: c->flamegraph = value; return 0;
     case OPT_SPEEDSCOPE: c->speedscope = value; return 0;
@@ -226,7 +250,19 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         }
         return 0;
     case OPT_STRICT: c->strict = 1; return 0;
+    case OPT_QUIET: c->quiet = 1; return 0;
     case OPT_HELP: return 1;
+    case OPT_TITLE: c->flame.title = value; return 0;
+    case OPT_WIDTH: {
+        size_t px;
+        if (parse_count(value, &px) < 0 || px < 200 || px > 100000) {
+            cli_error("--width takes a number of pixels from 200 to 100000, not %s", value);
+            return -1;
+        }
+        c->flame.width = (unsigned)px;
+        c->width_given = 1;
+        return 0;
+    }
     case OPT_ANNOTATE:
         if (strcmp(value, "github") != 0) {
             cli_error("--annotate takes github, not %s", value);
@@ -296,10 +332,19 @@ static int parse_args(report_config *c, int argc, char **argv)
         cli_error("--diff needs base reports, then --against and new reports");
         return -1;
     }
-    if (c->diff && (c->folded || c->flamegraph || c->speedscope || c->table.rule || c->table.all_parses)) {
-        cli_error("--folded, --flamegraph, --speedscope, --rule and --parses do not apply to --diff");
+    if (c->diff && (c->folded || c->speedscope || c->table.rule || c->table.all_parses)) {
+        cli_error("--folded, --speedscope, --rule and --parses do not apply to --diff");
         return -1;
     }
+    if ((c->flame.title || c->width_given) && !c->flamegraph) {
+        cli_error("%s applies to --flamegraph only", c->flame.title ? "--title" : "--width");
+        return -1;
+    }
+    if (c->weight_given && !c->folded && !c->flamegraph) {
+        cli_error("--weight applies to --folded and --flamegraph only");
+        return -1;
+    }
+    if (c->diff && !c->weight_given) c->flame.weight_calls = 1;
     if (c->diff && c->pprof) {
         cli_error("--pprof does not apply to --diff (a profile is of one set of reports)");
         return -1;
@@ -352,7 +397,8 @@ static int detail_needed(const report_config *c, const rep_summary *base, const 
 
 /* Reads the files of one side into a new summary; NULL after a message when
  * out of memory. */
-static rep_summary *read_side(const report_config *c, char **files, size_t n, uint64_t *problems, uint64_t *frames)
+static rep_summary *read_side(const report_config *c, const char *what, char **files, size_t n, uint64_t *problems,
+                              uint64_t *frames)
 {
     rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL };
     rep_summary *s = rep_summary_new(&so);
@@ -361,7 +407,14 @@ static rep_summary *read_side(const report_config *c, char **files, size_t n, ui
     sink.message = print_message;
     rep_reader *r = s ? rep_reader_new(&sink) : NULL;
     int rc = r ? 0 : -1;
+    if (r && cli_progress_wanted(c->quiet)) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; i++) total += rep_count_reports(files[i]);
+        reading = cli_progress_start(c->quiet, what, total, 0, files_read, r);
+    }
     for (size_t i = 0; i < n && rc == 0; i++) rc = rep_read_path(r, files[i]);
+    cli_progress_stop(reading);
+    reading = NULL;
     if (r) {
         *problems += rep_reader_stats(r)->problems;
         *frames = rep_reader_stats(r)->frames;
@@ -383,6 +436,7 @@ int cmd_report(int argc, char **argv)
     c.table.rows = 20;
     c.table.parse_rows = 10;
     c.min_time_ns = 1000000;
+    c.flame.width = 1200;
     c.base = calloc((size_t)argc + 1, sizeof *c.base);
     c.now = calloc((size_t)argc + 1, sizeof *c.now);
     int status = EXIT_ERRORS, stdout_reported = 0;
@@ -401,8 +455,9 @@ int cmd_report(int argc, char **argv)
     if (c.rows_given) c.table.parse_rows = c.table.rows;
 
     uint64_t problems = 0, base_frames = 0, new_frames = 0;
-    if (!(base = read_side(&c, c.base, c.nbase, &problems, &base_frames))) goto done;
-    if (c.diff && !(now = read_side(&c, c.now, c.nnow, &problems, &new_frames))) goto done;
+    if (!(base = read_side(&c, c.diff ? "base reports" : "reports", c.base, c.nbase, &problems, &base_frames)))
+        goto done;
+    if (c.diff && !(now = read_side(&c, "new reports", c.now, c.nnow, &problems, &new_frames))) goto done;
     if (base_frames == 0 || (c.diff && new_frames == 0)) {
         if (c.diff)
             cli_error("nothing to compare: no report could be read from the %s reports",
@@ -415,15 +470,20 @@ int cmd_report(int argc, char **argv)
 
     char err[512];
     status = 0;
-    if (c.diff) {
+    if (c.diff && c.flamegraph && rep_write_diff_flamegraph(base, now, &c.flame, c.flamegraph, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        status = EXIT_ERRORS;
+        stdout_reported |= strcmp(c.flamegraph, "-") == 0;
+    }
+    if (c.diff && (!c.flamegraph || c.format_given || c.nfail || c.annotate_github)) {
         rep_diff_options o = { c.table.format, c.table.rows, c.fail, c.nfail, c.min_time_ns,
                                c.by_given ? c.table.by : REP_BY_CALLS, c.annotate_github };
         long failed = rep_print_diff(base, now, &o, stdout, print_message, NULL);
         if (failed < 0) cli_error("out of memory");
-        status = failed < 0 ? EXIT_ERRORS : failed > 0 ? EXIT_FAILED_GATE + (int)failed : 0;
-    } else {
+        if (failed != 0) status = failed < 0 ? EXIT_ERRORS : EXIT_FAILED_GATE + (int)failed;
+    } else if (!c.diff) {
         /* a file written to standard output ("-") reports its own write error */
-        if (c.flamegraph && rep_write_flamegraph(base, c.flamegraph, err, sizeof err) < 0) {
+        if (c.flamegraph && rep_write_flamegraph(base, &c.flame, c.flamegraph, err, sizeof err) < 0) {
             cli_error("%s", err);
             status = EXIT_ERRORS;
             stdout_reported |= strcmp(c.flamegraph, "-") == 0;
@@ -438,7 +498,7 @@ int cmd_report(int argc, char **argv)
             status = EXIT_ERRORS;
         }
         if (c.folded) {
-            if (rep_print_folded(base, c.weight_calls, stdout) < 0) {
+            if (rep_print_folded(base, c.flame.weight_calls, stdout) < 0) {
                 cli_error("out of memory");
                 status = EXIT_ERRORS;
             }

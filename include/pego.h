@@ -129,6 +129,12 @@ void         pego_parser_free(pego_parser *p);
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,
                        const pego_options *opt, const pego_result **out);
 
+/* How far the parse running on p has got, in bytes: where a repetition last
+ * began an iteration (0 when the parse begins). Safe to call from another
+ * thread while pego_parse runs on p, to show progress; an estimate, as a
+ * repetition nested in a choice that fails moves it back. */
+size_t pego_parser_progress(const pego_parser *p);
+
 pego_status       pego_result_status(const pego_result *r);
 /* The tree's root: NULL when there is no tree (error, recognition, or a nil result;
  * pego_result_has_value tells the last case apart). */

@@ -181,6 +181,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         return (pego_status)rt_parse_abort(p, "input too large: %zu bytes (the limit is 4 GiB)", len);
     }
     rt_input_reset(&p->in, input ? input : "", (uint32_t)len, opt->unit);
+    __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     p->policy = opt->memo;
     /* room for the sorted items of any trace event (pego_trace_failure_item) */
     if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
@@ -466,4 +467,9 @@ const pego_node *pego_node_field(const pego_result *r, const pego_node *n, const
 {
     long i = pego_node_field_index(r, n, name);
     return i < 0 ? NULL : pego_node_field_value(r, n, (size_t)i);
+}
+
+size_t pego_parser_progress(const pego_parser *p)
+{
+    return __atomic_load_n(&p->progress, __ATOMIC_RELAXED);
 }

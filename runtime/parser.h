@@ -272,6 +272,9 @@ struct pego_parser {
     volatile uint32_t inline_depth;
     volatile uint32_t inline_rule[CC_INLINE_LEVELS];
     volatile int      es_moving;
+    /* where a repetition last began an iteration, for pego_parser_progress;
+     * written and read with relaxed atomics, as another thread may read it */
+    uint32_t          progress;
     int         sampled;        /* this parse is sampled: frames keep sample_top */
     rt_samples  samples;
 };

@@ -1434,11 +1434,24 @@ static void test_profile_clock(void)
 static double frame_width(const char *svg, const char *name)
 {
     char key[128];
-    snprintf(key, sizeof key, "<g class=\"frame\"><title>%s: ", name);
+    snprintf(key, sizeof key, "\"><title>%s: ", name);
     const char *p = strstr(svg, key);
     if (!p) return -1;
     p = strstr(p, " width=\"");
     return p ? strtod(p + 8, NULL) : -1;
+}
+
+/* Writes b's report to path and its flame graph (1200 pixels wide, by self
+ * time) to svg_path; the summary of the report. */
+static rep_summary *drawn_summary(rep_builder *b, const char *path, const char *svg_path)
+{
+    write_report(b, path, 0);
+    const char *paths[] = { path };
+    rep_summary *s = summarize(paths, 1, NULL, 10);
+    char err[512];
+    rep_flame_options fo = { NULL, 1200, 0 };
+    CU_ASSERT_EQUAL_FATAL(rep_write_flamegraph(s, &fo, svg_path, err, sizeof err), 0);
+    return s;
 }
 
 static void test_flamegraph(void)
@@ -1455,11 +1468,8 @@ static void test_flamegraph(void)
     };
     rep_add_grammar(b, &g);
     for (size_t i = 0; i < 5; i++) rep_add_stack(b, &st[i]);
-    write_report(b, path, 0);
-    const char *paths[] = { path };
-    rep_summary *s = summarize(paths, 1, NULL, 10);
+    rep_summary *s = drawn_summary(b, path, svg_path);
     char err[512];
-    CU_ASSERT_EQUAL_FATAL(rep_write_flamegraph(s, svg_path, err, sizeof err), 0);
     /* the speedscope file: one sampled profile, a weighted sample per path */
     const char *ss_path = tmp("fg.speedscope.json");
     CU_ASSERT_EQUAL_FATAL(rep_write_speedscope(s, ss_path, err, sizeof err), 0);
@@ -1490,7 +1500,7 @@ static void test_flamegraph(void)
     svg[n] = '\0';
     /* one frame per node above the cut-off: main, a, b, b;c<&> */
     size_t frames = 0;
-    for (const char *p = svg; (p = strstr(p, "<g class=\"frame\">")); p++) frames++;
+    for (const char *p = svg; (p = strstr(p, "<g class=\"frame\" ")); p++) frames++;
     CU_ASSERT_EQUAL(frames, 4);
     double wmain = frame_width(svg, "main"), wa = frame_width(svg, "a"), wb = frame_width(svg, "b");
     double wc = frame_width(svg, "c&lt;&amp;&gt;");
@@ -1500,6 +1510,55 @@ static void test_flamegraph(void)
     CU_ASSERT_DOUBLE_EQUAL(wc / wb, 4.0 / 6.0, 0.001);
     CU_ASSERT_DOUBLE_EQUAL(wa / wmain, 3.0 / 10.0, 0.001);
     CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<title>b: 6000 us (60.00%), 7 calls, 2000 us self</title>"));
+}
+
+/* The hue of "rgb(r,g,b)" in degrees. */
+static double fill_hue(const char *fill)
+{
+    int r, g, b;
+    if (sscanf(fill, "rgb(%d,%d,%d)", &r, &g, &b) != 3) return -1;
+    double max = r > g ? (r > b ? r : b) : (g > b ? g : b), min = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    if (max == min) return 0;
+    double h = max == r ? fmod((g - b) / (max - min), 6.0) : max == g ? (b - r) / (max - min) + 2 : (r - g) / (max - min) + 4;
+    return h < 0 ? h * 60 + 360 : h * 60;
+}
+
+/* In a batch of grammars, each has its own colour family: the frames of the
+ * grammars a and b (by label) have hues around 25 and 205 degrees, however
+ * small b's frames, and a legend names both. */
+static void test_flamegraph_grammar_colours(void)
+{
+    const char *path = tmp("fg2.zst"), *svg_path = tmp("fg2.svg");
+    rep_header h = header(1);
+    rep_builder *b = rep_builder_new(&h);
+    static const rep_rule_info rules[] = { { "main", 1, 1 }, { "x", 2, 1 }, { "y", 3, 1 }, { "z", 4, 1 } };
+    rep_grammar ga = { 1, "a", "a.pego", 1, 4, rules }, gb = { 2, "b", "b.pego", 2, 4, rules };
+    uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 };
+    rep_stack st[] = {
+        { 1, 1, p0, 1, 9000000 }, { 1, 2, p1, 5, 30000000 }, { 1, 2, p2, 7, 20000000 }, { 1, 3, p3, 9, 40000000 },
+        { 2, 1, p0, 1, 100000 },  { 2, 2, p1, 5, 30000 },    { 2, 2, p2, 7, 20000 },    { 2, 3, p3, 9, 40000 },
+    };
+    rep_add_grammar(b, &ga);
+    rep_add_grammar(b, &gb);
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++) rep_add_stack(b, &st[i]);
+    rep_summary_free(drawn_summary(b, path, svg_path));
+    FILE *f = fopen(svg_path, "r");
+    static char svg[1 << 16];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    fclose(f);
+    svg[n] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(svg, "\">a</text>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(svg, "\">b</text>"));
+    size_t frames[2] = { 0, 0 };
+    for (const char *p = svg; (p = strstr(p, "<g class=\"frame\" ")); p++) {
+        const char *name = strstr(p, "data-name=\"") + 11, *fill = strstr(p, " fill=\"") + 7;
+        int grammar = name[0] == 'b';
+        double hue = fill_hue(fill), want = grammar ? 205 : 25;
+        CU_ASSERT(fabs(hue - want) <= 23.0);   /* within the family's spread, 90 / 2 degrees */
+        frames[grammar]++;
+    }
+    CU_ASSERT_EQUAL(frames[0], 4);
+    CU_ASSERT_EQUAL(frames[1], 4);
 }
 
 int main(void)
@@ -1534,6 +1593,7 @@ int main(void)
         { "grammars sharing a name", test_merge_shared_name },
         { "detail-only metrics from detail frames only", test_merge_detail },
         { "SVG flame graph", test_flamegraph },
+        { "SVG flame graph: a colour family per grammar", test_flamegraph_grammar_colours },
         { "the runtime profiler's clocks", test_profile_clock },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)

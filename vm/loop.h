@@ -427,6 +427,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 NEXT;
             }
             e->pos = pos;
+            __atomic_store_n(&p->progress, pos, __ATOMIC_RELAXED);
             e->vs = CUR_VS;
             e->trail = CUR_TN;
             e->rec = CUR_REC;

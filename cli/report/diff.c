@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_THRESHOLD_TEXT 64   /* rep_threshold_text of any threshold fits */
+
 /* A threshold exceeded (or, in notes, exceeded within the sampling error). */
 typedef struct failure {
     const char          *label;   /* the rule's label, or "total" */
@@ -26,10 +28,11 @@ typedef struct failure {
 } failure;
 
 typedef struct diff_row {
-    const rep_srule  *base, *now;   /* NULL on the side where the rule is missing */
+    const rep_srule  *base, *now;   /* NULL on the side where the rule is missing; both for the totals */
     const rep_counts *bc, *nc;      /* their counts, or those of a rule never called on that side */
     const failure    *fail;         /* the thresholds the row exceeded, nfail of them */
     size_t            nfail;
+    const char       *fails_text;   /* in CSV: the thresholds exceeded, "calls>+5% memo>+30%" */
 } diff_row;
 
 /* The counts of a rule missing on a side: all 0, or, when no report of the
@@ -91,7 +94,7 @@ static uint32_t *labelled_rules(const rep_summary *s, size_t *n)
 
 static const char *row_label_text(const diff_row *r)
 {
-    return (r->now ? r->now : r->base)->label;
+    return r->now ? r->now->label : r->base ? r->base->label : "total";
 }
 
 /* The size of the change of a metric between the sides of a row; 0 when a
@@ -135,7 +138,7 @@ static diff_row *make_rows(const rep_summary *base, const rep_summary *now, rep_
     while (i < nb || j < nn) {
         const rep_srule *x = i < nb ? &base->rules[b[i]] : NULL, *y = j < nn ? &now->rules[n[j]] : NULL;
         int c = !x ? 1 : !y ? -1 : strcmp(x->label, y->label);
-        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL, NULL, NULL, NULL, 0 };
+        diff_row r = { c <= 0 ? x : NULL, c >= 0 ? y : NULL, NULL, NULL, NULL, 0, NULL };
         r.bc = counts_of(r.base, base);
         r.nc = counts_of(r.now, now);
         if (c <= 0) i++;
@@ -206,17 +209,29 @@ static void describe(const failure *f, char *text, size_t len)
                  (unsigned long long)n, unit, f->t->percent);
 }
 
-/* A metric summed over the rules of a summary: what a total.METRIC threshold
- * compares; for time the time of the parses, as the rules' times nest. */
-static uint64_t total_of(const rep_summary *s, rep_by metric)
+/* The counts summed over the rules of a summary: what a total.METRIC
+ * threshold compares, and the totals row of CSV; time is the time of the
+ * parses, as the rules' times nest. A detail-only count is summed over the
+ * rules that have it, and is unset when no report of the side has it; the
+ * maxima are unset. */
+static rep_counts total_counts(const rep_summary *s)
 {
-    if (metric == REP_BY_TIME) return s->time_ns;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->nrules; i++) {
-        uint64_t v = s->rules[i].used ? rep_metric(&s->rules[i].c, metric) : REP_UNSET;
-        if (v != REP_UNSET) sum = rep_sum(sum, v);
+    static const size_t summed[] = {
+        offsetof(rep_counts, calls),  offsetof(rep_counts, evals),   offsetof(rep_counts, memo),
+        offsetof(rep_counts, matched), offsetof(rep_counts, failed), offsetof(rep_counts, repeats),
+        offsetof(rep_counts, consumed), offsetof(rep_counts, wasted), offsetof(rep_counts, self_ns),
+    };
+    rep_counts c = s->detail_processes ? zero_counts : unset_counts;
+    c.max_repeats = c.max_repeats_pos = REP_UNSET;
+    for (size_t k = 0; k < sizeof summed / sizeof *summed; k++) {
+        uint64_t *sum = (uint64_t *)((char *)&c + summed[k]);
+        for (size_t i = 0; *sum != REP_UNSET && i < s->nrules; i++) {
+            uint64_t v = s->rules[i].used ? rep_field(&s->rules[i].c, summed[k]) : REP_UNSET;
+            if (v != REP_UNSET) *sum = rep_sum(*sum, v);
+        }
     }
-    return sum;
+    c.time_ns = s->time_ns;
+    return c;
 }
 
 /* The thresholds checked: every one exceeded, in row order then the totals,
@@ -238,7 +253,7 @@ static void check_one(checked *k, const rep_diff_options *o, const rep_threshold
     else if (interval && is_time(t->metric) && exceeds(o, t, 0, b, n)) k->notes[k->nnotes++] = f;
 }
 
-static int check(const rep_summary *base, const rep_summary *now, diff_row *rows, size_t nrows,
+static int check(diff_row *rows, size_t nrows, diff_row *totals, const rep_summary *base, const rep_summary *now,
                  const rep_diff_options *o, checked *k)
 {
     /* sampled on either side: the longer interval decides the sampling error */
@@ -261,13 +276,16 @@ static int check(const rep_summary *base, const rep_summary *now, diff_row *rows
         r->fail = &k->fail[first];
         r->nfail = k->nfail - first;
     }
+    size_t first = k->nfail;
     for (size_t j = 0; j < o->nfail; j++) {
         const rep_threshold *t = &o->fail[j];
         /* parse times are exact: read at the start and the end of each parse */
         if (t->total)
-            check_one(k, o, t, t->metric == REP_BY_TIME ? 0 : interval, "total", total_of(base, t->metric),
-                      total_of(now, t->metric));
+            check_one(k, o, t, t->metric == REP_BY_TIME ? 0 : interval, "total", rep_metric(totals->bc, t->metric),
+                      rep_metric(totals->nc, t->metric));
     }
+    totals->fail = &k->fail[first];
+    totals->nfail = k->nfail - first;
     return 0;
 }
 
@@ -332,7 +350,7 @@ static rep_cell row_label(const rep_column *c, const rep_table *t, const void *r
 
 static const char *status_text(const diff_row *r)
 {
-    return r->base && r->now ? "both" : r->now ? "appeared" : "disappeared";
+    return r->base && r->now ? "both" : r->now ? "appeared" : r->base ? "disappeared" : "total";
 }
 
 static rep_cell row_status(const rep_column *c, const rep_table *t, const void *row)
@@ -340,6 +358,13 @@ static rep_cell row_status(const rep_column *c, const rep_table *t, const void *
     (void)c;
     (void)t;
     return (rep_cell){ .kind = REP_CELL_TEXT, .text = status_text(row) };
+}
+
+static rep_cell row_fails(const rep_column *c, const rep_table *t, const void *row)
+{
+    (void)c;
+    (void)t;
+    return (rep_cell){ .kind = REP_CELL_TEXT, .text = ((const diff_row *)row)->fails_text };
 }
 
 /* The rule, "(appeared)" or "(disappeared)", and the thresholds it exceeded:
@@ -388,6 +413,7 @@ static const rep_column diff_columns[] = {
     CSV_SIDES(wasted),
     CSV_SIDES(time_ns),
     CSV_SIDES(self_ns),
+    { "fails", REP_IN_CSV, 0, 0, row_fails, 0, NULL },
 };
 
 /* The counts JSON gives of each side and of its change; the times change as
@@ -537,7 +563,22 @@ static int print_json(const rep_summary *base, const rep_summary *now, const rep
     return rc;
 }
 
-static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out)
+/* A CSV row, with the thresholds it exceeded separated by spaces. */
+static void csv_row(const rep_table *table, const diff_row *row, FILE *out)
+{
+    char fails[MAX_THRESHOLD_TEXT * 100] = "";   /* pego report takes at most 100 --fail */
+    diff_row r = *row;
+    for (size_t i = 0, at = 0; i < r.nfail && at + MAX_THRESHOLD_TEXT < sizeof fails; i++) {
+        if (i) fails[at++] = ' ';
+        rep_threshold_text(r.fail[i].t, fails + at, MAX_THRESHOLD_TEXT);
+        at += strlen(fails + at);
+    }
+    r.fails_text = r.nfail ? fails : NULL;
+    rep_csv_row(table, &r, out);
+}
+
+/* The rows shown, then the totals. */
+static void csv_diff(const diff_row *rows, size_t nrows, const diff_row *totals, size_t limit, FILE *out)
 {
     rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
     rep_csv_heading(&table, out);
@@ -545,8 +586,9 @@ static void csv_diff(const diff_row *rows, size_t nrows, size_t limit, FILE *out
     for (size_t i = 0; i < nrows; i++)
         if (row_shown(&rows[i], shown, limit)) {
             shown++;
-            rep_csv_row(&table, &rows[i], out);
+            csv_row(&table, &rows[i], out);
         }
+    csv_row(&table, totals, out);
 }
 
 /* A GitHub workflow command's message or property, escaped as the runner
@@ -585,11 +627,13 @@ long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_d
     size_t nrows;
     checked k = { 0 };
     diff_row *rows = make_rows(base, now, o->by, &nrows);
-    long rc = rows && check(base, now, rows, nrows, o, &k) == 0 ? 0 : -1;
+    rep_counts base_totals = total_counts(base), new_totals = total_counts(now);
+    diff_row totals = { NULL, NULL, &base_totals, &new_totals, NULL, 0, NULL };
+    long rc = rows && check(rows, nrows, &totals, base, now, o, &k) == 0 ? 0 : -1;
     if (rc == 0 && o->format == REP_FORMAT_JSON) {
         if (print_json(base, now, o, rows, nrows, &k, out) < 0) rc = -1;
     } else if (rc == 0 && o->format == REP_FORMAT_CSV) {
-        csv_diff(rows, nrows, o->rows, out);
+        csv_diff(rows, nrows, &totals, o->rows, out);
     } else if (rc == 0) {
         text_diff(base, now, o, rows, nrows, &k, out);
     }

@@ -1,7 +1,10 @@
 /* Flame graphs from the merged calling-context tree: folded stacks (for
  * flamegraph.pl, inferno and speedscope's importer), a self-contained SVG
- * flame graph drawn here, and speedscope's own JSON file format (a sampled
- * profile with one weighted sample per tree node). Frame names are rule names,
+ * flame graph drawn here (with the script of flame_script.h to zoom and
+ * search; its colours a family per grammar in a batch of several, or in a
+ * differential graph the change of each frame against a base), and
+ * speedscope's own JSON file format (a sampled profile with one weighted
+ * sample per tree node). Frame names are rule names,
  * or grammar:rule labels when the reports hold several grammars. The tree's
  * nodes are created parent first, so a parent's index is below its children's:
  * every walk here is a loop over indices or over the child and sibling links,
@@ -9,19 +12,22 @@
 #include "summary.h"
 
 #include "columns.h"
+#include "flame_script.h"
 #include "pego.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SVG_WIDTH      1200.0
 #define SVG_MARGIN     10.0
 #define SVG_TOP        44.0     /* room for the title lines */
+#define SVG_LEGEND     16.0     /* the line of grammar colours, with several grammars */
+#define SVG_BOTTOM     24.0     /* room for the details and matched lines */
 #define SVG_ROW        16.0
 #define SVG_MIN_WIDTH  0.1      /* frames narrower than this (px) are not drawn */
-#define SVG_CHAR_WIDTH 7.0      /* an estimate for 12px Verdana */
+#define SVG_CHAR_WIDTH 7.0      /* an estimate for 12px Verdana (the script's too) */
 
 static int single_grammar(const rep_summary *s)
 {
@@ -45,14 +51,22 @@ static uint32_t next_node(const rep_summary *s, uint32_t n)
     return n == REP_NONE ? REP_NONE : s->nodes[n].sibling;
 }
 
-int rep_print_folded(const rep_summary *s, int weight_calls, FILE *out)
+/* A node's own weight: its calls, or its self time in ns. */
+static uint64_t own_weight(const rep_summary *s, int weight_calls, uint32_t n)
 {
-    int bare = single_grammar(s), rc = 0;
+    return weight_calls ? s->nodes[n].calls : s->nodes[n].self_ns;
+}
+
+/* Calls visit(ud, node, path, len) for every node in depth-first order with
+ * its path of frame names joined by ';'; 0, or -1 when out of memory. */
+static int walk_paths(const rep_summary *s, int bare, void (*visit)(void *ud, uint32_t n, const char *path, size_t len),
+                      void *ud)
+{
     size_t *plen = malloc((s->nnodes ? s->nnodes : 1) * sizeof *plen);
     char *path = NULL;
     size_t cap = 0;
-    if (!plen) return -1;
-    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n)) {
+    int rc = plen ? 0 : -1;
+    for (uint32_t n = s->root; rc == 0 && n != REP_NONE; n = next_node(s, n)) {
         const rep_snode *node = &s->nodes[n];
         size_t at = node->parent == REP_NONE ? 0 : plen[node->parent];
         const char *name = frame_name(s, bare, n);
@@ -71,20 +85,38 @@ int rep_print_folded(const rep_summary *s, int weight_calls, FILE *out)
         if (at) path[at++] = ';';
         strcpy(path + at, name);
         plen[n] = at + strlen(name);
-        uint64_t w = weight_calls ? node->calls : rep_us(node->self_ns);
-        if (w) fprintf(out, "%.*s %llu\n", (int)plen[n], path, (unsigned long long)w);
+        visit(ud, n, path, plen[n]);
     }
     free(path);
     free(plen);
     return rc;
 }
 
-/* Self time summed over each node's subtree. */
-static uint64_t *subtree_self(const rep_summary *s)
+typedef struct folded_out {
+    const rep_summary *s;
+    int                weight_calls;
+    FILE              *out;
+} folded_out;
+
+static void print_folded_line(void *ud, uint32_t n, const char *path, size_t len)
+{
+    folded_out *f = ud;
+    uint64_t w = f->weight_calls ? f->s->nodes[n].calls : rep_us(f->s->nodes[n].self_ns);
+    if (w) fprintf(f->out, "%.*s %llu\n", (int)len, path, (unsigned long long)w);
+}
+
+int rep_print_folded(const rep_summary *s, int weight_calls, FILE *out)
+{
+    folded_out f = { s, weight_calls, out };
+    return walk_paths(s, single_grammar(s), print_folded_line, &f);
+}
+
+/* The weight summed over each node's subtree. */
+static uint64_t *subtree_sums(const rep_summary *s, int weight_calls)
 {
     uint64_t *sum = malloc((s->nnodes ? s->nnodes : 1) * sizeof *sum);
     if (!sum) return NULL;
-    for (size_t i = 0; i < s->nnodes; i++) sum[i] = s->nodes[i].self_ns;
+    for (size_t i = 0; i < s->nnodes; i++) sum[i] = own_weight(s, weight_calls, (uint32_t)i);
     for (size_t i = s->nnodes; i-- > 0;)
         if (s->nodes[i].parent != REP_NONE) sum[s->nodes[i].parent] = rep_sum(sum[s->nodes[i].parent], sum[i]);
     return sum;
@@ -108,13 +140,125 @@ static void xml_text(FILE *out, const char *s, size_t n)
     }
 }
 
+/* ---- colours ---- */
+
+typedef struct rgb {
+    int r, g, b;
+} rgb;
+
 /* A warm colour from the frame name, the same on every run. */
-static void frame_colour(const char *name, int *r, int *g, int *b)
+static rgb hot_colour(const char *name)
 {
     uint64_t h = rep_hash(name, strlen(name));
-    *r = 205 + (int)(h % 50);
-    *g = 80 + (int)((h >> 8) % 150);
-    *b = (int)((h >> 16) % 60);
+    return (rgb){ 205 + (int)(h % 50), 80 + (int)((h >> 8) % 150), (int)((h >> 16) % 60) };
+}
+
+static rgb hsl_colour(double hue, double sat, double light)
+{
+    double c = (1 - fabs(2 * light - 1)) * sat, hp = fmod(hue, 360.0) / 60.0;
+    double x = c * (1 - fabs(fmod(hp, 2.0) - 1)), m = light - c / 2, v[3];
+    int k = (int)hp;
+    v[0] = k == 0 || k == 5 ? c : k == 1 || k == 4 ? x : 0;
+    v[1] = k == 0 || k == 3 ? x : k == 1 || k == 2 ? c : 0;
+    v[2] = k == 2 || k == 5 ? x : k >= 3 ? c : 0;
+    return (rgb){ (int)lround(255 * (v[0] + m)), (int)lround(255 * (v[1] + m)), (int)lround(255 * (v[2] + m)) };
+}
+
+/* In a batch of n grammars, the family of the grammar at place (of the used
+ * grammars by label): its hue, evenly spaced around the wheel from orange,
+ * so that a grammar keeps its own colour however small its frames; within
+ * it, the rule name varies the hue a little, the saturation and lightness. */
+static double family_hue(size_t place, size_t n)
+{
+    return 25.0 + 360.0 * (double)place / (double)n;
+}
+
+static rgb family_colour(const char *rule, size_t place, size_t n)
+{
+    uint64_t h = rep_hash(rule, strlen(rule));
+    double spread = 90.0 / (double)n;
+    return hsl_colour(family_hue(place, n) + spread * ((double)(h % 101) / 100.0 - 0.5) + 360.0,
+                      0.55 + 0.3 * (double)((h >> 8) % 101) / 100.0, 0.5 + 0.2 * (double)((h >> 16) % 101) / 100.0);
+}
+
+/* A frame of a differential graph: from grey (unchanged) to red (grew) or
+ * blue (shrank), by the relative change (now - base) / max(now, base), which
+ * is 1 for a frame not in the base. */
+static double relative_change(uint64_t base, uint64_t now)
+{
+    uint64_t most = base > now ? base : now;
+    return most ? ((double)now - (double)base) / (double)most : 0;
+}
+
+static rgb change_colour(double change)
+{
+    static const rgb grey = { 220, 220, 220 }, red = { 240, 50, 40 }, blue = { 60, 110, 240 };
+    const rgb *to = change > 0 ? &red : &blue;
+    double t = fabs(change);
+    return (rgb){ (int)lround(grey.r + t * (to->r - grey.r)), (int)lround(grey.g + t * (to->g - grey.g)),
+                  (int)lround(grey.b + t * (to->b - grey.b)) };
+}
+
+/* ---- the SVG ---- */
+
+/* What a flame graph draws: the summary's tree, each frame as wide as its
+ * weight summed over its subtree (sum), starting at start (in weight units);
+ * in a differential graph, the base's sum of the same path (base_sum). */
+typedef struct flame {
+    const rep_summary       *s;
+    const rep_flame_options *o;
+    int                      bare;
+    uint64_t                *sum, *start, total;
+    unsigned                *depth;
+    size_t                  *place;         /* each grammar's place among the used ones, by label */
+    size_t                   ngrammars;     /* used grammars: colour families when more than one */
+    const rep_summary       *base;          /* differential: the base, else NULL */
+    uint64_t                *base_sum;      /* differential: per node, 0 for a path not in the base */
+    uint32_t                *in_base;       /* differential: the base node of the path, or REP_NONE */
+    uint64_t                 gone_paths, gone_weight;   /* differential: base paths not drawn */
+} flame;
+
+static double frame_width(const flame *f, uint32_t n, double plot)
+{
+    return f->total ? plot * (double)f->sum[n] / (double)f->total : 0;
+}
+
+/* "1234 us" or "1234 calls". */
+static void weight_text(const flame *f, uint64_t w, char *text, size_t len)
+{
+    if (f->o->weight_calls) snprintf(text, len, "%llu calls", (unsigned long long)w);
+    else snprintf(text, len, "%llu us", (unsigned long long)rep_us(w));
+}
+
+static void write_tooltip(const flame *f, uint32_t n, const char *name, FILE *out)
+{
+    const rep_snode *node = &f->s->nodes[n];
+    double share = 100.0 * (double)f->sum[n] / (double)f->total;
+    xml_text(out, name, strlen(name));
+    if (f->o->weight_calls)
+        fprintf(out, ": %llu calls with the frames above it (%.2f%%), %llu of its own, %llu us self",
+                (unsigned long long)f->sum[n], share, (unsigned long long)node->calls,
+                (unsigned long long)rep_us(node->self_ns));
+    else
+        fprintf(out, ": %llu us (%.2f%%), %llu calls, %llu us self", (unsigned long long)rep_us(f->sum[n]), share,
+                (unsigned long long)node->calls, (unsigned long long)rep_us(node->self_ns));
+    if (!f->base) return;
+    if (f->in_base[n] == REP_NONE) {
+        fputs("; not in the base", out);
+        return;
+    }
+    char base[48];
+    weight_text(f, f->base_sum[n], base, sizeof base);
+    fprintf(out, "; base %s", base);
+    if (f->base_sum[n]) fprintf(out, ", %+.1f%%", 100.0 * ((double)f->sum[n] - (double)f->base_sum[n]) / (double)f->base_sum[n]);
+}
+
+static rgb frame_colour(const flame *f, uint32_t n, const char *name)
+{
+    if (f->base) return change_colour(relative_change(f->base_sum[n], f->sum[n]));
+    if (f->ngrammars <= 1) return hot_colour(name);
+    const rep_srule *r = &f->s->rules[f->s->nodes[n].rule];
+    return family_colour(r->name, f->place[r->grammar], f->ngrammars);
 }
 
 /* How many bytes of a UTF-8 name fit in width pixels (whole characters). */
@@ -133,66 +277,108 @@ static size_t fitting_bytes(const char *name, double width, int *cut)
     return i;
 }
 
-static int write_svg(const rep_summary *s, FILE *out, const uint64_t *sum, double *x, double *next, unsigned *depth)
+static void write_frame(const flame *f, uint32_t n, double plot, double height, FILE *out)
 {
-    int bare = single_grammar(s);
-    uint64_t total = 0;
-    for (uint32_t n = s->root; n != REP_NONE; n = s->nodes[n].sibling) total = rep_sum(total, sum[n]);
-    double plot = SVG_WIDTH - 2 * SVG_MARGIN;
-    /* positions and depths, parents first; a parent's children start at its
-     * left edge, next[] is where its next child goes */
-    double root_x = SVG_MARGIN;
-    unsigned levels = 0;
-    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n)) {
-        const rep_snode *node = &s->nodes[n];
-        double w = total ? plot * (double)sum[n] / (double)total : 0;
-        double *at = node->parent == REP_NONE ? &root_x : &next[node->parent];
-        x[n] = next[n] = *at;
-        *at += w;
-        depth[n] = node->parent == REP_NONE ? 0 : depth[node->parent] + 1;
-        if (w >= SVG_MIN_WIDTH && depth[n] + 1 > levels) levels = depth[n] + 1;
+    const char *name = frame_name(f->s, f->bare, n);
+    double w = frame_width(f, n, plot), x = SVG_MARGIN + plot * (double)f->start[n] / (double)f->total;
+    double y = height - SVG_BOTTOM - (f->depth[n] + 1) * SVG_ROW;
+    rgb c = frame_colour(f, n, name);
+    fprintf(out, "<g class=\"frame\" data-s=\"%llu\" data-v=\"%llu\" data-name=\"", (unsigned long long)f->start[n],
+            (unsigned long long)f->sum[n]);
+    xml_text(out, name, strlen(name));
+    fputs("\"><title>", out);
+    write_tooltip(f, n, name, out);
+    fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>",
+            x, y, w, SVG_ROW - 1, c.r, c.g, c.b);
+    int cut;
+    size_t fit = fitting_bytes(name, w - 6, &cut);
+    fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + SVG_ROW - 4.5);
+    xml_text(out, name, fit);
+    if (cut && fit) fputs("..", out);
+    fputs("</text></g>\n", out);
+}
+
+/* The line under the title: what was measured and what widths and colours mean. */
+static void write_subtitle(const flame *f, FILE *out)
+{
+    const rep_summary *s = f->s;
+    const char *what = f->o->weight_calls ? "calls" : "self time";
+    char total[48];
+    weight_text(f, f->total, total, sizeof total);
+    fprintf(out, "<text x=\"%.1f\" y=\"36\" fill=\"#555\">", SVG_MARGIN);
+    if (f->base) {
+        char gone[48];
+        weight_text(f, f->gone_weight, gone, sizeof gone);
+        fprintf(out, "new: %llu process%s, %s; widths as in a flame graph of new, red grew and blue shrank against "
+                     "the base (%llu base path%s of %s not drawn)",
+                (unsigned long long)s->processes, s->processes == 1 ? "" : "es", total,
+                (unsigned long long)f->gone_paths, f->gone_paths == 1 ? "" : "s", gone);
+    } else {
+        fprintf(out, "%llu process%s, %llu parse%s, %s; widths are %s summed over each frame and the frames above it",
+                (unsigned long long)s->processes, s->processes == 1 ? "" : "es", (unsigned long long)s->parses,
+                s->parses == 1 ? "" : "s", total, what);
     }
-    double height = SVG_TOP + levels * SVG_ROW + SVG_MARGIN;
+    fputs("</text>\n", out);
+}
+
+/* With several grammars: a swatch of each grammar's colour family and its name. */
+static void write_legend(const flame *f, FILE *out)
+{
+    double x = SVG_MARGIN;
+    for (size_t place = 0; place < f->ngrammars; place++)
+        for (size_t i = 0; i < f->s->ngrammars; i++) {
+            const rep_sgrammar *g = &f->s->grammars[i];
+            if (!g->used || f->place[i] != place) continue;
+            rgb c = hsl_colour(family_hue(place, f->ngrammars), 0.7, 0.6);
+            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
+                         "<text x=\"%.1f\" y=\"%.1f\">", x, SVG_TOP - 2, c.r, c.g, c.b, x + 16, SVG_TOP + 8);
+            xml_text(out, g->label, strlen(g->label));
+            fputs("</text>\n", out);
+            x += 16 + SVG_CHAR_WIDTH * (double)strlen(g->label) + 16;
+        }
+}
+
+static void write_svg(const flame *f, FILE *out)
+{
+    const rep_summary *s = f->s;
+    double width = f->o->width, plot = width - 2 * SVG_MARGIN;
+    double top = SVG_TOP + (f->ngrammars > 1 && !f->base ? SVG_LEGEND : 0);
+    unsigned levels = 0;
+    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n))
+        if (frame_width(f, n, plot) >= SVG_MIN_WIDTH && f->depth[n] + 1 > levels) levels = f->depth[n] + 1;
+    double height = top + levels * SVG_ROW + SVG_BOTTOM;
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"12\">\n",
-            SVG_WIDTH, height, SVG_WIDTH, height);
+            width, height, width, height);
+    fputs("<style type=\"text/css\">.frame { cursor: pointer; } .frame:hover rect { stroke: #000; stroke-width: 0.5; } "
+          ".control { cursor: pointer; fill: #1a4bd6; } .control.on { font-weight: bold; fill: #c000c0; } "
+          ".hide { display: none; } .parent { opacity: 0.6; }</style>\n",
+          out);
     fprintf(out, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fdfdf6\"/>\n",
-            SVG_WIDTH, height);
-    fprintf(out, "<text x=\"%.1f\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">Pego flame graph</text>\n",
-            SVG_WIDTH / 2);
-    fprintf(out, "<text x=\"%.1f\" y=\"36\" fill=\"#555\">%llu process%s, %llu parse%s, %llu us of self time; "
-                 "widths are self time summed over each frame and the frames above it</text>\n",
-            SVG_MARGIN, (unsigned long long)s->processes, s->processes == 1 ? "" : "es",
-            (unsigned long long)s->parses, s->parses == 1 ? "" : "s", (unsigned long long)rep_us(total));
-    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n)) {
-        double w = total ? plot * (double)sum[n] / (double)total : 0;
-        if (w < SVG_MIN_WIDTH) continue;
-        const char *name = frame_name(s, bare, n);
-        double y = height - SVG_MARGIN - (depth[n] + 1) * SVG_ROW;
-        int r, g, b;
-        frame_colour(name, &r, &g, &b);
-        fputs("<g class=\"frame\"><title>", out);
-        xml_text(out, name, strlen(name));
-        fprintf(out, ": %llu us (%.2f%%), %llu calls, %llu us self</title>", (unsigned long long)rep_us(sum[n]),
-                100.0 * (double)sum[n] / (double)total, (unsigned long long)s->nodes[n].calls,
-                (unsigned long long)rep_us(s->nodes[n].self_ns));
-        fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>",
-                x[n], y, w, SVG_ROW - 1, r, g, b);
-        int cut;
-        size_t fit = fitting_bytes(name, w - 6, &cut);
-        if (fit) {
-            fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x[n] + 3, y + SVG_ROW - 4.5);
-            xml_text(out, name, fit);
-            if (cut) fputs("..", out);
-            fputs("</text>", out);
-        }
-        fputs("</g>\n", out);
-    }
-    if (total == 0)
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">no self time was recorded</text>\n", SVG_MARGIN, SVG_TOP + 12);
+            width, height);
+    fprintf(out, "<text x=\"%.1f\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">", width / 2);
+    const char *title = f->o->title ? f->o->title : f->base ? "Pego differential flame graph" : "Pego flame graph";
+    xml_text(out, title, strlen(title));
+    fputs("</text>\n", out);
+    fprintf(out, "<text id=\"reset-zoom\" class=\"control hide\" x=\"%.1f\" y=\"20\">Reset Zoom</text>\n", SVG_MARGIN);
+    fprintf(out, "<text id=\"search\" class=\"control\" x=\"%.1f\" y=\"20\" text-anchor=\"end\">Search</text>\n",
+            width - SVG_MARGIN);
+    fprintf(out, "<text id=\"ignore-case\" class=\"control\" x=\"%.1f\" y=\"20\" text-anchor=\"end\">ic</text>\n",
+            width - SVG_MARGIN - 96);   /* clear of "Reset Search" */
+    write_subtitle(f, out);
+    if (f->ngrammars > 1 && !f->base) write_legend(f, out);
+    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n))
+        if (frame_width(f, n, plot) >= SVG_MIN_WIDTH) write_frame(f, n, plot, height, out);
+    if (f->total == 0)
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">no %s was recorded</text>\n", SVG_MARGIN, top + 12,
+                f->o->weight_calls ? "call" : "self time");
+    fprintf(out, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", SVG_MARGIN, height - 8);
+    fprintf(out, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n", width - SVG_MARGIN,
+            height - 8);
+    fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar margin = %.1f, plot = %.1f, total = %llu;\n%s]]></script>\n",
+            SVG_MARGIN, plot, (unsigned long long)f->total, flame_script);
     fputs("</svg>\n", out);
-    return 0;
 }
 
 /* Opens path for writing an output file ("-": standard output). */
@@ -219,24 +405,168 @@ static int close_output(FILE *f, const char *path, int rc, char *err, size_t err
     return rc;
 }
 
-int rep_write_flamegraph(const rep_summary *s, const char *path, char *err, size_t errlen)
+/* Starts and depths, parents first: a parent's children start at its left
+ * edge, in weight units. */
+static void lay_out(flame *f, uint64_t *next)
 {
-    size_t n = s->nnodes ? s->nnodes : 1;
-    uint64_t *sum = subtree_self(s);
-    double *x = malloc(n * sizeof *x), *next = malloc(n * sizeof *next);
-    unsigned *depth = malloc(n * sizeof *depth);
+    const rep_summary *s = f->s;
+    uint64_t root_next = 0;
+    f->total = 0;
+    for (uint32_t n = s->root; n != REP_NONE; n = s->nodes[n].sibling) f->total = rep_sum(f->total, f->sum[n]);
+    for (uint32_t n = s->root; n != REP_NONE; n = next_node(s, n)) {
+        const rep_snode *node = &s->nodes[n];
+        uint64_t *at = node->parent == REP_NONE ? &root_next : &next[node->parent];
+        f->start[n] = next[n] = *at;
+        *at += f->sum[n];
+        f->depth[n] = node->parent == REP_NONE ? 0 : f->depth[node->parent] + 1;
+    }
+}
+
+static int by_grammar_label(const void *a, const void *b, void *ctx)
+{
+    const rep_summary *s = ctx;
+    return strcmp(s->grammars[*(const size_t *)a].label, s->grammars[*(const size_t *)b].label);
+}
+
+/* Each used grammar's place among them by label: its colour family. */
+static int place_grammars(flame *f)
+{
+    const rep_summary *s = f->s;
+    size_t *order = malloc((s->ngrammars ? s->ngrammars : 1) * sizeof *order);
+    f->place = malloc((s->ngrammars ? s->ngrammars : 1) * sizeof *f->place);
+    if (!order || !f->place) {
+        free(order);
+        return -1;
+    }
+    f->ngrammars = 0;
+    for (size_t i = 0; i < s->ngrammars; i++)
+        if (s->grammars[i].used) order[f->ngrammars++] = i;
+    qsort_r(order, f->ngrammars, sizeof *order, by_grammar_label, (void *)s);
+    for (size_t i = 0; i < f->ngrammars; i++) f->place[order[i]] = i;
+    free(order);
+    return 0;
+}
+
+/* ---- the paths of a differential graph, matched by their labels ---- */
+
+typedef struct labelled_path {
+    char    *path;
+    uint32_t node;
+} labelled_path;
+
+typedef struct path_list {
+    labelled_path *v;
+    size_t         n;
+    int            failed;
+} path_list;
+
+static void collect_path(void *ud, uint32_t n, const char *path, size_t len)
+{
+    path_list *l = ud;
+    char *copy = l->failed ? NULL : strndup(path, len);
+    if (!copy) {
+        l->failed = 1;
+        return;
+    }
+    l->v[l->n++] = (labelled_path){ copy, n };
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const labelled_path *)a)->path, ((const labelled_path *)b)->path);
+}
+
+/* Every node's path of grammar:rule labels, sorted; 0, or -1 when out of memory. */
+static int sorted_paths(const rep_summary *s, path_list *l)
+{
+    l->n = 0;
+    l->failed = 0;
+    l->v = malloc((s->nnodes ? s->nnodes : 1) * sizeof *l->v);
+    if (!l->v || walk_paths(s, 0, collect_path, l) < 0) l->failed = 1;
+    if (!l->failed) qsort(l->v, l->n, sizeof *l->v, by_path);
+    return l->failed ? -1 : 0;
+}
+
+static void free_paths(path_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->v[i].path);
+    free(l->v);
+}
+
+/* For every node of the new tree, the base node of the same path and the
+ * base's sum there; the base paths that new lacks, and their own weight. */
+static int match_base(flame *f, const uint64_t *base_sum_of_node)
+{
+    path_list b, n;
+    int rc = sorted_paths(f->base, &b) < 0 || sorted_paths(f->s, &n) < 0 ? -1 : 0;
+    for (size_t i = 0; i < f->s->nnodes; i++) {
+        f->in_base[i] = REP_NONE;
+        f->base_sum[i] = 0;
+    }
+    f->gone_paths = f->gone_weight = 0;
+    for (size_t i = 0, j = 0; rc == 0 && (i < b.n || j < n.n);) {
+        int c = i == b.n ? 1 : j == n.n ? -1 : strcmp(b.v[i].path, n.v[j].path);
+        if (c == 0) {
+            f->in_base[n.v[j].node] = b.v[i].node;
+            f->base_sum[n.v[j].node] = base_sum_of_node[b.v[i].node];
+        } else if (c < 0) {
+            f->gone_paths++;
+            f->gone_weight = rep_sum(f->gone_weight, own_weight(f->base, f->o->weight_calls, b.v[i].node));
+        }
+        if (c <= 0) i++;
+        if (c >= 0) j++;
+    }
+    free_paths(&b);
+    free_paths(&n);
+    return rc;
+}
+
+/* Draws now (against base when not NULL) into path. */
+static int write_flame(const rep_summary *now, const rep_summary *base, const rep_flame_options *o, const char *path,
+                       char *err, size_t errlen)
+{
+    size_t n = now->nnodes ? now->nnodes : 1;
+    flame f = { .s = now, .o = o, .bare = single_grammar(now), .base = base };
+    uint64_t *next = malloc(n * sizeof *next), *base_sums = base ? subtree_sums(base, o->weight_calls) : NULL;
+    f.sum = subtree_sums(now, o->weight_calls);
+    f.start = malloc(n * sizeof *f.start);
+    f.depth = malloc(n * sizeof *f.depth);
+    if (base) {
+        f.base_sum = malloc(n * sizeof *f.base_sum);
+        f.in_base = malloc(n * sizeof *f.in_base);
+    }
     int rc = -1;
-    if (!sum || !x || !next || !depth) {
+    if (!next || !f.sum || !f.start || !f.depth || place_grammars(&f) < 0 ||
+        (base && (!base_sums || !f.base_sum || !f.in_base || match_base(&f, base_sums) < 0))) {
         snprintf(err, errlen, "out of memory");
     } else {
-        FILE *f = open_output(path, err, errlen);
-        if (f) rc = close_output(f, path, write_svg(s, f, sum, x, next, depth), err, errlen);
+        lay_out(&f, next);
+        FILE *out = open_output(path, err, errlen);
+        if (out) {
+            write_svg(&f, out);
+            rc = close_output(out, path, 0, err, errlen);
+        }
     }
-    free(sum);
-    free(x);
     free(next);
-    free(depth);
+    free(base_sums);
+    free(f.sum);
+    free(f.start);
+    free(f.depth);
+    free(f.place);
+    free(f.base_sum);
+    free(f.in_base);
     return rc;
+}
+
+int rep_write_flamegraph(const rep_summary *s, const rep_flame_options *o, const char *path, char *err, size_t errlen)
+{
+    return write_flame(s, NULL, o, path, err, errlen);
+}
+
+int rep_write_diff_flamegraph(const rep_summary *base, const rep_summary *now, const rep_flame_options *o,
+                              const char *path, char *err, size_t errlen)
+{
+    return write_flame(now, base, o, path, err, errlen);
 }
 
 int rep_write_speedscope(const rep_summary *s, const char *path, char *err, size_t errlen)

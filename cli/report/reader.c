@@ -53,6 +53,8 @@ struct rep_reader {
     char           *clamped;         /* a line with its too large integers clamped */
     size_t          clamped_cap;
     int             stop;            /* out of memory, or the sink said stop */
+    int             counting;        /* rep_count_reports: find the files, say and read nothing */
+    uint64_t        files_done;      /* files read to their end; atomic, for rep_reader_files_done */
 
     /* the file being read */
     const char *name;
@@ -87,6 +89,7 @@ static void say(rep_reader *r, const char *fmt, ...) __attribute__((format(print
 /* Gives the sink one message: "NAME: TEXT". */
 static void say(rep_reader *r, const char *fmt, ...)
 {
+    if (r->counting) return;
     char text[512];
     int n = snprintf(text, sizeof text, "%s: ", r->name);
     if (n < 0 || (size_t)n >= sizeof text) n = 0;
@@ -171,6 +174,11 @@ void rep_reader_free(rep_reader *r)
 const rep_read_stats *rep_reader_stats(const rep_reader *r)
 {
     return &r->stats;
+}
+
+uint64_t rep_reader_files_done(const rep_reader *r)
+{
+    return __atomic_load_n(&r->files_done, __ATOMIC_RELAXED);
 }
 
 static const char *frames_read(unsigned long n)
@@ -908,6 +916,7 @@ static int read_file(rep_reader *r, const char *path)
     source src = { fd, NULL, 0, 0 };
     int rc = read_stream(r, &src);
     close(fd);
+    __atomic_fetch_add(&r->files_done, 1, __ATOMIC_RELAXED);
     return rc;
 }
 
@@ -957,7 +966,7 @@ static int read_dir(rep_reader *r, const char *dir, size_t *found)
             rc = read_dir(r, path, found);
         } else if (ends_with_zst(names[i]) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             (*found)++;
-            rc = read_file(r, path);
+            rc = r->counting ? 0 : read_file(r, path);
         }
         free(path);
     }
@@ -983,4 +992,15 @@ int rep_read_path(rep_reader *r, const char *path)
         say(r, "no reports found");
     }
     return rc;
+}
+
+uint64_t rep_count_reports(const char *path)
+{
+    rep_reader r = { .counting = 1 };
+    struct stat st;
+    if (stat(path, &st) < 0) return 0;
+    if (!S_ISDIR(st.st_mode)) return 1;
+    size_t found = 0;
+    read_dir(&r, path, &found);
+    return found;
 }

@@ -60,5 +60,11 @@ int rep_read_path(rep_reader *r, const char *path);
 int rep_read_memory(rep_reader *r, const char *name, const void *data, size_t len);
 
 const rep_read_stats *rep_reader_stats(const rep_reader *r);
+/* The files read to their end so far; may be called from another thread
+ * while the reader reads (the progress of pego report). */
+uint64_t rep_reader_files_done(const rep_reader *r);
+/* The report files rep_read_path would read under path (1 for a file that is
+ * no directory, 0 when it cannot be read), found the same way. */
+uint64_t rep_count_reports(const char *path);
 
 #endif

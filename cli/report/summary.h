@@ -172,8 +172,19 @@ int  rep_print_tables(const rep_summary *s, const rep_table_options *t, FILE *ou
 /* Folded stacks: "a;b;c WEIGHT" for nodes of non-zero weight (self µs, or
  * calls); 0, or -1 when out of memory. */
 int  rep_print_folded(const rep_summary *s, int weight_calls, FILE *out);
-/* The SVG flame graph and the speedscope file; 0, or -1 with a message in err. */
-int  rep_write_flamegraph(const rep_summary *s, const char *path, char *err, size_t errlen);
+typedef struct rep_flame_options {
+    const char *title;          /* NULL: "Pego flame graph" (or "Pego differential flame graph") */
+    unsigned    width;          /* pixels */
+    int         weight_calls;   /* widths from calls, else from self time */
+} rep_flame_options;
+
+/* The SVG flame graph, and the differential one (now's tree coloured by the
+ * change of each path against base); 0, or -1 with a message in err. */
+int  rep_write_flamegraph(const rep_summary *s, const rep_flame_options *o, const char *path, char *err,
+                          size_t errlen);
+int  rep_write_diff_flamegraph(const rep_summary *base, const rep_summary *now, const rep_flame_options *o,
+                               const char *path, char *err, size_t errlen);
+/* The speedscope file; 0, or -1 with a message in err. */
 int  rep_write_speedscope(const rep_summary *s, const char *path, char *err, size_t errlen);
 
 /* ---- differences (diff.c) ---- */

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Progress on standard error (cli/progress.c), through a pseudo-terminal.
+
+Usage: tests/progress.py   (PEGO, MKREPORT and srcdir from the environment)
+
+pego parse of an input that takes more than a second (a JSON document parsed
+with -memo all, doubled until its parse takes 1.6 s on this machine) must
+show, on a terminal, lines "FILE: N MB of M MB (P%), R MB/s, S s left", each
+rewritten in place ("\\r\\033[K" before it) and erased at the end; nothing on a
+pipe, and nothing with -q on the terminal. The same for pego report over a
+directory of report files ("reports: N of M files ..."), doubled until it
+takes 1.6 s. Exit status 0, or 1 with the failed checks.
+"""
+
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+PEGO = os.environ.get("PEGO", "./pego")
+MKREPORT = os.environ.get("MKREPORT", "./tests/mkreport")
+SRCDIR = os.environ.get("srcdir", ".")
+LONG = 1.6   # seconds: past the one second progress waits for, with room
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def on_pipe(args):
+    """Runs pego with standard error on a pipe: (stderr, seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.run([PEGO] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return p.stderr, time.monotonic() - t0
+
+
+def on_terminal(args):
+    """Runs pego with standard error on a pseudo-terminal: what it wrote there."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([PEGO] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:   # EIO: the terminal's other side is closed
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    p.wait()
+    return out
+
+
+def progress_checks(name, args, line_re, pipe_err):
+    """The progress of pego ARGS on a terminal and with -q; pipe_err is what it
+    wrote on a pipe."""
+    out = on_terminal(args).decode(errors="replace")
+    lines = out.split("\r\x1b[K")
+    shown = [l for l in lines if l]
+    print("%s on a terminal: %r" % (name, out[:300]))
+    check(out.startswith("\r\x1b[K") and out.endswith("\r\x1b[K"), name + ": each line is rewritten in place and erased at the end")
+    check(len(shown) >= 1 and all(re.fullmatch(line_re, l) for l in shown),
+          name + ": %d progress lines, each as expected" % len(shown))
+    check(pipe_err == b"", name + ": nothing on a pipe (%r)" % pipe_err[:100])
+    check(on_terminal(args[:1] + ["-q"] + args[1:]) == b"",
+          name + ": nothing with -q")
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    try:
+        # pego parse: double the input until the parse takes LONG seconds
+        item = '{"a": [1, 2.5, "xyz", true, null], "b": "hello world"}'
+        n = 65536
+        while True:
+            path = os.path.join(tmp, "input.json")
+            with open(path, "w") as f:
+                f.write("[" + ",".join([item] * n) + "]")
+            args = ["parse", "-g", os.path.join(SRCDIR, "fixtures/json.pego"), "-memo", "all", "-f", "none", path]
+            err, seconds = on_pipe(args)
+            if err or seconds >= LONG or n >= 1 << 22:
+                break
+            n *= 2
+        check(err == b"" and seconds >= LONG, "pego parse of %d bytes takes %.1f s" % (os.path.getsize(path), seconds))
+        num = r"[0-9.]+ (kB|MB|GB)"
+        progress_checks("pego parse", args, re.escape(path) + r": %s of %s \([0-9]+%%\), %s/s(, [0-9]+ s left)?"
+                        % (num, num, num), err)
+
+        # pego report: double the reports until reading them takes LONG seconds
+        reports = os.path.join(tmp, "reports")
+        os.makedirs(os.path.join(reports, "a"))
+        subprocess.run([MKREPORT, "--synthetic", "200", os.path.join(reports, "a")], check=True)
+        copies = 0
+        while True:
+            args = ["report", reports]
+            err, seconds = on_pipe(args)
+            if err or seconds >= LONG or copies >= 8:
+                break
+            shutil.copytree(reports, reports + ".copy")
+            shutil.move(reports + ".copy", os.path.join(reports, "copy%d" % copies))
+            copies += 1
+        check(err == b"" and seconds >= LONG, "pego report of %d files takes %.1f s" % (200 << copies, seconds))
+        progress_checks("pego report", args, r"reports: [0-9]+ of %d files \([0-9]+%%\), [0-9]+ files/s(, [0-9]+ s left)?"
+                        % (200 << copies), err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("progress: %d failed" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
