@@ -127,10 +127,11 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
     if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
     for (int k = 0; k < 2; k++) {
         const vm_count *c = &p->counts[k * g->nrules + rule];
-        out->calls += c->plain + c->calls;
-        out->evals += c->plain + c->evals;
+        uint64_t plain = c->plain_matched + c->plain_failed;
+        out->calls += plain + c->calls;
+        out->evals += plain + c->evals;
         out->memo += c->memo;
-        out->matched += c->plain - c->plain_failed + c->matched;
+        out->matched += c->plain_matched + c->matched;
         out->failed += c->plain_failed + c->failed;
         out->consumed += c->consumed;
     }

@@ -30,16 +30,27 @@
  * each is one call and one evaluation. */
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
 
-/* The profiled program's counters: a plain call of variant var; the return or
- * the failure of the plain frame e. Consumed input is counted in bytes, in
- * every unit (docs/report-format.md). */
-#define COUNT_CALL(var) (PROFILED ? (void)p->counts[var].plain++ : (void)0)
-#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].consumed += pos - (e)->pos, \
+/* The profiled program's counters: the return or the failure of the plain
+ * frame e. A counted parse matched, so every plain call ended in one of them:
+ * the calls are their sum (rt_parse_counts). Consumed input is counted in
+ * bytes, in every unit (docs/report-format.md). */
+#define COUNT_RETURN(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_matched++, \
+                                           p->counts[(e)->u.call.variant].consumed += pos - (e)->pos, \
                                            p->sample_top = (e)->u.call.caller) \
                                   : (void)0)
 #define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
+
+/* The profiled program's plain frame, which the sampler's signal handler reads
+ * (runtime/sampler.c): its kind, variant and caller are stored before
+ * sample_top points to it. Volatile stores keep that order for a handler on
+ * this thread; a compiler barrier would make the loop reload what it keeps in
+ * registers. */
+#define SAMPLED_FRAME(e, var) (*(volatile uint8_t *)&(e)->kind = E_CALL, \
+                               *(volatile uint32_t *)&(e)->u.call.variant = (uint32_t)(var), \
+                               *(volatile uint32_t *)&(e)->u.call.caller = p->sample_top, \
+                               p->sample_top = esn)
 
 /* The value stack and capture trail, in a variant that has them. */
 #define CUR_VS (VALUED ? vsn : 0u)
@@ -78,7 +89,6 @@
             e->u.call.ret = (to); \
             CALL_FRAME(e, (var), (lvl)); \
         } \
-        COUNT_CALL(var); \
         if (++depth > max_depth) goto too_deep; \
         plain_calls++; \
         ip = code + (body); \
@@ -718,7 +728,6 @@ oom:
 }
 
 #undef FLUSH_CALLS
-#undef COUNT_CALL
 #undef COUNT_RETURN
 #undef COUNT_FAILURE
 #undef CUR_VS

@@ -76,10 +76,10 @@ typedef struct {
 
 /* What the profiled program counts for a rule variant (vm/loop.h, vm/call.c),
  * from which rt_parse_counts makes the figures of pego_collector: plain calls
- * and those of them that failed (each is one evaluation; the others matched),
- * the general path's calls, evaluations, memo hits and outcomes, and the input
+ * that matched and that failed (each is one call and one evaluation), the
+ * general path's calls, evaluations, memo hits and outcomes, and the input
  * consumed by matched calls of both. */
-typedef struct { uint64_t plain, plain_failed, calls, evals, memo, matched, failed, consumed; } vm_count;
+typedef struct { uint64_t plain_matched, plain_failed, calls, evals, memo, matched, failed, consumed; } vm_count;
 
 /* What it counts for a chain of calls compiled in (cc_chain): entered, matched,
  * and the input they consumed; each rule of the chain made those calls. */

@@ -9,7 +9,6 @@
 #undef FRAME_DEPTH
 #define VM_RUN vm_run_profiled_recognize
 #define PROFILED 1
-#define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->u.call.caller = p->sample_top, \
-                                 __atomic_signal_fence(__ATOMIC_SEQ_CST), p->sample_top = esn)
+#define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
