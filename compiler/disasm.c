@@ -59,6 +59,14 @@ static void byte_char(rt_buf *b, unsigned c)
     else rt_buf_printf(b, "\\x%02x", c);
 }
 
+/* The rules of chain k compiled in at a level (cc_chain). */
+static void chain(rt_buf *b, const pego_grammar *g, int32_t k, int32_t level)
+{
+    const cc_chain *c = &g->chains[k];
+    for (uint32_t i = 0; i < c->n; i++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + i]].name);
+    rt_buf_printf(b, " (level %d)", level);
+}
+
 /* What counting site k stands for (cc_site). */
 static void site(rt_buf *b, const pego_grammar *g, int32_t k)
 {
@@ -124,12 +132,9 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'G':
         rt_buf_printf(b, " %s -> %u", g->rules[in->a % g->nrules].name, (unsigned)in->b);
         break;
-    case 'Z': {
-        const cc_chain *c = &g->chains[in->a];
-        for (uint32_t k = 0; k < c->n; k++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + k]].name);
-        rt_buf_printf(b, " (level %d)", in->b);
+    case 'Z':
+        chain(b, g, in->a, in->b);
         break;
-    }
     case 'S':
         rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);
         if (in->c >= 0) rt_buf_printf(b, "%d}", in->c); else rt_buf_adds(b, "}");
@@ -192,6 +197,9 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         rt_buf_addc(b, ' ');
         byte_char(b, (unsigned)in->b);
         if (in->c >= 0) { rt_buf_addc(b, ' '); byteset(b, &g->bytesets[in->c]); }
+        /* the profiled program's spans that are calls: their POUTs, in place */
+        if (in->flags & INS_COUNT) { rt_buf_adds(b, ", counts"); chain(b, g, in[2].a, in[2].b); }
+        if (in->flags & INS_COUNT_AFTER) { rt_buf_adds(b, ", counts"); chain(b, g, in[in->d - 1].a, in[in->d - 1].b); }
         break;
     case 'M': rt_buf_printf(b, " \"%s\"", g->expects[in->a]); break;
     case 'X': rt_buf_printf(b, " %s", g->rules[g->pratts[in->a].rule].name); break;

@@ -1376,35 +1376,56 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
     }
 }
 
+/* A byte span at code[at] that punctuation can fuse: a BSPAN, or in the
+ * profiled program a call compiled in whose body is one BSPAN (PIN, BSPAN,
+ * POUT of one chain). Nothing may jump into its parts after the first, nor,
+ * unless first, into the first. Returns its length in instructions (0: none),
+ * with its byte set and whether it is a call, counted. */
+static uint32_t fusable_span(const pego_grammar *g, const uint8_t *target, uint32_t at, int first,
+                             int32_t *set, int *counted)
+{
+    const vm_ins *c = &g->code[at];
+    if (at >= g->ncode || (!first && target[at])) return 0;
+    if (c->op == OP_BSPAN) {
+        *set = c->a;
+        *counted = 0;
+        return 1;
+    }
+    if (at >= g->prof_start && at + 2 < g->ncode && c[0].op == OP_PIN && c[1].op == OP_BSPAN &&
+        c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b && !target[at + 1] && !target[at + 2]) {
+        *set = c[1].a;
+        *counted = 1;
+        return 3;
+    }
+    return 0;
+}
+
 /* Punctuation between spans (JSON's  ws "," ws ) is one instruction in the fast
  * program: PUNCT does what a span, a one-byte literal and a span do, and skips
- * them; they stay in place for nothing jumps into them. */
+ * them; they stay in place for nothing jumps into them. In the profiled
+ * program a span may be a call compiled in (ws): PUNCT counts it too
+ * (INS_COUNT, INS_COUNT_AFTER), and reads its chain from its POUT in place. */
 static void fuse_punctuation(pego_grammar *g)
 {
     uint8_t *target = cc_xcalloc(g->ncode + 1, 1);
     mark_targets(g, target);
     for (uint32_t i = g->fast_start; i < g->ncode; i++) {
-        vm_ins *in = &g->code[i];
-        uint32_t at = i, n = 0;
+        uint32_t at = i;
         int32_t before = -1, after = -1;
-        if (in->op == OP_BSPAN && at + 1 < g->ncode && g->code[at + 1].op == OP_CHAR && !target[at + 1]) {
-            before = in->a;
-            at++;
-            n++;
-        }
+        int counted = 0;
+        uint8_t flags = 0;
+        uint32_t n = fusable_span(g, target, at, 1, &before, &counted);
+        if (n && (at + n >= g->ncode || g->code[at + n].op != OP_CHAR || target[at + n])) n = 0, before = -1;
+        if (n && counted) flags |= INS_COUNT;
+        at += n;
         if (g->code[at].op != OP_CHAR) continue;
         int32_t byte = g->code[at].a;
         n++;
-        if (at + 1 < g->ncode && g->code[at + 1].op == OP_BSPAN && !target[at + 1]) {
-            after = g->code[at + 1].a;
-            n++;
-        }
+        uint32_t more = fusable_span(g, target, at + 1, 0, &after, &counted);
+        if (more && counted) flags |= INS_COUNT_AFTER;
+        n += more;
         if (n < 2) continue;
-        in->op = OP_PUNCT;
-        in->a = before;
-        in->b = byte;
-        in->c = after;
-        in->d = (uint16_t)n;
+        g->code[i] = (vm_ins){ .op = OP_PUNCT, .flags = flags, .a = before, .b = byte, .c = after, .d = (uint16_t)n };
         i += n - 1;
     }
     cc_free(target);

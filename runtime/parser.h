@@ -266,11 +266,13 @@ struct pego_parser {
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
     /* What the sampler's signal handler reads (runtime/sampler.c): the
      * innermost call frame (its index in es + 1, 0: none; frames link to their
-     * callers), the calls compiled in that are running (their chains),
-     * and whether es is being moved. */
+     * callers), the calls compiled in that are running (their chains), the
+     * byte span of punctuation that is a call running (its chain + 1, 0: none;
+     * innermost), and whether es is being moved. */
     volatile uint32_t sample_top;
     volatile uint32_t inline_depth;
     volatile uint32_t inline_rule[CC_INLINE_LEVELS];
+    volatile uint32_t inline_span;
     volatile int      es_moving;
     /* where a repetition last began an iteration, for pego_parser_progress;
      * written and read with relaxed atomics, as another thread may read it */

@@ -105,15 +105,16 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     /* innermost first: the calls compiled in, then the call frames */
     uint32_t inl = p->inline_depth;
     if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
-    uint32_t k = p->sample_top;
+    uint32_t k = p->sample_top, span = p->inline_span;
     const pego_grammar *g = p->g;
     uint32_t chain = 0, in_chain = 0;       /* the rules of the chain being read, innermost first */
     for (uint32_t steps = 0;; steps++) {
         int64_t rule;
         if (in_chain) {
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
-        } else if (inl) {
-            chain = p->inline_rule[--inl];
+        } else if (span || inl) {
+            chain = span ? span - 1 : p->inline_rule[--inl];
+            span = 0;
             if (chain >= g->nchains) break;
             in_chain = g->chains[chain].n;
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
@@ -234,6 +235,7 @@ int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
                                                                                  : t.it_interval;
     p->sample_top = 0;
     p->inline_depth = 0;
+    p->inline_span = 0;
     p->es_moving = 0;
     sampling = p;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -42,6 +42,20 @@
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
 
+/* A byte span of PUNCT that is a call compiled in (profiled program): PIN,
+ * BSPAN and POUT in one, with the chain from out, its POUT in place; the
+ * sampler sees the call running in parser.inline_span. */
+#define SPAN_CALL(set, out) do { \
+        vm_chain_count *c_ = &p->chain_counts[(out)->a]; \
+        uint32_t from_ = pos; \
+        p->inline_span = (uint32_t)(out)->a + 1; \
+        while (pos < len && (set)[s[pos]]) pos++; \
+        p->inline_span = 0; \
+        c_->entered++; \
+        c_->matched++; \
+        c_->consumed += pos - from_; \
+    } while (0)
+
 /* The profiled program's plain frame, which the sampler's signal handler reads
  * (runtime/sampler.c): its kind, variant and caller are stored before
  * sample_top points to it. Volatile stores keep that order for a handler on
@@ -324,13 +338,15 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(PUNCT):
             if (ip->a >= 0) {
                 const uint8_t *set = g->bytesets[ip->a].in;
-                while (pos < len && set[s[pos]]) pos++;
+                if (PROFILED && (ip->flags & INS_COUNT)) SPAN_CALL(set, ip + 2);
+                else while (pos < len && set[s[pos]]) pos++;
             }
             if (pos >= len || s[pos] != (unsigned char)ip->b) goto fail;
             pos++;
             if (ip->c >= 0) {
                 const uint8_t *set = g->bytesets[ip->c].in;
-                while (pos < len && set[s[pos]]) pos++;
+                if (PROFILED && (ip->flags & INS_COUNT_AFTER)) SPAN_CALL(set, ip + ip->d - 1);
+                else while (pos < len && set[s[pos]]) pos++;
             }
             ip += ip->d;
             NEXT;

@@ -38,7 +38,7 @@
     X(DISPATCH, "D", "fast program: jump to the address jump table a gives for the next byte") \
     X(CHAR,     "H", "fast program: match byte a (an ASCII literal of one character)") \
     X(CHARV,    "H", "fast program: match byte a and push a Match of it") \
-    X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts") \
+    X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts (profiled program: a span may be a call, flags INS_COUNT and INS_COUNT_AFTER)") \
     X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
     X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, go on; else jump to b") \
     X(PDSKIP,   "O", "profiled program: a skipped call of deferrable rule d, first here: set its bit, count site b, jump to a; else count site c (c >= 0) and go on to the real call") \
@@ -91,6 +91,10 @@ typedef enum {
 #define INS_SCOPE 2u   /* REPNEXT: the iteration is a capture scope */
 #define INS_DEFER 4u   /* CALLG: a deferrable rule (memoized from its second call at a position) */
 #define INS_TAIL  8u   /* CALL, CALLG of the fast program: a RET follows (tail position) */
-#define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character spanned */
+#define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character
+                          spanned; PUNCT of the profiled program: the span before the byte is a
+                          call compiled in (its POUT is the third part) */
+#define INS_COUNT_AFTER 32u  /* PUNCT of the profiled program: the span after the byte is a call
+                                compiled in (its POUT is the last part) */
 
 #endif
