@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { V_NIL, V_INT, V_BOOL, V_STR, V_NODE };
-
-/* A value: for V_STR, x is the string's offset in p->strings and len its length;
- * for V_NODE, x is the node value; for V_INT and V_BOOL, the value. */
-typedef struct vm_aval { uint32_t kind, len; uint64_t x; } vm_aval;
-
 /* An iteration of map, foldl or foldr: the list's node value, the next index,
  * the element count, the built-in, and where the map's elements begin in
  * p->akids. */
@@ -28,6 +22,7 @@ typedef struct {
     uint32_t         body, from, to, start, end;
     uint32_t         created;      /* nodes made before the action ran */
     uint32_t         vn, in, kn;   /* heights: values, iterations, list elements */
+    vm_aval          result;       /* a predicate's value */
 } machine;
 
 static const char *type_name(machine *m, const vm_aval *v)
@@ -47,6 +42,7 @@ static const char *type_name(machine *m, const vm_aval *v)
 static vm_step error(machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static vm_step error(machine *m, const char *fmt, ...)
 {
+    if (m->act->predicate) return VM_FAIL;     /* a predicate's error is its failure (6.9) */
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -344,7 +340,12 @@ static vm_step run(machine *m, uint32_t *out)
         }
         case AC_LOCAL: if (push(m, p->avals[in->a]) < 0) return VM_OOM; break;
         case AC_STORE: p->avals[in->a] = *top; m->vn--; break;
-        case AC_VAR:   return error(m, "variable %.*s is not defined", (int)in->b, g->atext + in->a);
+        case AC_VAR: {
+            const vm_var *v = vm_var_find(p, (uint32_t)in->i);
+            if (!v) return error(m, "variable %.*s is not defined", (int)in->b, g->atext + in->a);
+            if (push(m, v->value) < 0) return VM_OOM;
+            break;
+        }
         case AC_NEW: {
             vm_step st = new_struct(m, in);
             if (st != VM_NEXT) return st;
@@ -483,6 +484,7 @@ static vm_step run(machine *m, uint32_t *out)
             in = code + in->a;
             continue;
         case AC_END:
+            if (m->act->predicate) { m->result = *top; return VM_NEXT; }
             if (top->kind != V_NIL && top->kind != V_NODE)
                 return error(m, "result must be a node, got %s", type_name(m, top));
             if (top->kind == V_NIL) { *out = VAL_NIL; return VM_NEXT; }
@@ -500,18 +502,65 @@ static vm_step run(machine *m, uint32_t *out)
     }
 }
 
+/* Runs m's program, its slots first set from locals. */
+static vm_step eval(machine *m, const uint32_t *locals, uint32_t *out)
+{
+    pego_parser *p = m->p;
+    uint32_t nslots = m->act->nslots;
+    if (nslots > p->capavals && rt_buf_grow((void **)&p->avals, &p->capavals, nslots, sizeof *p->avals) < 0)
+        return VM_OOM;
+    for (uint32_t i = 0; i < nslots; i++)
+        p->avals[i] = locals && i < CC_PRATT_SLOTS ? node_value(locals[i]) : (vm_aval){ V_NIL, 0, 0 };
+    m->vn = nslots;
+    return run(m, out);
+}
+
 vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_t to,
                        uint32_t start, uint32_t end, const uint32_t *locals, uint32_t *out)
 {
     machine m = { .p = p, .act = &p->g->actions[a], .body = v, .from = from, .to = to,
                   .start = start, .end = end, .created = p->tree.nnodes };
-    uint32_t nslots = m.act->nslots;
-    if (nslots > p->capavals && rt_buf_grow((void **)&p->avals, &p->capavals, nslots, sizeof *p->avals) < 0)
-        return VM_OOM;
-    for (uint32_t i = 0; i < nslots; i++)
-        p->avals[i] = locals && i < CC_PRATT_SLOTS ? node_value(locals[i]) : (vm_aval){ V_NIL, 0, 0 };
-    m.vn = nslots;
-    return run(&m, out);
+    return eval(&m, locals, out);
+}
+
+/* Where the captures of a predicate's scope begin on the trail: at the
+ * iteration of the loop whose REP is at rep, or (rep < 0) at the rule's frame
+ * or the Pratt line's. */
+static uint32_t scope_start(const pego_parser *p, uint32_t esn, int32_t rep)
+{
+    for (uint32_t i = esn; i-- > 0;) {
+        const vm_entry *e = &p->es[i];
+        if (rep >= 0 ? e->kind == E_ITER && e->u.iter.rep == (uint32_t)rep
+                     : e->kind == E_CALL || e->kind == E_GCALL || e->kind == E_SUB)
+            return e->trail;
+    }
+    return 0;
+}
+
+vm_step vm_predicate_run(pego_parser *p, vm_regs *r)
+{
+    const cc_action *act = &p->g->actions[r->ip->a];
+    rt_tree *t = &p->tree;
+    const uint32_t nodes = t->nnodes, kids = t->nkids, fields = t->nfields, refs = t->nrefs;
+    machine m = { .p = p, .act = act, .body = VAL_NIL, .from = scope_start(p, r->esn, r->ip->b), .to = r->tn,
+                  .start = r->pos, .end = r->pos, .created = nodes };
+    uint32_t unused;
+    vm_step st = eval(&m, NULL, &unused);
+    /* the nodes it made are no one's: they go */
+    t->nnodes = nodes;
+    t->nkids = kids;
+    t->nfields = fields;
+    t->nrefs = refs;
+    if (st != VM_NEXT) return st;
+    const vm_aval *v = &m.result;
+    if (act->define >= 0) {
+        if (v->kind != V_INT && v->kind != V_STR && v->kind != V_BOOL) return VM_FAIL;
+        if (vm_var_define(p, (uint32_t)act->define, *v) < 0) return VM_OOM;
+    } else if (v->kind == V_BOOL && !v->x) {
+        return VM_FAIL;
+    }
+    r->ip++;
+    return VM_NEXT;
 }
 
 vm_step vm_action_run(pego_parser *p, vm_regs *r)

@@ -22,7 +22,7 @@
     X(ELEMS,    "push a new list of the body's elements ($0)") \
     X(LOCAL,    "push slot a (a lambda parameter, $lhs, $rhs, $op)") \
     X(STORE,    "pop into slot a") \
-    X(VAR,      "variable atext[a, a + b): no variable is defined") \
+    X(VAR,      "push variable i, named atext[a, a + b); undefined: an error") \
     X(NEW,      "pop b values, push a struct node of type a with fields alabels[low 32 bits of i ...], named atext[high 32 bits of i]") \
     X(FIELD,    "replace the node on top by its field of label a (a < 0: no such label), named atext[b, b + i)") \
     X(STARTPOS, "replace the node on top by its start position") \
@@ -75,5 +75,11 @@ vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_
 /* ACTION: the body's value is on top of the value stack, the rule's frame on
  * top of the control stack. */
 vm_step vm_action_run(pego_parser *p, vm_regs *r);
+
+/* PRED (docs/language.md 5.1, 5.2): evaluates the predicate on the captures of
+ * its scope and the variables; VM_FAIL when its value is false, its evaluation
+ * an error, or (a definition) its value not an int, string or bool. The
+ * nodes it made are discarded. */
+vm_step vm_predicate_run(pego_parser *p, vm_regs *r);
 
 #endif
