@@ -322,7 +322,7 @@ int cc_predicate_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm
     compiler c = { .g = g, .ast = ast, .tm = tm };
     uint32_t code = here(&c);
     compile_term(&c, pred->term);
-    emit(&c, AC_END, 0, 0, 0);
+    emit(&c, AC_TEST, 0, 0, 0);
     int define = pred->name ? cc_var_id(g, tm, pred->name) : -1;
     return add_action(g, tm, (cc_action){ code, rule, CC_ELEMS_NONE, c.nslots, 1, define });
 }

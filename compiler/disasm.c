@@ -37,9 +37,9 @@ static void actions(const pego_grammar *g, rt_buf *b)
             else if (in->op == AC_CAP || in->op == AC_CAPOF || in->op == AC_FIELD)
                 rt_buf_printf(b, " %s", in->a >= 0 ? g->labels[in->a] : "(no label)");
             else if (in->op == AC_NEW) rt_buf_printf(b, " %s, %d fields", g->atext + (uint32_t)(in->i >> 32), in->b);
-            else if (in->op != AC_END) rt_buf_printf(b, " %d %d", in->a, in->b);
+            else if (in->op != AC_END && in->op != AC_TEST) rt_buf_printf(b, " %d %d", in->a, in->b);
             rt_buf_addc(b, '\n');
-            if (in->op == AC_END) break;
+            if (in->op == AC_END || in->op == AC_TEST) break;
         }
     }
 }

@@ -22,7 +22,6 @@ typedef struct {
     uint32_t         body, from, to, start, end;
     uint32_t         created;      /* nodes made before the action ran */
     uint32_t         vn, in, kn;   /* heights: values, iterations, list elements */
-    vm_aval          result;       /* a predicate's value */
 } machine;
 
 static const char *type_name(machine *m, const vm_aval *v)
@@ -483,8 +482,10 @@ static vm_step run(machine *m, uint32_t *out)
         case AC_JMP:
             in = code + in->a;
             continue;
+        case AC_TEST:
+            *out = m->vn - 1;           /* where the predicate's value is */
+            return VM_NEXT;
         case AC_END:
-            if (m->act->predicate) { m->result = *top; return VM_NEXT; }
             if (top->kind != V_NIL && top->kind != V_NODE)
                 return error(m, "result must be a node, got %s", type_name(m, top));
             if (top->kind == V_NIL) { *out = VAL_NIL; return VM_NEXT; }
@@ -502,25 +503,18 @@ static vm_step run(machine *m, uint32_t *out)
     }
 }
 
-/* Runs m's program, its slots first set from locals. */
-static vm_step eval(machine *m, const uint32_t *locals, uint32_t *out)
-{
-    pego_parser *p = m->p;
-    uint32_t nslots = m->act->nslots;
-    if (nslots > p->capavals && rt_buf_grow((void **)&p->avals, &p->capavals, nslots, sizeof *p->avals) < 0)
-        return VM_OOM;
-    for (uint32_t i = 0; i < nslots; i++)
-        p->avals[i] = locals && i < CC_PRATT_SLOTS ? node_value(locals[i]) : (vm_aval){ V_NIL, 0, 0 };
-    m->vn = nslots;
-    return run(m, out);
-}
-
 vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_t to,
                        uint32_t start, uint32_t end, const uint32_t *locals, uint32_t *out)
 {
     machine m = { .p = p, .act = &p->g->actions[a], .body = v, .from = from, .to = to,
                   .start = start, .end = end, .created = p->tree.nnodes };
-    return eval(&m, locals, out);
+    uint32_t nslots = m.act->nslots;
+    if (nslots > p->capavals && rt_buf_grow((void **)&p->avals, &p->capavals, nslots, sizeof *p->avals) < 0)
+        return VM_OOM;
+    for (uint32_t i = 0; i < nslots; i++)
+        p->avals[i] = locals && i < CC_PRATT_SLOTS ? node_value(locals[i]) : (vm_aval){ V_NIL, 0, 0 };
+    m.vn = nslots;
+    return run(&m, out);
 }
 
 /* Where the captures of a predicate's scope begin on the trail: at the
@@ -542,17 +536,16 @@ vm_step vm_predicate_run(pego_parser *p, vm_regs *r)
     const cc_action *act = &p->g->actions[r->ip->a];
     rt_tree *t = &p->tree;
     const uint32_t nodes = t->nnodes, kids = t->nkids, fields = t->nfields, refs = t->nrefs;
-    machine m = { .p = p, .act = act, .body = VAL_NIL, .from = scope_start(p, r->esn, r->ip->b), .to = r->tn,
-                  .start = r->pos, .end = r->pos, .created = nodes };
-    uint32_t unused;
-    vm_step st = eval(&m, NULL, &unused);
+    uint32_t top;
+    vm_step st = vm_action_eval(p, r->ip->a, VAL_NIL, scope_start(p, r->esn, r->ip->b), r->tn, r->pos, r->pos,
+                                NULL, &top);
     /* the nodes it made are no one's: they go */
     t->nnodes = nodes;
     t->nkids = kids;
     t->nfields = fields;
     t->nrefs = refs;
     if (st != VM_NEXT) return st;
-    const vm_aval *v = &m.result;
+    const vm_aval *v = &p->avals[top];
     if (act->define >= 0) {
         if (v->kind != V_INT && v->kind != V_STR && v->kind != V_BOOL) return VM_FAIL;
         if (vm_var_define(p, (uint32_t)act->define, *v) < 0) return VM_OOM;

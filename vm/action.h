@@ -52,7 +52,8 @@
     X(NEXT,     "next element of the innermost iteration into slot a; at its end, push the map's list or the fold's accumulator (slot a - 1) and jump to b") \
     X(MAPPUT,   "pop the lambda's value (a node or nil) into the map's list; jump to a") \
     X(JMP,      "jump to a") \
-    X(END,      "the action's value is on top")
+    X(END,      "the action's value is on top") \
+    X(TEST,     "the predicate's value is on top: its index is the result")
 
 typedef enum {
 #define AC_ENUM(name, doc) AC_##name,
@@ -66,7 +67,8 @@ enum { AC_EACH_MAP, AC_EACH_FOLDL, AC_EACH_FOLDR };
 
 /* Runs action a: the body's value v, the captures trail[from, to), the rule's
  * range [start, end) and, for a Pratt operator's action, the values of its
- * first slots (locals: CC_PRATT_SLOTS of them, or NULL). Sets *out to the action's value (a node or nil). Returns
+ * first slots (locals: CC_PRATT_SLOTS of them, or NULL). Sets *out to the action's value (a node or nil), or
+ * for a predicate to the index of its value in parser.avals. Returns
  * VM_NEXT, VM_OOM, or VM_ACTION_ERROR when it ended the parse with a run-time
  * error (docs/language.md 6.9). */
 vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_t to,

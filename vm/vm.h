@@ -116,8 +116,12 @@ static inline int vm_grow_entries(pego_parser *p, uint32_t n)
     int status = rt_buf_grow((void **)&p->es, &p->capes, n, sizeof(vm_entry));
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     p->es_moving = 0;
-    if (status == 0 && p->capvmarks < p->capes)
-        status = rt_buf_grow((void **)&p->vmarks, &p->capvmarks, p->capes, sizeof(uint32_t));
+    /* the variable marks beside the entries: never fewer than entries */
+    if (status == 0 && p->capvmarks < p->capes &&
+        rt_buf_grow((void **)&p->vmarks, &p->capvmarks, p->capes, sizeof(uint32_t)) < 0) {
+        p->capes = p->capvmarks;
+        status = -1;
+    }
     return status;
 }
 
