@@ -200,7 +200,7 @@ struct pego_grammar {
     vm_ins     *code;
     vm_srcpos  *src;
     uint32_t    ncode;
-    int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
+    int         has_fast;       /* the fast program exists (no Pratt expression, #recover or predicate) */
     uint32_t    fast_start;     /* address of its first instruction */
     uint32_t    fast_reserve;   /* nesting levels the fast program keeps in reserve */
     uint32_t    prof_start;     /* address of the profiled program's first instruction */
