@@ -98,9 +98,11 @@ int cc_var_id(pego_grammar *g, cc_typemap *tm, const char *name)
     int id = cc_index_find(&tm->var_index, h, same_var, g, name);
     if (id >= 0) return id;
     g->vars = grow(g->vars, &tm->cap_vars, (uint64_t)g->nvars + 1, sizeof *g->vars);
-    if (!(g->vars[g->nvars] = rt_strdup(name))) cc_oom();
-    cc_index_add(&tm->var_index, h, (uint32_t)g->nvars);
-    return g->nvars++;
+    char *copy = rt_strdup(name);
+    if (!copy) cc_oom();
+    g->vars[g->nvars++] = copy;             /* the grammar owns it before the index can run out */
+    cc_index_add(&tm->var_index, h, (uint32_t)g->nvars - 1);
+    return g->nvars - 1;
 }
 
 void cc_typemap_free(cc_typemap *tm)
