@@ -87,8 +87,27 @@ void cc_types_build(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm)
     }
 }
 
+static int same_var(const void *ctx, uint32_t i, const void *name)
+{
+    return strcmp(((const pego_grammar *)ctx)->vars[i], name) == 0;
+}
+
+int cc_var_id(pego_grammar *g, cc_typemap *tm, const char *name)
+{
+    uint32_t h = cc_hash(name, strlen(name));
+    int id = cc_index_find(&tm->var_index, h, same_var, g, name);
+    if (id >= 0) return id;
+    g->vars = grow(g->vars, &tm->cap_vars, (uint64_t)g->nvars + 1, sizeof *g->vars);
+    char *copy = rt_strdup(name);
+    if (!copy) cc_oom();
+    g->vars[g->nvars++] = copy;             /* the grammar owns it before the index can run out */
+    cc_index_add(&tm->var_index, h, (uint32_t)g->nvars - 1);
+    return g->nvars - 1;
+}
+
 void cc_typemap_free(cc_typemap *tm)
 {
+    cc_index_free(&tm->var_index);
     cc_index_free(&tm->index);
     cc_free(tm->type_of);
     memset(tm, 0, sizeof *tm);
@@ -256,7 +275,7 @@ static void compile_term(compiler *c, const ast_term *t)
         if (!strcmp(t->sval, "true")) emit(c, AC_TRUE, 0, 0, 0);
         else if (!strcmp(t->sval, "false")) emit(c, AC_FALSE, 0, 0, 0);
         else if (!strcmp(t->sval, "nil")) emit(c, AC_NIL, 0, 0, 0);
-        else emit(c, AC_VAR, add_text(c, t->sval, t->slen), (int32_t)t->slen, 0);
+        else emit(c, AC_VAR, add_text(c, t->sval, t->slen), (int32_t)t->slen, cc_var_id(g, c->tm, t->sval));
         return;
     case TERM_NEW: {
         ast_type name = { .kind = TYPE_NAME, .name = t->sval };
@@ -293,6 +312,23 @@ static void compile_term(compiler *c, const ast_term *t)
     }
 }
 
+static int add_action(pego_grammar *g, cc_typemap *tm, cc_action a)
+{
+    g->actions = grow(g->actions, &tm->cap_actions, (uint64_t)g->nactions + 1, sizeof *g->actions);
+    g->actions[g->nactions] = a;
+    return g->nactions++;
+}
+
+int cc_predicate_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule, const ast_expr *pred)
+{
+    compiler c = { .g = g, .ast = ast, .tm = tm };
+    uint32_t code = here(&c);
+    compile_term(&c, pred->term);
+    emit(&c, AC_TEST, 0, 0, 0);
+    int define = pred->name ? cc_var_id(g, tm, pred->name) : -1;
+    return add_action(g, tm, (cc_action){ code, rule, CC_ELEMS_NONE, c.nslots, 1, define });
+}
+
 int cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule,
                       const ast_expr *body, const ast_term *term, int pratt_operator)
 {
@@ -308,8 +344,6 @@ int cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, i
     uint32_t code = here(&c);
     compile_term(&c, term);
     emit(&c, AC_END, 0, 0, 0);
-    g->actions = grow(g->actions, &tm->cap_actions, (uint64_t)g->nactions + 1, sizeof *g->actions);
     int elems = !body ? CC_ELEMS_NONE : body->kind == AST_SEQ ? CC_ELEMS_SEQ : CC_ELEMS_ONE;
-    g->actions[g->nactions] = (cc_action){ code, rule, elems, c.nslots };
-    return g->nactions++;
+    return add_action(g, tm, (cc_action){ code, rule, elems, c.nslots, 0, -1 });
 }

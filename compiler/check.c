@@ -15,7 +15,7 @@
 /* Features the engine does not implement yet: every occurrence is refused with
  * "not supported yet: <feature>". Remove a feature from here once it is implemented. */
 static const char *const not_supported[] = {
-    "predicates", "variables", NULL
+    NULL
 };
 
 #ifdef PEGO_FAULT_INJECTION
@@ -359,9 +359,6 @@ static void refuse_in(cc_errors *out, const ast_expr *e)
             refuse(out, feature, e->op_line, e->op_col);
         }
         for (int i = 0; i < e->nargs; i++) refuse_in(out, e->args[i].value);
-        break;
-    case AST_PREDICATE:
-        refuse(out, e->name ? "variables" : "predicates", e->line, e->col);
         break;
     case AST_CALL:
         if (e->level) refuse(out, "level-restricted calls", e->line, e->col);

@@ -190,6 +190,9 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->acode);
     rt_free(g->atext);
     rt_free(g->alabels);
+    for (int i = 0; i < g->nvars; i++) rt_free(g->vars[i]);
+    rt_free(g->vars);
+    rt_free(g->rule_reads);
     rt_free(g->code);
     rt_free(g->bytesets);
     rt_free(g->dispatch);

@@ -27,7 +27,8 @@ static void actions(const pego_grammar *g, rt_buf *b)
 {
     for (int a = 0; a < g->nactions; a++) {
         const cc_action *act = &g->actions[a];
-        rt_buf_printf(b, "\naction %d of rule %s, %u slots:\n", a, g->rules[act->rule].name, (unsigned)act->nslots);
+        rt_buf_printf(b, "\n%s %d of rule %s, %u slots:\n", act->predicate ? "predicate" : "action", a,
+                      g->rules[act->rule].name, (unsigned)act->nslots);
         for (uint32_t at = act->code;; at++) {
             const cc_aop *in = &g->acode[at];
             rt_buf_printf(b, "%6u  %s", (unsigned)at, action_op_names[in->op]);
@@ -36,9 +37,9 @@ static void actions(const pego_grammar *g, rt_buf *b)
             else if (in->op == AC_CAP || in->op == AC_CAPOF || in->op == AC_FIELD)
                 rt_buf_printf(b, " %s", in->a >= 0 ? g->labels[in->a] : "(no label)");
             else if (in->op == AC_NEW) rt_buf_printf(b, " %s, %d fields", g->atext + (uint32_t)(in->i >> 32), in->b);
-            else if (in->op != AC_END) rt_buf_printf(b, " %d %d", in->a, in->b);
+            else if (in->op != AC_END && in->op != AC_TEST) rt_buf_printf(b, " %d %d", in->a, in->b);
             rt_buf_addc(b, '\n');
-            if (in->op == AC_END) break;
+            if (in->op == AC_END || in->op == AC_TEST) break;
         }
     }
 }
@@ -119,6 +120,11 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         break;
     case 'P': rt_buf_printf(b, " %s", g->labels[in->a]); break;
     case 'A': rt_buf_printf(b, " %d (%s)", in->a, g->rules[g->actions[in->a].rule].name); break;
+    case 'F':
+        rt_buf_printf(b, " %d", in->a);
+        if (g->actions[in->a].define >= 0) rt_buf_printf(b, " (defines %s)", g->vars[g->actions[in->a].define]);
+        if (in->b >= 0) rt_buf_printf(b, " scope loop %d", in->b);
+        break;
     case 'E': rt_buf_printf(b, " %s", g->types[in->a].name); break;
     case 'Q':
         site(b, g, in->a);
@@ -207,6 +213,7 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     }
     if (in->flags & INS_VALUE) rt_buf_adds(b, " +value");
     if (in->flags & INS_SCOPE) rt_buf_adds(b, " +scope");
+    if (in->flags & INS_DROP) rt_buf_adds(b, " +drop");
     if (in->flags & INS_TAIL) rt_buf_adds(b, " +tail");
 }
 

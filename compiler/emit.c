@@ -58,6 +58,19 @@ typedef struct {
     int               *action;
     uint8_t           *runs_action;
     const cc_callgraph *cg;       /* while runs_action is solved */
+    /* predicates and variables (docs/language.md 5): each predicate's action,
+     * found by its address; per rule, the labels its predicates read (a bit
+     * per label, nlabels of them: such captures are made in value-free code
+     * too) and the variables it can read (var_words words per rule); the
+     * REP instruction of the iteration that is the innermost capture scope
+     * (-1: the rule's body) */
+    cc_index           pred_index;
+    const ast_expr   **preds;
+    int               *pred_action, npreds, cap_preds;
+    uint8_t           *pred_labels;
+    uint64_t          *reads;
+    int                var_words;
+    int32_t            scope_rep;
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -244,6 +257,9 @@ static int general_call(const cc_rule *r)
 }
 
 static void emit_expr(emitter *m, const ast_expr *e, int v, int live);
+static int  predicate_reads(emitter *m, const char *label);
+static int  rule_predicates_read(emitter *m, int r);
+static int  predicate_action(emitter *m, const ast_expr *e);
 
 /* First-character dispatch (docs/architecture.md, Matching): when an expression must begin
  * with a literal of ASCII first byte or with a class, a test of the next
@@ -1003,14 +1019,18 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         first_of(m, kid, &f);
         guard = guard_ok(m, kid, &f) && may_skip(m, kid, &site);
     }
-    int scope = v && cc_scope_has_captures(kid);
+    int scope = cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
     uint32_t rep = ins(m, e, OP_REP, 0, min, max);
     uint32_t test = guard ? emit_btest(m, kid, &f) : 0;
+    int32_t outer = m->scope_rep;
+    if (scope) m->scope_rep = (int32_t)rep;
     emit_expr(m, kid, v && cc_has_value(kid), v ? live : 0);
+    m->scope_rep = outer;
     if (v && !cc_has_value(kid)) ins(m, kid, OP_NIL, 0, 0, 0);
     uint32_t next = ins(m, e, OP_REPNEXT, (int32_t)rep, 0, 0);
-    if (scope) m->g->code[next].flags |= INS_SCOPE;
+    if (scope && v) m->g->code[next].flags |= INS_SCOPE;
+    else if (scope && m->pred_labels) m->g->code[next].flags |= INS_DROP;
     if (test) {
         patch_test(m, test, here(m));
         count_skip(m, kid, site);
@@ -1181,8 +1201,13 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         emit_expr(m, e->kids[0], 0, 0);
         return;
     case AST_CAPTURE:
-        if (!live) { emit_expr(m, e->kids[0], v, 0); return; }
-        emit_expr(m, e->kids[0], 1, live);
+        if (!live && !predicate_reads(m, e->name)) { emit_expr(m, e->kids[0], v, 0); return; }
+        {   /* a capture a predicate reads has its value in value-free code too (5.4) */
+            int valued = m->valued;
+            m->valued = 1;
+            emit_expr(m, e->kids[0], 1, live);
+            m->valued = valued;
+        }
         ins(m, e, OP_CAPTURE, label_id(m, e->name), 0, 0);
         if (!v) ins(m, e, OP_POP, 0, 0, 0);
         return;
@@ -1192,9 +1217,11 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
     case AST_ATTRIBUTE:
         emit_attribute(m, e, v, live);
         return;
-    case AST_PREDICATE: case AST_PRATT:
-        /* predicates are refused by the checker until their tier is implemented;
-         * a Pratt expression is always a whole rule body (emit_pratt) */
+    case AST_PREDICATE:
+        ins(m, e, OP_PRED, predicate_action(m, e), m->scope_rep, 0);
+        return;
+    case AST_PRATT:
+        /* a Pratt expression is always a whole rule body (emit_pratt) */
         ins(m, e, OP_FAIL, 0, 0, 0);
         return;
     }
@@ -1226,6 +1253,7 @@ static void collect_labels(emitter *m, const ast_expr *e)
 {
     if (!e) return;
     if (e->kind == AST_CAPTURE) add_label(m, e->name);
+    if (e->kind == AST_PREDICATE) collect_term_labels(m, e->term);
     if (e->kind == AST_ATTRIBUTE && strcmp(e->name, "recover") == 0) add_label(m, "message");
     if (e->kind == AST_PRATT) {
         const ast_pratt *pr = e->pratt;
@@ -1250,6 +1278,7 @@ static void collect_labels(emitter *m, const ast_expr *e)
 static uint32_t emit_line(emitter *m, const ast_expr *e, int v, int label_rule, int action)
 {
     uint32_t at = here(m);
+    m->scope_rep = -1;
     emit_expr(m, e, v && cc_has_value(e), v);
     if (v && !cc_has_value(e)) ins(m, e, OP_NIL, 0, 0, 0);
     if (v && action >= 0) ins(m, e, OP_ACTION, action, 0, 0);   /* an operand's action */
@@ -1467,6 +1496,18 @@ static int grows_runs_action(void *ctx, int r)
     return runs;
 }
 
+/* Solves a rule-wise fixed point of the emitter's over the call graph (m->cg
+ * while it runs). */
+static void solve_rules(emitter *m, cc_eval_fn eval)
+{
+    cc_callgraph cg;
+    cc_callgraph_init(&cg, m->ast);
+    m->cg = &cg;
+    cc_solve(&cg, eval, m);
+    m->cg = NULL;
+    cc_callgraph_free(&cg);
+}
+
 /* The node types, each rule's terminal type and action, and which calls can
  * run an action. */
 static void prepare_actions(emitter *m)
@@ -1484,13 +1525,157 @@ static void prepare_actions(emitter *m)
         m->action[r] = ar->action ? cc_action_compile(g, ast, &m->tm, r, ar->body, ar->action, 0) : -1;
         any |= m->action[r] >= 0;
     }
-    if (!any) return;
-    cc_callgraph cg;
-    cc_callgraph_init(&cg, ast);
-    m->cg = &cg;
-    cc_solve(&cg, grows_runs_action, m);
-    m->cg = NULL;
-    cc_callgraph_free(&cg);
+    if (any) solve_rules(m, grows_runs_action);
+}
+
+/* ---- predicates and variables ---- */
+
+static int has_predicate(const ast_expr *e)
+{
+    if (!e) return 0;
+    if (e->kind == AST_PREDICATE) return 1;
+    if (e->kind == AST_PRATT) {
+        const ast_pratt *pr = e->pratt;
+        if (has_predicate(pr->skip)) return 1;
+        for (int i = 0; i < pr->noperands; i++)
+            if (has_predicate(pr->operands[i].expr)) return 1;
+        for (int l = 0; l < pr->nlevels; l++)
+            for (int o = 0; o < pr->levels[l].nops; o++)
+                if (has_predicate(pr->levels[l].ops[o].expr)) return 1;
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (has_predicate(e->kids[i])) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (has_predicate(e->args[i].value)) return 1;
+    return 0;
+}
+
+/* What a term reads: the variables into m->reads (rule r's words, once they
+ * exist; before, only the names are interned), and for a predicate the
+ * labels of its captures into m->pred_labels. */
+static void note_term(emitter *m, int r, const ast_term *t, int predicate)
+{
+    if (!t) return;
+    if (t->kind == TERM_VAR && strcmp(t->sval, "true") && strcmp(t->sval, "false") && strcmp(t->sval, "nil")) {
+        int id = cc_var_id(m->g, &m->tm, t->sval);
+        if (m->reads) m->reads[(size_t)r * (size_t)m->var_words + (size_t)id / 64] |= 1ull << (id % 64);
+    }
+    if (t->kind == TERM_CAPREF && predicate && m->pred_labels && !(t->sval[0] >= '0' && t->sval[0] <= '9')) {
+        int label = label_id(m, t->sval);
+        if (label >= 0) m->pred_labels[(size_t)r * (size_t)m->g->nlabels + (size_t)label] = 1;
+    }
+    for (int i = 0; i < t->nkids; i++) note_term(m, r, t->kids[i], predicate);
+}
+
+/* note_term for every term of expression e of rule r: predicates, and the
+ * actions of a Pratt expression. */
+static void note_terms(emitter *m, int r, const ast_expr *e)
+{
+    if (!e) return;
+    if (e->kind == AST_PREDICATE) note_term(m, r, e->term, 1);
+    if (e->kind == AST_PRATT) {
+        const ast_pratt *pr = e->pratt;
+        note_terms(m, r, pr->skip);
+        for (int i = 0; i < pr->noperands; i++) {
+            note_terms(m, r, pr->operands[i].expr);
+            note_term(m, r, pr->operands[i].action, 0);
+        }
+        for (int l = 0; l < pr->nlevels; l++)
+            for (int o = 0; o < pr->levels[l].nops; o++) {
+                note_terms(m, r, pr->levels[l].ops[o].expr);
+                note_term(m, r, pr->levels[l].ops[o].action, 0);
+            }
+    }
+    for (int i = 0; i < e->nkids; i++) note_terms(m, r, e->kids[i]);
+    for (int i = 0; i < e->nargs; i++) note_terms(m, r, e->args[i].value);
+}
+
+static void note_rule(emitter *m, int r)
+{
+    note_terms(m, r, m->ast->rules[r].body);
+    note_term(m, r, m->ast->rules[r].action, 0);
+}
+
+/* A rule reads what its callees read. */
+static int grows_reads(void *ctx, int r)
+{
+    emitter *m = ctx;
+    const cc_callgraph *cg = m->cg;
+    uint64_t *own = m->reads + (size_t)r * (size_t)m->var_words;
+    int grew = 0;
+    for (int i = 0; i < cg->calls.nadj[r]; i++) {
+        const uint64_t *callee = m->reads + (size_t)cg->calls.adj[r][i] * (size_t)m->var_words;
+        for (int w = 0; w < m->var_words; w++) {
+            grew |= (callee[w] & ~own[w]) != 0;
+            own[w] |= callee[w];
+        }
+    }
+    return grew;
+}
+
+/* Which captures predicates read, rule by rule, and which variables each rule
+ * can read, its callees' included (5.3, 5.4): g->rule_reads. */
+static void prepare_predicates(emitter *m)
+{
+    pego_grammar *g = m->g;
+    const ast_grammar *ast = m->ast;
+    int any = 0;
+    for (int r = 0; r < ast->nrules; r++) any |= has_predicate(ast->rules[r].body);
+    if (any) m->pred_labels = cc_xcalloc((size_t)ast->nrules * (size_t)g->nlabels + 1, 1);
+    for (int r = 0; r < ast->nrules; r++) note_rule(m, r);     /* interns the variables */
+    if (!g->nvars) return;
+    m->var_words = (g->nvars + 63) / 64;
+    m->reads = cc_xcalloc((size_t)ast->nrules * (size_t)m->var_words, sizeof *m->reads);
+    for (int r = 0; r < ast->nrules; r++) note_rule(m, r);
+    solve_rules(m, grows_reads);
+    size_t total = 0;
+    for (size_t w = 0; w < (size_t)ast->nrules * (size_t)m->var_words; w++) total += (size_t)__builtin_popcountll(m->reads[w]);
+    g->rule_reads = table_new(total + 1, sizeof *g->rule_reads);
+    for (int r = 0; r < ast->nrules; r++) {
+        g->rules[r].reads = g->nrule_reads;
+        for (int id = 0; id < g->nvars; id++)
+            if (m->reads[(size_t)r * (size_t)m->var_words + (size_t)id / 64] & (1ull << (id % 64)))
+                g->rule_reads[g->nrule_reads++] = (uint32_t)id;
+        g->rules[r].nreads = g->nrule_reads - g->rules[r].reads;
+    }
+}
+
+/* A predicate of the rule being emitted reads captures of this label. */
+static int predicate_reads(emitter *m, const char *label)
+{
+    int id = label_id(m, label);
+    return m->pred_labels && id >= 0 && m->pred_labels[(size_t)m->rule * (size_t)m->g->nlabels + (size_t)id];
+}
+
+static int rule_predicates_read(emitter *m, int r)
+{
+    if (!m->pred_labels) return 0;
+    for (int i = 0; i < m->g->nlabels; i++)
+        if (m->pred_labels[(size_t)r * (size_t)m->g->nlabels + (size_t)i]) return 1;
+    return 0;
+}
+
+static int same_pred(const void *ctx, uint32_t i, const void *key)
+{
+    return ((const emitter *)ctx)->preds[i] == key;
+}
+
+/* The action of predicate e, compiled at its first use (each body is emitted
+ * twice, valued and value-free). */
+static int predicate_action(emitter *m, const ast_expr *e)
+{
+    uint32_t h = cc_hash(&e, sizeof e);
+    int i = cc_index_find(&m->pred_index, h, same_pred, m, e);
+    if (i >= 0) return m->pred_action[i];
+    if (m->npreds == m->cap_preds) {
+        m->cap_preds = m->cap_preds ? 2 * m->cap_preds : 16;
+        m->preds = cc_xrealloc(m->preds, (size_t)m->cap_preds * sizeof *m->preds);
+        m->pred_action = cc_xrealloc(m->pred_action, (size_t)m->cap_preds * sizeof *m->pred_action);
+    }
+    m->preds[m->npreds] = e;
+    m->pred_action[m->npreds] = cc_predicate_compile(m->g, m->ast, &m->tm, m->rule, e);
+    cc_index_add(&m->pred_index, h, (uint32_t)m->npreds);
+    return m->pred_action[m->npreds++];
 }
 
 /* Rule r's valued or value-free body (not a Pratt expression), its end and RET.
@@ -1502,9 +1687,12 @@ static void emit_rule(emitter *m, int r, int valued)
     const ast_rule *ar = &m->ast->rules[r];
     const ast_expr *body = ar->body;
     int term_type = m->g->rules[r].term_type;
+    int drop = rule_predicates_read(m, r);      /* its value-free code makes captures for them */
+    m->scope_rep = -1;
     if (valued && term_type >= 0) {
         ins(m, body, OP_PUSHPOS, 0, 0, 0);
         emit_expr(m, body, 0, 0);
+        if (drop) ins(m, body, OP_DROPCAPS, 0, 0, 0);
         ins(m, body, OP_TERMNODE, term_type, 0, 0);
         ins(m, body, OP_RULEEND, r, 0, 0);
     } else {
@@ -1512,6 +1700,7 @@ static void emit_rule(emitter *m, int r, int valued)
         if (valued && !cc_has_value(body)) ins(m, body, OP_NIL, 0, 0, 0);
         if (valued && m->action[r] >= 0) ins(m, body, OP_ACTION, m->action[r], 0, 0);
         else if (valued) ins(m, body, OP_RULEEND, r, 0, 0);
+        else if (drop) ins(m, body, OP_DROPCAPS, 0, 0, 0);
     }
     ins(m, body, OP_RET, 0, 0, 0);
 }
@@ -1536,6 +1725,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     g->label_message = label_id(&m, "message");
     g->label_operator = label_id(&m, "operator");
     prepare_actions(&m);
+    prepare_predicates(&m);
 
     /* The start sequence: the VM calls the start rule returning to address 0. */
     ins(&m, NULL, OP_EOI, 0, 0, 0);
@@ -1568,10 +1758,11 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
     /* The fast program: every rule again, for parses nobody observes. Grammars
      * with Pratt expressions or #recover have none (their machinery needs the
-     * expectations the fast program does not record). */
+     * expectations the fast program does not record), nor grammars with
+     * predicates (their variables live in the reference program's entries). */
     int recover = 0;
     for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
-    if (!g->npratts && !recover) {
+    if (!g->npratts && !recover && !m.pred_labels) {
         cc_callgraph cg;
         cc_callgraph_init(&cg, ast);
         m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
@@ -1644,4 +1835,9 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     cc_typemap_free(&m.tm);
     cc_free(m.action);
     cc_free(m.runs_action);
+    cc_index_free(&m.pred_index);
+    cc_free(m.preds);
+    cc_free(m.pred_action);
+    cc_free(m.pred_labels);
+    cc_free(m.reads);
 }

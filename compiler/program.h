@@ -55,6 +55,7 @@ typedef struct {
     uint32_t fast_vf_entry;
     uint32_t prof_entry;        /* and in the profiled program (has_fast) */
     uint32_t prof_vf_entry;
+    uint32_t reads, nreads;     /* the variables it can read (5.3): rule_reads[reads .. reads + nreads - 1] */
 } cc_rule;
 
 typedef struct {
@@ -151,11 +152,15 @@ typedef struct {
  * parameters, and first, in a Pratt operator's action, $lhs, $rhs, $op and
  * the operator part's value, whose fields are its captures (CC_PRATT_SLOTS). */
 enum { CC_ELEMS_ONE, CC_ELEMS_SEQ, CC_ELEMS_NONE };
+/* A predicate (docs/language.md 5.1) is an action program too, whose value
+ * decides (predicate set); one that defines a variable names it (define >= 0). */
 typedef struct {
     uint32_t code;
     int      rule;
-    int      elems;             /* CC_ELEMS_SEQ, CC_ELEMS_ONE (the body), CC_ELEMS_NONE (a Pratt operator) */
+    int      elems;             /* CC_ELEMS_SEQ, CC_ELEMS_ONE (the body), CC_ELEMS_NONE (a Pratt operator, a predicate) */
     uint32_t nslots;
+    int      predicate;
+    int      define;            /* the variable a predicate defines, or -1 */
 } cc_action;
 
 /* One instruction of an action program (the AC_ opcodes of vm/action.h). */
@@ -195,7 +200,7 @@ struct pego_grammar {
     vm_ins     *code;
     vm_srcpos  *src;
     uint32_t    ncode;
-    int         has_fast;       /* the fast program exists (no Pratt expression, no #recover) */
+    int         has_fast;       /* the fast program exists (no Pratt expression, #recover or predicate) */
     uint32_t    fast_start;     /* address of its first instruction */
     uint32_t    fast_reserve;   /* nesting levels the fast program keeps in reserve */
     uint32_t    prof_start;     /* address of the profiled program's first instruction */
@@ -217,6 +222,10 @@ struct pego_grammar {
     uint32_t    natext;
     int32_t    *alabels;        /* field label lists of AC_NEW */
     uint32_t    nalabels;
+    char      **vars;           /* variable names (docs/language.md 5.2), by id */
+    int         nvars;
+    uint32_t   *rule_reads;     /* variable ids read by each rule and its callees (cc_rule.reads) */
+    uint32_t    nrule_reads;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
 };
@@ -235,6 +244,8 @@ typedef struct {
     cc_index  index;
     int      *type_of;
     uint32_t  cap_code, cap_text, cap_alabels, cap_actions;
+    cc_index  var_index;        /* variables by name */
+    uint32_t  cap_vars;
 } cc_typemap;
 /* Locals an action can see at once: lambda parameters and Pratt's three. */
 #define CC_MAX_LOCALS 2048
@@ -247,6 +258,10 @@ void cc_typemap_free(cc_typemap *tm);
 int  cc_rule_terminal_type(const pego_grammar *g, const ast_grammar *ast, const cc_typemap *tm, int rule);
 int  cc_action_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule, const ast_expr *body,
                        const ast_term *term, int pratt_operator);
+/* A predicate [term] or [name = term] of rule's body, as an action (returns its
+ * index); the id of variable name, added if new. */
+int  cc_predicate_compile(pego_grammar *g, const ast_grammar *ast, cc_typemap *tm, int rule, const ast_expr *pred);
+int  cc_var_id(pego_grammar *g, cc_typemap *tm, const char *name);
 void cc_disassemble(const pego_grammar *g, rt_buf *out);
 void cc_first_rules(const ast_grammar *ast, cc_callgraph *cg, cc_first *rules);
 void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr *e, cc_first *f);

@@ -1,4 +1,5 @@
-/* The memo table: entries keyed by (rule variant, position, binding level) in an open-addressing
+/* The memo table: entries keyed by (rule variant, position, binding level,
+ * environment of the variables the rule reads) in an open-addressing
  * hash table, the arena of expectation sets kept by entries, and the second-call
  * bitset. All of it is reused across parses. */
 #include "parser.h"
@@ -7,21 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash(uint32_t variant, uint32_t pos, uint32_t level)
+static uint32_t hash(uint32_t variant, uint32_t pos, uint32_t level, uint32_t env)
 {
-    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ (uint64_t)level << 52) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ (uint64_t)level << 52 ^ (uint64_t)env << 36) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32);
 }
 
-rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level)
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env)
 {
     if (!m->nslots) return NULL;
     uint32_t mask = m->nslots - 1;
-    for (uint32_t i = hash(variant, pos, level) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = hash(variant, pos, level, env) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (!s) return NULL;
         rt_memo_entry *e = &m->entries[s - 1];
-        if (e->variant == variant && e->pos == pos && e->level == level) return e;
+        if (e->variant == variant && e->pos == pos && e->level == level && e->env == env) return e;
     }
 }
 
@@ -30,7 +31,7 @@ static int rehash(rt_memo *m, uint32_t nslots)
     uint32_t *slots = rt_calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
     for (uint32_t k = 0; k < m->n; k++) {
-        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].level) & (nslots - 1);
+        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].level, m->entries[k].env) & (nslots - 1);
         while (slots[i]) i = (i + 1) & (nslots - 1);
         slots[i] = k + 1;
     }
@@ -40,10 +41,11 @@ static int rehash(rt_memo *m, uint32_t nslots)
     return 0;
 }
 
-/* Returns the entry for (variant, pos, level), creating an empty one if there is none. */
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t nvariants)
+/* Returns the entry for (variant, pos, level, env), creating an empty one if there is none. */
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                           uint32_t nvariants)
 {
-    rt_memo_entry *e = rt_memo_find(m, variant, pos, level);
+    rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
     if (e) return e;
     if (!m->rule_used) {
         m->rule_used = rt_calloc(nvariants, 1);
@@ -62,7 +64,8 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     e->variant = variant;
     e->pos = pos;
     e->level = level;
-    uint32_t i = hash(variant, pos, level) & (m->nslots - 1);
+    e->env = env;
+    uint32_t i = hash(variant, pos, level, env) & (m->nslots - 1);
     while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
     m->slots[i] = ++m->n;
     if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }

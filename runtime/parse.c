@@ -80,6 +80,11 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->avals);
     rt_free(p->aiters);
     rt_free(p->akids);
+    rt_free(p->vars);
+    rt_free(p->vmarks);
+    rt_free(p->env_vals);
+    rt_free(p->env_first);
+    rt_free(p->env_slots);
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);

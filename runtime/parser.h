@@ -127,6 +127,7 @@ enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
 
 typedef struct {
     uint32_t variant, pos, level;
+    uint32_t env;                         /* the values of the variables the rule reads (vm/vars.c), 0: none */
     uint32_t end, value;
     uint32_t examined;                    /* end of the input the call looked at */
     uint32_t flags;
@@ -147,8 +148,9 @@ typedef struct {
     uint64_t *seen;    size_t nseen;          /* second-call bitset: pos * ndeferrable + index */
 } rt_memo;
 
-rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level);
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t nvariants);
+rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                           uint32_t nvariants);
 int            rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far);
 int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n);
 void           rt_memo_reset(rt_memo *m);
@@ -256,6 +258,15 @@ struct pego_parser {
     struct vm_aval *avals; uint32_t capavals;
     struct vm_aiter *aiters; uint32_t capaiters;
     uint32_t   *akids; uint32_t capakids;
+    /* variables (docs/language.md 5.2, vm/vars.c): the definitions in force;
+     * beside each control-stack entry, the number of definitions it restores
+     * (vmarks, as long as es); the environments of memo keys (5.3), each the
+     * values of a rule's variables at a call, interned for the parse */
+    vm_var     *vars;  uint32_t nvars, capvars;
+    uint32_t   *vmarks; uint32_t capvmarks;
+    struct vm_aval *env_vals; uint32_t nenv_vals, capenv_vals;
+    uint32_t   *env_first; uint32_t nenvs, capenvs;     /* env id - 1: its first value in env_vals */
+    uint32_t   *env_slots; uint32_t nenv_slots;         /* hash index of the environments: id, 0 empty */
     /* counting with the profiled program (docs/architecture.md, The profiled program) */
     int         count_calls;    /* parses count their calls with the profiled program */
     int         counting;       /* this run executes the profiled program */

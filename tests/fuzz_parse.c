@@ -1,5 +1,6 @@
 /* libFuzzer target for the grammar compiler and the engine: a differential test
- * of the fast program against the reference program.
+ * of the fast program against the reference program, and of the default memo
+ * policy against memoizing every call (predicates' variables key memo entries).
  *
  * The data is a grammar, a NUL byte, and an input. A grammar that compiles is
  * used to parse the input in tree and recognition mode, once with the default
@@ -7,7 +8,9 @@
  * pego_options.reference. The two must agree on the status, the printed tree
  * or the error text; and a match must have come from the fast program itself
  * (far from the nesting limit, where it keeps levels in reserve), since a
- * fallback to the reference program would hide a difference. Any
+ * fallback to the reference program would hide a difference. A third parse
+ * memoizes every call and must agree with the first unless either stopped at
+ * the nesting limit. Any
  * disagreement aborts with both outcomes on standard error. A grammar that does
  * not compile must give its errors, never a crash. Build: clang
  * -fsanitize=fuzzer,address,undefined (make fuzz). */
@@ -37,14 +40,14 @@ static outcome run(pego_parser *p, const char *in, size_t len, const pego_option
     return out;
 }
 
-static void report(const char *grammar, const char *in, size_t len, int recognize, const outcome *a,
-                   const outcome *b)
+static void report(const char *grammar, const char *in, size_t len, int recognize, const char *other,
+                   const outcome *a, const outcome *b)
 {
-    fprintf(stderr, "fast and reference programs differ (%s)\ngrammar:\n%s\ninput (%zu bytes):",
-            recognize ? "recognition" : "tree", grammar, len);
+    fprintf(stderr, "the default parse and the parse with %s differ (%s)\ngrammar:\n%s\ninput (%zu bytes):",
+            other, recognize ? "recognition" : "tree", grammar, len);
     for (size_t i = 0; i < len; i++) fprintf(stderr, " %02x", (unsigned char)in[i]);
-    fprintf(stderr, "\ndefault:   status %d, fast %u: %s\nreference: status %d: %s\n", a->status,
-            (unsigned)a->fast, a->text ? a->text : "(no memory)", b->status, b->text ? b->text : "(no memory)");
+    fprintf(stderr, "\ndefault: status %d, fast %u: %s\n%s: status %d: %s\n", a->status,
+            (unsigned)a->fast, a->text ? a->text : "(no memory)", other, b->status, b->text ? b->text : "(no memory)");
     abort();
 }
 
@@ -93,9 +96,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(c.text);
         }
         if (a.status != b.status || !a.text || !b.text || strcmp(a.text, b.text) != 0 || fell_back)
-            report(grammar, in, len, rec, &a, &b);
+            report(grammar, in, len, rec, "reference", &a, &b);
+        /* Memoizing every call changes no result (docs/language.md 2.1), also for
+         * rules keyed by the values of variables (5.3); only the nesting it saves
+         * may differ, so parses stopped by the limit are not compared. */
+        pego_options all = o;
+        all.memo = PEGO_MEMO_ALL;
+        outcome m = run(p, in, len, &all);
+        if (a.status != PEGO_ABORTED && m.status != PEGO_ABORTED &&
+            (a.status != m.status || !m.text || strcmp(a.text, m.text) != 0))
+            report(grammar, in, len, rec, "every call memoized", &a, &m);
         free(a.text);
         free(b.text);
+        free(m.text);
     }
     pego_parser_free(p);
     pego_grammar_free(g);

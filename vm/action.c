@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { V_NIL, V_INT, V_BOOL, V_STR, V_NODE };
-
-/* A value: for V_STR, x is the string's offset in p->strings and len its length;
- * for V_NODE, x is the node value; for V_INT and V_BOOL, the value. */
-typedef struct vm_aval { uint32_t kind, len; uint64_t x; } vm_aval;
-
 /* An iteration of map, foldl or foldr: the list's node value, the next index,
  * the element count, the built-in, and where the map's elements begin in
  * p->akids. */
@@ -47,6 +41,7 @@ static const char *type_name(machine *m, const vm_aval *v)
 static vm_step error(machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static vm_step error(machine *m, const char *fmt, ...)
 {
+    if (m->act->predicate) return VM_FAIL;     /* a predicate's error is its failure (6.9) */
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -344,7 +339,12 @@ static vm_step run(machine *m, uint32_t *out)
         }
         case AC_LOCAL: if (push(m, p->avals[in->a]) < 0) return VM_OOM; break;
         case AC_STORE: p->avals[in->a] = *top; m->vn--; break;
-        case AC_VAR:   return error(m, "variable %.*s is not defined", (int)in->b, g->atext + in->a);
+        case AC_VAR: {
+            const vm_var *v = vm_var_find(p, (uint32_t)in->i);
+            if (!v) return error(m, "variable %.*s is not defined", (int)in->b, g->atext + in->a);
+            if (push(m, v->value) < 0) return VM_OOM;
+            break;
+        }
         case AC_NEW: {
             vm_step st = new_struct(m, in);
             if (st != VM_NEXT) return st;
@@ -482,6 +482,9 @@ static vm_step run(machine *m, uint32_t *out)
         case AC_JMP:
             in = code + in->a;
             continue;
+        case AC_TEST:
+            *out = m->vn - 1;           /* where the predicate's value is */
+            return VM_NEXT;
         case AC_END:
             if (top->kind != V_NIL && top->kind != V_NODE)
                 return error(m, "result must be a node, got %s", type_name(m, top));
@@ -512,6 +515,45 @@ vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_
         p->avals[i] = locals && i < CC_PRATT_SLOTS ? node_value(locals[i]) : (vm_aval){ V_NIL, 0, 0 };
     m.vn = nslots;
     return run(&m, out);
+}
+
+/* Where the captures of a predicate's scope begin on the trail: at the
+ * iteration of the loop whose REP is at rep, or (rep < 0) at the rule's frame
+ * or the Pratt line's. */
+static uint32_t scope_start(const pego_parser *p, uint32_t esn, int32_t rep)
+{
+    for (uint32_t i = esn; i-- > 0;) {
+        const vm_entry *e = &p->es[i];
+        if (rep >= 0 ? e->kind == E_ITER && e->u.iter.rep == (uint32_t)rep
+                     : e->kind == E_CALL || e->kind == E_GCALL || e->kind == E_SUB)
+            return e->trail;
+    }
+    return 0;
+}
+
+vm_step vm_predicate_run(pego_parser *p, vm_regs *r)
+{
+    const cc_action *act = &p->g->actions[r->ip->a];
+    rt_tree *t = &p->tree;
+    const uint32_t nodes = t->nnodes, kids = t->nkids, fields = t->nfields, refs = t->nrefs;
+    uint32_t top;
+    vm_step st = vm_action_eval(p, r->ip->a, VAL_NIL, scope_start(p, r->esn, r->ip->b), r->tn, r->pos, r->pos,
+                                NULL, &top);
+    /* the nodes it made are no one's: they go */
+    t->nnodes = nodes;
+    t->nkids = kids;
+    t->nfields = fields;
+    t->nrefs = refs;
+    if (st != VM_NEXT) return st;
+    const vm_aval *v = &p->avals[top];
+    if (act->define >= 0) {
+        if (v->kind != V_INT && v->kind != V_STR && v->kind != V_BOOL) return VM_FAIL;
+        if (vm_var_define(p, (uint32_t)act->define, *v) < 0) return VM_OOM;
+    } else if (v->kind == V_BOOL && !v->x) {
+        return VM_FAIL;
+    }
+    r->ip++;
+    return VM_NEXT;
 }
 
 vm_step vm_action_run(pego_parser *p, vm_regs *r)

@@ -22,7 +22,7 @@
     X(ELEMS,    "push a new list of the body's elements ($0)") \
     X(LOCAL,    "push slot a (a lambda parameter, $lhs, $rhs, $op)") \
     X(STORE,    "pop into slot a") \
-    X(VAR,      "variable atext[a, a + b): no variable is defined") \
+    X(VAR,      "push variable i, named atext[a, a + b); undefined: an error") \
     X(NEW,      "pop b values, push a struct node of type a with fields alabels[low 32 bits of i ...], named atext[high 32 bits of i]") \
     X(FIELD,    "replace the node on top by its field of label a (a < 0: no such label), named atext[b, b + i)") \
     X(STARTPOS, "replace the node on top by its start position") \
@@ -52,7 +52,8 @@
     X(NEXT,     "next element of the innermost iteration into slot a; at its end, push the map's list or the fold's accumulator (slot a - 1) and jump to b") \
     X(MAPPUT,   "pop the lambda's value (a node or nil) into the map's list; jump to a") \
     X(JMP,      "jump to a") \
-    X(END,      "the action's value is on top")
+    X(END,      "the action's value is on top") \
+    X(TEST,     "the predicate's value is on top: its index is the result")
 
 typedef enum {
 #define AC_ENUM(name, doc) AC_##name,
@@ -66,7 +67,8 @@ enum { AC_EACH_MAP, AC_EACH_FOLDL, AC_EACH_FOLDR };
 
 /* Runs action a: the body's value v, the captures trail[from, to), the rule's
  * range [start, end) and, for a Pratt operator's action, the values of its
- * first slots (locals: CC_PRATT_SLOTS of them, or NULL). Sets *out to the action's value (a node or nil). Returns
+ * first slots (locals: CC_PRATT_SLOTS of them, or NULL). Sets *out to the action's value (a node or nil), or
+ * for a predicate to the index of its value in parser.avals. Returns
  * VM_NEXT, VM_OOM, or VM_ACTION_ERROR when it ended the parse with a run-time
  * error (docs/language.md 6.9). */
 vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_t to,
@@ -75,5 +77,11 @@ vm_step vm_action_eval(pego_parser *p, int a, uint32_t v, uint32_t from, uint32_
 /* ACTION: the body's value is on top of the value stack, the rule's frame on
  * top of the control stack. */
 vm_step vm_action_run(pego_parser *p, vm_regs *r);
+
+/* PRED (docs/language.md 5.1, 5.2): evaluates the predicate on the captures of
+ * its scope and the variables; VM_FAIL when its value is false, its evaluation
+ * an error, or (a definition) its value not an int, string or bool. The
+ * nodes it made are discarded. */
+vm_step vm_predicate_run(pego_parser *p, vm_regs *r);
 
 #endif

@@ -39,7 +39,10 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     if (count) count->calls++;
     if (watched && rt_trace_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
     uint32_t min = c->level ? c->level - 1 : 0;
-    rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, c->variant, r->pos, min) : NULL;
+    /* a rule that can read variables is memoized per their values (5.3) */
+    uint32_t env = 0;
+    if (memoize && rule->nreads && !(env = vm_env_key(p, g->rule_reads + rule->reads, rule->nreads))) return VM_OOM;
+    rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, c->variant, r->pos, min, env) : NULL;
     /* An entry computed inside a lookahead recorded no expectations; one with
      * recovered errors is used only in the same lookahead context. */
     if (m && ((m->flags & MEMO_GROWING) ||
@@ -82,9 +85,9 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
                        .leader = (rule->flags & RULE_LEADER) != 0, .memoize = (uint8_t)memoize,
                        .traced = watched > 0, .body = c->entry, .saved_hw = p->hw,
                        .evals_start = st->evals, .level = min, .call_level = c->level,
-                       .rec_start = p->nrec };
+                       .rec_start = p->nrec, .env = env };
     if (gf->leader) {
-        m = rt_memo_put(&p->memo, c->variant, r->pos, min, 2 * nrules);
+        m = rt_memo_put(&p->memo, c->variant, r->pos, min, env, 2 * nrules);
         if (!m) return VM_OOM;
         m->flags = MEMO_GROWING;
         m->exp_len = 0;
@@ -122,7 +125,7 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
     uint32_t examined = p->hw > end ? p->hw : end;
     if (gf->memoize) {
         rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
-                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, gf->level,
+                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, gf->level, gf->env,
                                                        2u * (uint32_t)p->g->nrules);
         if (!m) return FINISH_OOM;
         m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
@@ -168,6 +171,7 @@ static vm_step call_success(pego_parser *p, vm_regs *r, uint32_t v)
     if (p->sampled) p->sample_top = e->u.gcall.caller;
     r->vsn = e->vs;
     r->tn = e->trail;
+    p->nvars = p->vmarks[r->esn];       /* the callee's definitions end with it */
     if (gf->variant < (uint32_t)p->g->nrules && vm_push_value(p, r, v) < 0) return VM_OOM;
     r->ip = p->g->code + e->u.gcall.ret;
     return VM_NEXT;
@@ -201,7 +205,7 @@ vm_step vm_call_return(pego_parser *p, vm_regs *r)
     gf->has_best = 1;
     gf->best_end = r->pos;
     gf->best_value = v;
-    vm_restore_entry(p, r, e);
+    vm_restore_entry(p, r, e, r->esn - 1);
     p->res.stats.evals++;
     if (p->counting) p->counts[gf->variant].evals++;
     r->ip = p->g->code + gf->body;

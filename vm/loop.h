@@ -75,8 +75,11 @@
 /* Recovered errors, in the reference program (the only one with #recover). */
 #define CUR_REC (REFERENCE ? p->nrec : 0u)
 #define SET_REC(x) (REFERENCE ? (void)(p->nrec = (x)) : (void)0)
+/* Variables, in the reference program (the only one with predicates): the
+ * height of the variable stack that entry e restores. */
+#define SET_VARS(e) (REFERENCE ? (void)(p->nvars = p->vmarks[(e) - es]) : (void)0)
 /* Back to the state an entry saved. */
-#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), \
+#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), SET_VARS(e), \
                           PROFILED ? (void)(p->inline_depth = (e)->level) : (void)0)
 
 /* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. In
@@ -168,6 +171,8 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     p->nrec = 0;
     p->nheld = 0;
     p->hw = 0;
+    p->nvars = 0;
+    vm_env_reset(p);
     rt_buf_reset(&p->strings);
     PUSH_ENTRY(E_BOTTOM);
     {
@@ -438,11 +443,13 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             const vm_ins *rep = code + ip->a;
             e = &es[esn - 1];
             uint32_t count = e->u.iter.count + 1;
-            if (VALUED && (ip->flags & INS_SCOPE) && tn != e->trail) {
+            if (VALUED && (ip->flags & (INS_SCOPE | INS_DROP)) && tn != e->trail) {
                 /* the iteration's captures: with captures the value is never nil */
-                uint32_t v = vm_apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
-                if (!v) goto oom;
-                p->vs[vsn - 1] = v;
+                if (ip->flags & INS_SCOPE) {
+                    uint32_t v = vm_apply_fields(p, p->vs[vsn - 1], e->trail, tn, e->pos, pos);
+                    if (!v) goto oom;
+                    p->vs[vsn - 1] = v;
+                }
                 tn = e->trail;
             }
             if (pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
@@ -457,6 +464,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e->vs = CUR_VS;
             e->trail = CUR_TN;
             e->rec = CUR_REC;
+            if (REFERENCE) p->vmarks[esn - 1] = p->nvars;    /* an iteration's definitions stay */
             e->u.iter.count = count;
             e->cut = 0;
             ip = rep + 1;
@@ -534,6 +542,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[esn - 1];
             if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
             COUNT_RETURN(e);
+            SET_VARS(e);                /* the callee's definitions end with it */
             esn--;
             depth -= FRAME_DEPTH(e);
             ip = code + e->u.call.ret;
@@ -652,6 +661,14 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(SUBRET):
             if (!REFERENCE) break;
             CALL_OUT(vm_pratt_line_matched(p, &r));
+        CASE(PRED):
+            if (!REFERENCE) break;
+            CALL_OUT(vm_predicate_run(p, &r));
+        CASE(DROPCAPS):
+            if (!REFERENCE) break;
+            tn = es[esn - 1].trail;
+            ip++;
+            NEXT;
         case OP__COUNT:
             break;
         }
@@ -753,6 +770,7 @@ oom:
 #undef SET_LB
 #undef CUR_REC
 #undef SET_REC
+#undef SET_VARS
 #undef RESTORE_ENTRY
 #undef PUSH_ENTRY
 #undef PLAIN_CALL

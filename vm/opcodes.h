@@ -12,7 +12,9 @@
  * "V" a, c = byte sets, b = jump target; "Q" a = counting site; "G" a = rule variant,
  * b = jump target, d = its index among deferrable rules; "Z" a = chain of rules
  * compiled in, b = its nesting level; "O" a = jump target, b and c = counting sites
- * (c may be -1), d = a rule's index among deferrable rules; "A" a = action; "E" a = node type. CALL and CALLG carry the call's level number in c. */
+ * (c may be -1), d = a rule's index among deferrable rules; "A" a = action; "E" a = node type;
+ * "F" a = predicate (an action), b = the REP instruction of its scope or -1. CALL and CALLG
+ * carry the call's level number in c. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -77,7 +79,9 @@
     X(PRATT,    "X", "the Pratt machine of expression a: resumes after each line and operand parse") \
     X(SUBRET,   "N", "end of a Pratt line: attach its captures (label it with rule a if a >= 0)") \
     X(ACTION,   "A", "run action a on the rule's body value and captures; its result is the rule's value") \
-    X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since (RULEEND labels it)")
+    X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since (RULEEND labels it)") \
+    X(PRED,     "F", "predicate a: evaluate it on the captures of its scope (b: the REP of its iteration, -1: the rule's); fail on false or an error") \
+    X(DROPCAPS, "",  "drop the captures the rule's scope made for its predicates (a value-free body, a terminal type's)")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,
@@ -94,7 +98,8 @@ typedef enum {
 #define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character
                           spanned; PUNCT of the profiled program: the span before the byte is a
                           call compiled in (its POUT is the third part) */
-#define INS_COUNT_AFTER 32u  /* PUNCT of the profiled program: the span after the byte is a call
+#define INS_DROP  32u  /* REPNEXT of a value-free loop: drop the iteration's captures (made for its predicates) */
+#define INS_COUNT_AFTER 64u  /* PUNCT of the profiled program: the span after the byte is a call
                                 compiled in (its POUT is the last part) */
 
 #endif

@@ -18,7 +18,7 @@ typedef enum {
 
 static vm_mark mark(pego_parser *p, const vm_regs *r)
 {
-    return (vm_mark){ r->pos, r->vsn, r->tn, p->nrec };
+    return (vm_mark){ r->pos, r->vsn, r->tn, p->nrec, p->nvars };
 }
 
 static void restore(pego_parser *p, vm_regs *r, vm_mark m)
@@ -27,6 +27,7 @@ static void restore(pego_parser *p, vm_regs *r, vm_mark m)
     r->vsn = m.vs;
     r->tn = m.trail;
     p->nrec = m.rec;
+    p->nvars = m.vars;
 }
 
 /* Pushes a parse(min) on top of frame *f for an operand; *f is updated, since
@@ -319,7 +320,7 @@ vm_step vm_pratt_line_failed(pego_parser *p, vm_regs *r, vm_entry *e)
 {
     /* the machine resumes with the outcome */
     vm_pframe *f = &p->pf[p->npf - 1];
-    vm_restore_entry(p, r, e);
+    vm_restore_entry(p, r, e, (uint32_t)(e - p->es));
     f->out_ok = 0;
     f->out_cut = e->cut;
     r->ip = p->g->code + e->u.sub.resume;

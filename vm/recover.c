@@ -71,6 +71,7 @@ vm_step vm_recover_skip_end(pego_parser *p, vm_regs *r)
 vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e)
 {
     const vm_entry entry = *e;     /* a push below may reuse its slot or move the stack */
+    const uint32_t at = (uint32_t)(e - p->es);
     switch (entry.kind) {
     case E_LABEL: {
         /* #error: what the expression recorded is replaced by the message, at
@@ -87,7 +88,7 @@ vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e)
         if (rt_buf_grow((void **)&p->held, &p->capheld, p->nheld + n, sizeof(uint32_t)) < 0) return VM_OOM;
         if (n) memcpy(p->held + p->nheld, x->items + x->base, n * sizeof(uint32_t));
         vm_close_window(p, entry.u.window.saved_far, entry.u.window.saved_base, 0);
-        vm_restore_entry(p, r, &entry);
+        vm_restore_entry(p, r, &entry, at);
         vm_entry *skip = vm_push_entry(p, r, E_SKIP);
         if (!skip) return VM_OOM;
         skip->u.skip.far = far;
@@ -98,7 +99,7 @@ vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e)
         return VM_NEXT;
     }
     default: /* E_SKIP: the skip failed: no recovery; the held failure is recorded */
-        vm_restore_entry(p, r, &entry);
+        vm_restore_entry(p, r, &entry, at);
         for (uint32_t i = 0; i < entry.u.skip.nheld; i++) vm_expect(p, entry.u.skip.far, p->held[entry.u.skip.held + i]);
         p->nheld = entry.u.skip.held;
         return VM_FAIL;

@@ -69,6 +69,7 @@ typedef struct {
     uint32_t level;                  /* min of the call's parse (memo key) */
     uint32_t call_level;             /* level number of a level-restricted call, else 0 */
     uint32_t rec_start;              /* recovered errors before the call */
+    uint32_t env;                    /* the values of the variables the rule reads (memo key) */
     uint64_t evals_start;            /* evaluation counter at the call (tracing) */
     uint64_t nested_evals;           /* evaluations of nested traced calls */
     uint8_t  has_best, silent, leader, memoize, traced;
@@ -88,8 +89,21 @@ typedef struct { uint64_t entered, matched, consumed; } vm_chain_count;
 /* A capture on the trail: its label and the value captured. */
 typedef struct { uint32_t label, value; } vm_capture;
 
-/* A mark of the state a Pratt machine restores: position, stacks, recovered errors. */
-typedef struct { uint32_t pos, vs, trail, rec; } vm_mark;
+/* A mark of the state a Pratt machine restores: position, stacks, recovered
+ * errors, variables. */
+typedef struct { uint32_t pos, vs, trail, rec, vars; } vm_mark;
+
+/* A value of the action machine (vm/action.c): for V_STR, x is the string's
+ * offset in the parse's string arena and len its length; for V_NODE, x is the
+ * node value; for V_INT and V_BOOL, the value. */
+enum { V_NIL, V_INT, V_BOOL, V_STR, V_NODE };
+typedef struct vm_aval { uint32_t kind, len; uint64_t x; } vm_aval;
+
+/* A variable definition on the variable stack (docs/language.md 5.2): the
+ * variable's id (pego_grammar.vars) and its value. The innermost definition of
+ * a name is the highest; every control-stack entry notes the stack's height
+ * (parser.vmarks), which backtracking to it and a rule's return restore. */
+typedef struct { uint32_t id; vm_aval value; } vm_var;
 
 /* One parse(min) of a Pratt expression (docs/language.md 3.2). */
 typedef struct {

@@ -9,8 +9,9 @@
 #define EXPECT(at, id) vm_expect(p, (at), (id))
 #define LOOKED(x) do { if ((x) > p->hw) p->hw = (x); } while (0)
 #define WATCHED OBSERVING(p)
-/* every entry saves the whole state */
-#define FILL_ENTRY(e, k) (*(e) = (vm_entry){ .kind = (uint8_t)(k), .pos = pos, .vs = vsn, .trail = tn, .rec = p->nrec })
+/* every entry saves the whole state, with the height of the variable stack beside it */
+#define FILL_ENTRY(e, k) (*(e) = (vm_entry){ .kind = (uint8_t)(k), .pos = pos, .vs = vsn, .trail = tn, .rec = p->nrec }, \
+                          p->vmarks[(e) - es] = p->nvars)
 /* a plain frame records the variant and level, which Pratt rules read */
 #define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->level = (uint16_t)(lvl))
 #define TAIL_CALLS 0

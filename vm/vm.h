@@ -123,6 +123,12 @@ static inline int vm_grow_entries(pego_parser *p, uint32_t n)
     int status = rt_buf_grow((void **)&p->es, &p->capes, n, sizeof(vm_entry));
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     p->es_moving = 0;
+    /* the variable marks beside the entries: never fewer than entries */
+    if (status == 0 && p->capvmarks < p->capes &&
+        rt_buf_grow((void **)&p->vmarks, &p->capvmarks, p->capes, sizeof(uint32_t)) < 0) {
+        p->capes = p->capvmarks;
+        status = -1;
+    }
     return status;
 }
 
@@ -131,18 +137,21 @@ static inline int vm_grow_entries(pego_parser *p, uint32_t n)
 static inline vm_entry *vm_push_entry(pego_parser *p, vm_regs *r, int kind)
 {
     if (r->esn == p->capes && vm_grow_entries(p, r->esn + 1) < 0) return NULL;
+    p->vmarks[r->esn] = p->nvars;
     vm_entry *e = &p->es[r->esn++];
     *e = (vm_entry){ .kind = (uint8_t)kind, .pos = r->pos, .vs = r->vsn, .trail = r->tn, .rec = p->nrec };
     return e;
 }
 
-/* Back to the state entry e saved. */
-static inline void vm_restore_entry(pego_parser *p, vm_regs *r, const vm_entry *e)
+/* Back to the state saved by entry e, the entry at index at of the control
+ * stack (e may be a copy of it). */
+static inline void vm_restore_entry(pego_parser *p, vm_regs *r, const vm_entry *e, uint32_t at)
 {
     r->pos = e->pos;
     r->vsn = e->vs;
     r->tn = e->trail;
     p->nrec = e->rec;
+    p->nvars = p->vmarks[at];
 }
 
 /* Pushes value v; -1 when out of memory. */
@@ -162,6 +171,16 @@ uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to,
 /* Gives node v one field that is not a node (an integer or a string); -1 when
  * out of memory (vm/vm.c). */
 int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64_t value);
+
+/* Variables (vm/vars.c): the innermost definition of variable id (NULL:
+ * undefined); a new definition (-1 when out of memory); the environment id of
+ * the values of variables ids[0..n) for a memo key (undefined ones count as
+ * nil), interned for the parse, 0 when out of memory; vm_env_reset forgets the
+ * environments, with the memo table. */
+const vm_var *vm_var_find(const pego_parser *p, uint32_t id);
+int      vm_var_define(pego_parser *p, uint32_t id, vm_aval value);
+uint32_t vm_env_key(pego_parser *p, const uint32_t *ids, uint32_t n);
+void     vm_env_reset(pego_parser *p);
 
 /* The general call path (vm/call.c): memo lookup and store, left-recursion
  * growth, observation. vm_call_enter decides a call the loop hands it (and
