@@ -4,8 +4,10 @@
  * parser: the call frames, which link to their callers' (parser.sample_top),
  * and the calls compiled in that are running (parser.inline_rule). It counts
  * a sample for the innermost rule (self), once for every rule on the stack
- * (inclusive), and keeps the stack, folded like the calling-context tree, for
- * the profiler to add to the tree after the parse.
+ * (inclusive), and for the instruction running (parser.sample_ip, whose source
+ * position is the sample's grammar line), and keeps the stack, folded like the
+ * calling-context tree, with that instruction, for the profiler to add to the
+ * tree after the parse.
  *
  * The handler touches only what rt_sampler_prepare allocated before the parse
  * and the parser's volatile fields; while the control stack or the side
@@ -44,17 +46,19 @@ static _Thread_local struct {
 
 static _Thread_local pego_parser *volatile sampling;   /* the parse this thread samples, or NULL */
 
-int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
+int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode)
 {
-    if (!sm->self || sm->nrules != nrules) {
+    if (!sm->self || sm->nrules != nrules || sm->ncode != ncode) {
         rt_sampler_free(sm);
         sm->nrules = nrules;
+        sm->ncode = ncode;
         sm->self = rt_calloc((size_t)nrules + 1, sizeof *sm->self);
+        sm->at_pc = rt_calloc((size_t)ncode + 1, sizeof *sm->at_pc);
         sm->incl = rt_calloc((size_t)nrules + 1, sizeof *sm->incl);
         sm->stamp = rt_calloc((size_t)nrules + 1, sizeof *sm->stamp);
         sm->at = rt_malloc(((size_t)nrules + 1) * sizeof *sm->at);
         sm->paths = rt_malloc(PATH_WORDS * sizeof *sm->paths);
-        if (!sm->self || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
+        if (!sm->self || !sm->at_pc || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
             rt_sampler_free(sm);
             return -1;
         }
@@ -63,6 +67,7 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
     }
     memset(sm->self, 0, (size_t)nrules * sizeof *sm->self);
     memset(sm->incl, 0, (size_t)nrules * sizeof *sm->incl);
+    memset(sm->at_pc, 0, (size_t)ncode * sizeof *sm->at_pc);
     sm->npaths = 0;
     sm->taken = sm->lost = sm->unplaced = 0;
     return 0;
@@ -71,6 +76,7 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
 void rt_sampler_free(rt_samples *sm)
 {
     rt_free(sm->self);
+    rt_free(sm->at_pc);
     rt_free(sm->incl);
     rt_free(sm->stamp);
     rt_free(sm->at);
@@ -135,13 +141,16 @@ static void take_sample(pego_parser *p, rt_samples *sm)
         sm->lost++;
         return;
     }
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
+    const vm_ins *ip = p->sample_ip;
+    uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
+    if (pc) sm->at_pc[pc - 1]++;
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 2 + n > sm->cap_paths) {
         sm->unplaced++;
         return;
     }
     /* the stack from the outermost call, folded: a rule already on the path
      * goes back to where it was */
-    uint32_t *path = sm->paths + sm->npaths + 1, len = 0;
+    uint32_t *path = sm->paths + sm->npaths + 2, len = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t r = frames[i];
         if (sm->at[r] >= 0) {
@@ -155,7 +164,8 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     }
     for (uint32_t j = 0; j < len; j++) sm->at[path[j]] = -1;
     sm->paths[sm->npaths] = len;
-    sm->npaths += 1 + len;
+    sm->paths[sm->npaths + 1] = pc;
+    sm->npaths += 2 + len;
 }
 
 static void on_signal(int sig, siginfo_t *info, void *context)
@@ -233,6 +243,7 @@ int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
     t.it_value = my_timer.left.it_value.tv_sec || my_timer.left.it_value.tv_nsec ? my_timer.left.it_value
                                                                                  : t.it_interval;
     p->sample_top = 0;
+    p->sample_ip = NULL;
     p->inline_depth = 0;
     p->es_moving = 0;
     sampling = p;

@@ -43,6 +43,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     st->calls++;
     vm_count *count = p->counting ? &p->counts[c->variant] : NULL;
     if (count) count->calls++;
+    if (watched) p->observed_call = c->ret;
     if (watched && rt_trace_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
     uint32_t min = c->level ? c->level - 1 : 0;
     rt_memo_entry *m = memoize ? rt_memo_find(&p->memo, c->variant, r->pos, min) : NULL;
