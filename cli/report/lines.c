@@ -6,6 +6,7 @@
 #include "summary.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The used grammar named name (or labelled name@HASH8); -1 after a message
@@ -88,5 +89,77 @@ int rep_print_lines(const rep_summary *s, const char *grammar, FILE *out, char *
         print_row(out, n, t, total, line, p < end ? p : "", len);
         p = nl ? nl + 1 : end;
     }
+    return 0;
+}
+
+/* One line of a grammar in a comparison: its share of the grammar's self time
+ * at its lines, on each side (-1: the side has no time at that line). */
+typedef struct line_share {
+    const char *grammar;   /* the grammar's label */
+    uint32_t    line;
+    double      base, now;
+} line_share;
+
+/* Adds the lines of summary s to shares (side 0: base, 1: new); -1 when out of memory. */
+static int add_shares(const rep_summary *s, int side, line_share **shares, size_t *n, size_t *cap)
+{
+    for (size_t gi = 0; gi < s->ngrammars; gi++) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < s->nlines; i++)
+            if (s->lines[i].grammar == gi) total = rep_sum(total, s->lines[i].self_ns);
+        if (!s->grammars[gi].used || !total) continue;
+        for (size_t i = 0; i < s->nlines; i++) {
+            const rep_sline *l = &s->lines[i];
+            if (l->grammar != gi || !l->self_ns) continue;
+            double share = 100.0 * (double)l->self_ns / (double)total;
+            size_t k = 0;
+            while (k < *n && (strcmp((*shares)[k].grammar, s->grammars[gi].label) != 0 || (*shares)[k].line != l->line)) k++;
+            if (k == *n) {
+                if (rep_reserve(shares, cap, *n + 1, sizeof **shares) < 0) return -1;
+                (*shares)[(*n)++] = (line_share){ s->grammars[gi].label, l->line, -1, -1 };
+            }
+            double *v = side ? &(*shares)[k].now : &(*shares)[k].base;
+            *v = (*v < 0 ? 0 : *v) + share;
+        }
+    }
+    return 0;
+}
+
+static double share_change(const line_share *x)
+{
+    double d = (x->now < 0 ? 0 : x->now) - (x->base < 0 ? 0 : x->base);
+    return d < 0 ? -d : d;
+}
+
+static int by_change(const void *a, const void *b)
+{
+    const line_share *x = a, *y = b;
+    double dx = share_change(x), dy = share_change(y);
+    if (dx != dy) return dx > dy ? -1 : 1;
+    int c = strcmp(x->grammar, y->grammar);
+    return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+int rep_print_line_diff(const rep_summary *base, const rep_summary *now, size_t rows, FILE *out)
+{
+    line_share *shares = NULL;
+    size_t n = 0, cap = 0;
+    if (add_shares(base, 0, &shares, &n, &cap) < 0 || add_shares(now, 1, &shares, &n, &cap) < 0) {
+        free(shares);
+        return -1;
+    }
+    if (n) {
+        qsort(shares, n, sizeof *shares, by_change);
+        fputs("Lines by change of their share of the grammar's self time (base -> new):\n", out);
+        size_t shown = rows && rows < n ? rows : n;
+        for (size_t i = 0; i < shown; i++) {
+            const line_share *x = &shares[i];
+            double b = x->base < 0 ? 0 : x->base, w = x->now < 0 ? 0 : x->now;
+            fprintf(out, "- %s:%u: %.1f%% -> %.1f%% (%+.1f points)%s\n", x->grammar, (unsigned)x->line, b, w, w - b,
+                    x->base < 0 ? " (appeared)" : x->now < 0 ? " (disappeared)" : "");
+        }
+        if (n > shown) fprintf(out, "  (%zu more line%s; -n 0 shows all)\n", n - shown, n - shown == 1 ? "" : "s");
+    }
+    free(shares);
     return 0;
 }

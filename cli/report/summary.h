@@ -198,6 +198,10 @@ int  rep_print_folded(const rep_summary *s, int weight_calls, FILE *out);
 /* The source of the grammar named grammar, each line with its share of the
  * self time and its samples; 0, or -1 with a message in err (no such grammar). */
 int  rep_print_lines(const rep_summary *s, const char *grammar, FILE *out, char *err, size_t errlen);
+/* With --diff (text and Markdown): the lines whose share of their grammar's
+ * self time changed most, rows of them (0: all); nothing when neither side has
+ * line records. 0, or -1 when out of memory. */
+int  rep_print_line_diff(const rep_summary *base, const rep_summary *now, size_t rows, FILE *out);
 /* The SVG flame graph and the speedscope file; 0, or -1 with a message in err. */
 int  rep_write_flamegraph(const rep_summary *s, const char *path, char *err, size_t errlen);
 int  rep_write_speedscope(const rep_summary *s, const char *path, char *err, size_t errlen);
