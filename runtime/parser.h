@@ -313,8 +313,12 @@ void rt_flusher_check(void);                      /* at a parse: a forked child 
 void rt_flusher_after_fork_in_child(void);
 
 /* The sampler (runtime/sampler.c): rt_sampler_prepare makes room for a parse's
- * samples, for a grammar of nrules rules and ncode instructions (-1: out of memory); rt_sampler_begin arms the calling thread's timer
- * for a parse by p (-1: no timer), rt_sampler_end disarms it. */
+ * samples, for a grammar of nrules rules and ncode instructions (-1: out of
+ * memory); rt_sampler_begin arms the calling thread's timer for a parse by p
+ * (-1: no timer; RT_SAMPLER_NO_SIGNAL: SIGPROF and every real-time signal have
+ * handlers of the program's; RT_SAMPLER_REPLACED: the program replaced the
+ * sampler's handler after it was installed), rt_sampler_end disarms it. */
+enum { RT_SAMPLER_NO_SIGNAL = -2, RT_SAMPLER_REPLACED = -3 };
 int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode);
 void rt_sampler_free(rt_samples *sm);
 int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);

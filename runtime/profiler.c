@@ -795,6 +795,19 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     return 1;
 }
 
+/* Says once per process why the sampler cannot take samples, when it is
+ * because of the program's signal handlers (status: rt_sampler_begin's). */
+static void sampler_warning(int status)
+{
+    static int said;
+    if ((status != RT_SAMPLER_NO_SIGNAL && status != RT_SAMPLER_REPLACED) || __atomic_exchange_n(&said, 1, __ATOMIC_SEQ_CST))
+        return;
+    warn(status == RT_SAMPLER_NO_SIGNAL
+             ? "SIGPROF and every real-time signal have handlers of the program's: sampled parses are counted "
+               "but get no samples"
+             : "the program replaced the profiler's signal handler: sampled parses are counted but get no samples");
+}
+
 /* Starts profiling a parse when profiling is on: returns 1 when it is. An
  * exact parse keeps its thread's record locked until it ends. */
 int rt_profiler_parse_begin(pego_parser *p)
@@ -821,7 +834,7 @@ int rt_profiler_parse_begin(pego_parser *p)
     /* without a timer (rt_sampler_begin fails) the parse is counted, and its rules get no samples */
     if (s->sampled) {
         p->sampled = 1;
-        rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU);
+        sampler_warning(rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU));
     }
     return 1;
 }

@@ -1,5 +1,6 @@
 /* The sampler of --profile (docs/profiling.md): a timer per thread that sends
- * the thread SIGPROF at a fixed interval of its wall-clock or CPU time while
+ * the thread a signal (SIGPROF, or a free real-time signal when the program
+ * has a SIGPROF handler of its own) at a fixed interval of its wall-clock or CPU time while
  * it parses, and the signal handler, which reads the running rules off the
  * parser: the call frames, which link to their callers' (parser.sample_top),
  * and the calls compiled in that are running (parser.inline_rule). It counts
@@ -33,8 +34,8 @@ enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512 };
 
 static struct {
     pthread_mutex_t  lock;
-    int              installed;
-    struct sigaction previous;          /* the program's own SIGPROF handler, called for its signals */
+    int              installed;         /* 1: the handler is installed; -1: no signal was free */
+    int              signal;            /* the signal of the timers */
     pthread_key_t    key;               /* deletes a thread's timer when the thread ends */
 } sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -168,18 +169,31 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     sm->npaths += 2 + len;
 }
 
+/* A signal that is not of our timers (sent by kill, say) is ignored: it
+ * found the default action when the handler was installed. */
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
+    (void)sig;
+    (void)context;
     int saved = errno;
     pego_parser *p = sampling;
-    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler) {
-        if (p) take_sample(p, &p->samples);   /* else one that came just after the parse */
-    } else if (sampler.previous.sa_flags & SA_SIGINFO) {
-        if (sampler.previous.sa_sigaction) sampler.previous.sa_sigaction(sig, info, context);
-    } else if (sampler.previous.sa_handler != SIG_DFL && sampler.previous.sa_handler != SIG_IGN) {
-        sampler.previous.sa_handler(sig);
-    }
+    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p)
+        take_sample(p, &p->samples);       /* (p NULL: one that came just after the parse) */
     errno = saved;
+}
+
+/* Whether the program left sig's default action: the signal is free to use. */
+static int signal_free(int sig)
+{
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL;
+}
+
+/* Whether our handler is still sig's: the program may have installed its own since. */
+static int handler_ours(int sig)
+{
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_signal;
 }
 
 static void delete_timer(void *unused)
@@ -195,21 +209,32 @@ static void after_fork_in_child(void)
     sampling = NULL;
 }
 
-/* Installs the handler once per process; -1 when it cannot. */
+/* Installs the handler once per process, on SIGPROF when the program left
+ * it its default action, else on the highest real-time signal it left so: a
+ * handler of the program's is never replaced. -1 when it cannot (no timer),
+ * RT_SAMPLER_NO_SIGNAL when no signal is free. */
 static int install(void)
 {
-    if (__atomic_load_n(&sampler.installed, __ATOMIC_ACQUIRE)) return 0;   /* every parse after the first */
+    int done = __atomic_load_n(&sampler.installed, __ATOMIC_ACQUIRE);
+    if (done) return done > 0 ? 0 : RT_SAMPLER_NO_SIGNAL;   /* every parse after the first */
     pthread_mutex_lock(&sampler.lock);
     int status = 0;
     if (!sampler.installed) {
+        int sig = signal_free(SIGPROF) ? SIGPROF : 0;
+        for (int s = SIGRTMAX; !sig && s >= SIGRTMIN; s--)
+            if (signal_free(s)) sig = s;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (pthread_key_create(&sampler.key, delete_timer) != 0 || sigaction(SIGPROF, &sa, &sampler.previous) != 0)
+        if (!sig) {
+            status = RT_SAMPLER_NO_SIGNAL;
+            __atomic_store_n(&sampler.installed, -1, __ATOMIC_RELEASE);
+        } else if (pthread_key_create(&sampler.key, delete_timer) != 0 || sigaction(sig, &sa, NULL) != 0) {
             status = -1;
-        else {
+        } else {
+            sampler.signal = sig;
             pthread_atfork(NULL, NULL, after_fork_in_child);
             __atomic_store_n(&sampler.installed, 1, __ATOMIC_RELEASE);
         }
@@ -220,12 +245,14 @@ static int install(void)
 
 int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
 {
-    if (install() < 0) return -1;
+    int status = install();
+    if (status < 0) return status;
+    if (!handler_ours(sampler.signal)) return RT_SAMPLER_REPLACED;
     if (!my_timer.made) {
         struct sigevent ev;
         memset(&ev, 0, sizeof ev);
         ev.sigev_notify = SIGEV_THREAD_ID;
-        ev.sigev_signo = SIGPROF;
+        ev.sigev_signo = sampler.signal;
         ev.sigev_value.sival_ptr = &sampler;       /* tells our signals from the program's */
 #ifdef sigev_notify_thread_id
         ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
