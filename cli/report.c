@@ -42,6 +42,10 @@ static const char report_usage[] =
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
     "  --weight WEIGHT    with --folded or --flamegraph: self or calls (default self; with\n"
     "                     --diff calls)\n"
+    "  --with-lines       with --folded, --flamegraph, --speedscope: add a frame RULE:LINE\n"
+    "                     below each rule for the self time sampled at each grammar line\n"
+    "  --lines GRAMMAR    the grammar's source, each line with its share of the self time,\n"
+    "                     samples and self time (sampled reports), like pprof's -list\n"
     "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output):\n"
     "                     click a frame to zoom, Search (or / or Ctrl-F) to highlight the\n"
     "                     frames matching a regular expression (ic: ignoring case);\n"
@@ -88,7 +92,7 @@ static const char report_usage[] =
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
-    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET,
+    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET, OPT_LINES, OPT_WITH_LINES,
 };
 
 static const struct option_def {
@@ -103,14 +107,16 @@ static const struct option_def {
     { "diff", OPT_DIFF, 0 },       { "against", OPT_AGAINST, 0 },  { "fail", OPT_FAIL, 1 },
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
     { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
-    { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },
+    { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },           { "lines", OPT_LINES, 1 },
+    { "with-lines", OPT_WITH_LINES, 0 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
     int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
-    const char       *flamegraph, *speedscope, *pprof;
+    int               with_lines;
+    const char       *flamegraph, *speedscope, *pprof, *lines;
     rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
     int               width_given, quiet;
     rep_threshold    *fail;
@@ -251,6 +257,8 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         return 0;
     case OPT_STRICT: c->strict = 1; return 0;
     case OPT_QUIET: c->quiet = 1; return 0;
+    case OPT_LINES: c->lines = value; return 0;
+    case OPT_WITH_LINES: c->with_lines = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_TITLE: c->flame.title = value; return 0;
     case OPT_WIDTH: {
@@ -345,6 +353,14 @@ static int parse_args(report_config *c, int argc, char **argv)
         return -1;
     }
     if (c->diff && !c->weight_given) c->flame.weight_calls = 1;
+    if (c->with_lines && (!(c->folded || c->flamegraph || c->speedscope) || c->pprof || c->diff)) {
+        cli_error("--with-lines applies to --folded, --flamegraph and --speedscope only");
+        return -1;
+    }
+    if (c->lines && (c->diff || c->folded || c->table.rule || c->table.all_parses || c->format_given)) {
+        cli_error("--lines prints a listing of its own: not with --diff, --folded, --rule, --parses or -f");
+        return -1;
+    }
     if (c->diff && c->pprof) {
         cli_error("--pprof does not apply to --diff (a profile is of one set of reports)");
         return -1;
@@ -400,7 +416,8 @@ static int detail_needed(const report_config *c, const rep_summary *base, const 
 static rep_summary *read_side(const report_config *c, const char *what, char **files, size_t n, uint64_t *problems,
                               uint64_t *frames)
 {
-    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL };
+    rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL,
+                               c->with_lines };
     rep_summary *s = rep_summary_new(&so);
     rep_reader_sink sink = { 0 };
     if (s) rep_summary_sink(s, &sink);
@@ -465,7 +482,8 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
 
-    int tables = !c.diff && !c.folded && (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
+    int tables = !c.diff && !c.folded && !c.lines && !c.with_lines &&
+                 (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
     if (detail_needed(&c, base, now, tables) < 0) goto done;
 
     char err[512];
@@ -500,6 +518,11 @@ int cmd_report(int argc, char **argv)
         if (c.folded) {
             if (rep_print_folded(base, c.flame.weight_calls, stdout) < 0) {
                 cli_error("out of memory");
+                status = EXIT_ERRORS;
+            }
+        } else if (c.lines) {
+            if (rep_print_lines(base, c.lines, stdout, err, sizeof err) < 0) {
+                cli_error("%s", err);
                 status = EXIT_ERRORS;
             }
         } else if (tables) {

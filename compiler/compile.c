@@ -121,6 +121,17 @@ pego_grammar *pego_compile(const char *src, size_t len, const char *name, pego_d
         return NULL;
     }
     g->source_hash = rep_hash(src, len);
+    if (len <= REP_SOURCE_MAX) {
+        if (!(g->source = rt_malloc(len + 1))) {
+            pego_grammar_free(g);
+            errs.oom = 1;
+            give_diag(&errs, name, diag);
+            return NULL;
+        }
+        memcpy(g->source, src, len);
+        g->source[len] = 0;
+        g->source_len = len;
+    }
     return g;
 }
 
@@ -201,6 +212,7 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->chains);
     rt_free(g->chain_rules);
     rt_free(g->src);
+    rt_free(g->source);
     rt_free(g->name);
     rt_free(g->file);
     rt_free(g);

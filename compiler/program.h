@@ -177,6 +177,9 @@ struct pego_grammar {
     char       *name;           /* file name or "<grammar>" */
     char       *file;           /* the grammar file, NULL when compiled from memory */
     uint64_t    source_hash;    /* of the source text, for profile reports */
+    char       *source;         /* the source text, for profile reports' line listings;
+                                   NULL when longer than REP_SOURCE_MAX */
+    size_t      source_len;
     cc_rule    *rules;
     int         nrules;
     cc_literal *literals;

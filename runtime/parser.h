@@ -211,12 +211,15 @@ typedef struct rt_profiler_state rt_profiler_state;
 
 /* The samples of a sampled parse (runtime/sampler.c: its signal handler writes
  * them): per rule, the samples that found it innermost (self) and on the stack
- * (inclusive); the stacks, each its length then its rules from the outermost,
- * recursion folded; samples taken, lost (the stack was moving or held no call)
- * and left out of the stacks (no room, or deeper than the handler keeps). */
+ * (inclusive); per instruction, the samples that found it running; the stacks,
+ * each its length, the instruction running (address + 1, 0: not known), then
+ * its rules from the outermost, recursion folded; samples taken, lost (the
+ * stack was moving or held no call) and left out of the stacks (no room, or
+ * deeper than the handler keeps). */
 typedef struct {
-    uint32_t  nrules;
+    uint32_t  nrules, ncode;
     uint64_t *self, *incl, *stamp;
+    uint64_t *at_pc;
     int32_t  *at;                     /* scratch: a rule's place on the path being folded */
     uint32_t *paths; uint32_t npaths, cap_paths;
     uint64_t  taken, lost, unplaced;
@@ -247,6 +250,8 @@ struct pego_parser {
     int         ntrace;
     int         observing;          /* ntrace || prof_on: calls take the observed path */
     int         prof_on;            /* this parse is profiled */
+    uint32_t    observed_call;      /* the call being observed: its return address (the call
+                                       instruction's + 1; 0: the start rule), for the profiler's lines */
     struct rt_profiler_state *prof;
     const char **trace_items; uint32_t cap_trace_items;
     uint32_t   *scratch; uint32_t capscratch;
@@ -279,8 +284,11 @@ struct pego_parser {
      * innermost call frame (its index in es + 1, 0: none; frames link to their
      * callers), the calls compiled in that are running (their chains), the
      * byte span of punctuation that is a call running (its chain + 1, 0: none;
-     * innermost), and whether es is being moved. */
+     * innermost), whether es is being moved, and the instruction of the
+     * profiled program running (NULL: none; its source position is the
+     * sample's line). */
     volatile uint32_t sample_top;
+    const vm_ins *volatile sample_ip;
     volatile uint32_t inline_depth;
     volatile uint32_t inline_rule[CC_INLINE_LEVELS];
     volatile uint32_t inline_span;
@@ -321,9 +329,13 @@ void rt_flusher_check(void);                      /* at a parse: a forked child 
 void rt_flusher_after_fork_in_child(void);
 
 /* The sampler (runtime/sampler.c): rt_sampler_prepare makes room for a parse's
- * samples (-1: out of memory); rt_sampler_begin arms the calling thread's timer
- * for a parse by p (-1: no timer), rt_sampler_end disarms it. */
-int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules);
+ * samples, for a grammar of nrules rules and ncode instructions (-1: out of
+ * memory); rt_sampler_begin arms the calling thread's timer for a parse by p
+ * (-1: no timer; RT_SAMPLER_NO_SIGNAL: SIGPROF and every real-time signal have
+ * handlers of the program's; RT_SAMPLER_REPLACED: the program replaced the
+ * sampler's handler after it was installed), rt_sampler_end disarms it. */
+enum { RT_SAMPLER_NO_SIGNAL = -2, RT_SAMPLER_REPLACED = -3 };
+int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode);
 void rt_sampler_free(rt_samples *sm);
 int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
 void rt_sampler_end(pego_parser *p);

@@ -100,10 +100,16 @@ static void choose_clock(int cpu)
 
 /* ---- what is collected ---- */
 
+/* A node of a calling-context tree: a rule, or (CCT_LINE | i, a leaf of the
+ * sampled tree) the source position lines[i] where the samples of its parent's
+ * path fell. */
 typedef struct {
     uint32_t rule, parent, child, sibling;   /* child/sibling: first child, next sibling (0: none) */
     uint64_t calls, self;
 } cct_node;
+
+enum { CCT_LINE = 0x80000000u };
+#define NO_LINE UINT32_MAX
 
 /* Everything a thread's record knows about one grammar. The grammar's data is copied,
  * since a program may free the grammar before the report is written. */
@@ -115,6 +121,11 @@ typedef struct prof_grammar {
     rep_rule_info *infos;
     rep_rule *rules;                 /* totals, times in ticks (exact mode) */
     uint64_t *self_samples, *incl_samples;   /* per rule (sampled mode) */
+    char     *source; size_t source_len;     /* NULL when not carried (REP_SOURCE_MAX) */
+    uint32_t  ncode;
+    uint32_t *line_of;               /* per instruction: its index in lines, or NO_LINE */
+    rep_line *lines; uint32_t nlines;  /* the distinct source positions of the code, in order;
+                                          samples per position (sampled mode) */
     uint64_t *edge_calls, *edge_ticks; /* nrules x nrules, caller-major */
     cct_node *cct;  uint32_t ncct, capcct;  /* node 0 is the root above the start rule; self is
                                               in ticks, or in samples (sampled mode) */
@@ -141,6 +152,7 @@ typedef struct prof_thread {
 /* One active call of the parse being profiled. */
 typedef struct {
     uint32_t rule, pos, cct, prev_cct;
+    uint32_t line;                   /* exact mode: where its body begins (lines), or NO_LINE */
     uint64_t start;
     uint8_t  outermost;
 } prof_frame;
@@ -496,6 +508,49 @@ static prof_thread *this_thread(void)
     return c;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct source positions of g's code (its disassembly's table), in
+ * source order, and the position of each instruction: where the samples of
+ * the instruction running go. Returns -1 when out of memory. */
+static int line_table(prof_grammar *pg, const pego_grammar *g)
+{
+    uint32_t n = g->ncode, m = 0, k = 0;
+    pg->ncode = n;
+    pg->line_of = rt_malloc(((size_t)n + 1) * sizeof *pg->line_of);
+    pg->lines = rt_calloc((size_t)n + 1, sizeof *pg->lines);
+    uint64_t *keys = rt_malloc(((size_t)n + 1) * sizeof *keys);
+    if (!pg->line_of || !pg->lines || !keys) {
+        rt_free(keys);
+        return -1;
+    }
+    for (uint32_t at = 0; at < n; at++)
+        if (g->src[at].line > 0) keys[m++] = (uint64_t)g->src[at].line << 32 | (uint32_t)g->src[at].col;
+    qsort(keys, m, sizeof *keys, compare_u64);
+    for (uint32_t i = 0; i < m; i++)
+        if (!k || keys[i] != keys[k - 1]) keys[k++] = keys[i];
+    for (uint32_t i = 0; i < k; i++) pg->lines[i] = (rep_line){ .line = (uint32_t)(keys[i] >> 32), .col = (uint32_t)keys[i] };
+    pg->nlines = k;
+    for (uint32_t at = 0; at < n; at++) {
+        pg->line_of[at] = NO_LINE;
+        if (g->src[at].line <= 0) continue;
+        uint64_t key = (uint64_t)g->src[at].line << 32 | (uint32_t)g->src[at].col;
+        uint32_t lo = 0, hi = k;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (keys[mid] < key) lo = mid + 1;
+            else hi = mid;
+        }
+        pg->line_of[at] = lo;
+    }
+    rt_free(keys);
+    return 0;
+}
+
 static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
 {
     for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
@@ -511,6 +566,13 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
     if (blen > 5 && strcmp(base + blen - 5, ".pego") == 0) blen -= 5;
     pg->name = rt_strndup(base, blen);
     pg->file = rt_strdup(g->file ? g->file : "");
+    if (g->source) {
+        pg->source = rt_malloc(g->source_len + 1);
+        if (!pg->source) goto oom;
+        memcpy(pg->source, g->source, g->source_len + 1);
+        pg->source_len = g->source_len;
+    }
+    if (line_table(pg, g) < 0) goto oom;
     pg->nrules = n;
     pg->infos = rt_calloc((size_t)n + 1, sizeof *pg->infos);
     pg->rules = rt_calloc((size_t)n + 1, sizeof *pg->rules);
@@ -535,7 +597,8 @@ static prof_grammar *grammar_of(prof_thread *c, const pego_grammar *g)
 oom:
     rt_free(pg->name); rt_free(pg->file); rt_free(pg->infos); rt_free(pg->rules);
     rt_free(pg->edge_calls); rt_free(pg->edge_ticks); rt_free(pg->cct);
-    rt_free(pg->self_samples); rt_free(pg->incl_samples); rt_free(pg);
+    rt_free(pg->self_samples); rt_free(pg->incl_samples);
+    rt_free(pg->source); rt_free(pg->line_of); rt_free(pg->lines); rt_free(pg);
     return NULL;
 }
 
@@ -559,8 +622,9 @@ static uint32_t cct_enter(rt_profiler_state *s, uint32_t rule)
     return k;
 }
 
-/* Gives the time since the last transfer to the rule on top. */
-static inline void attribute(rt_profiler_state *s, uint64_t now)
+/* Gives the time since the last transfer to the rule on top, and to the
+ * source position line (an index in lines, or NO_LINE). */
+static inline void attribute(rt_profiler_state *s, uint64_t now, uint32_t line)
 {
     if (s->depth) {
         const prof_frame *top = &s->stack[s->depth - 1];
@@ -568,6 +632,7 @@ static inline void attribute(rt_profiler_state *s, uint64_t now)
         s->pg->rules[top->rule].self_ns += d;
         s->pg->cct[s->cct].self += d;
         s->parse_self[top->rule] += d;
+        if (line != NO_LINE) s->pg->lines[line].self_ns += d;
     }
     s->last = now;
     s->reads++;
@@ -605,8 +670,12 @@ static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, u
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
 {
     rt_profiler_state *s = p->prof;
-    uint32_t rule = variant % (uint32_t)p->g->nrules;
-    if (!s->sampled) attribute(s, ticks());
+    const pego_grammar *g = p->g;
+    uint32_t rule = variant % (uint32_t)g->nrules;
+    /* the caller's time up to this call goes to the call's line, the rule's
+     * time up to its own return to the line where its body begins */
+    uint32_t call = p->observed_call, body = variant < (uint32_t)g->nrules ? g->rules[rule].entry : g->rules[rule].vf_entry;
+    if (!s->sampled) attribute(s, ticks(), call && call <= s->pg->ncode ? s->pg->line_of[call - 1] : NO_LINE);
     if (s->depth == s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 256;
         prof_frame *st = rt_realloc(s->stack, cap * sizeof *st);
@@ -622,7 +691,8 @@ void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
     uint32_t node = cct_enter(s, rule);
     prof_frame *f = &s->stack[s->depth++];
     *f = (prof_frame){ .rule = rule, .pos = pos, .cct = node, .prev_cct = s->cct, .start = s->last,
-                       .outermost = s->active[rule] == 0 };
+                       .outermost = s->active[rule] == 0,
+                       .line = body < s->pg->ncode ? s->pg->line_of[body] : NO_LINE };
     if (s->onpath[rule] < 0) s->onpath[rule] = (int32_t)node;
     else f->outermost |= 2;          /* folded: this frame did not set onpath */
     s->active[rule]++;
@@ -636,7 +706,7 @@ void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, u
     rt_profiler_state *s = p->prof;
     if (!s->depth) return;
     uint64_t now = s->sampled ? 0 : ticks();
-    if (!s->sampled) attribute(s, now);
+    if (!s->sampled) attribute(s, now, s->stack[s->depth - 1].line);
     prof_frame *f = &s->stack[--s->depth];
     prof_grammar *pg = s->pg;
     rep_rule *r = s->sampled ? &s->rules[f->rule] : &pg->rules[f->rule];
@@ -720,9 +790,22 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     s->sampled = prof.mode == MODE_SAMPLED;
     if (s->sampled) {
         for (int r = 0; r < n; r++) s->rules[r] = (rep_rule){ .rule = (uint32_t)r };
-        if (rt_sampler_prepare(&p->samples, (uint32_t)n) < 0) return 0;
+        if (rt_sampler_prepare(&p->samples, (uint32_t)n, p->g->ncode) < 0) return 0;
     }
     return 1;
+}
+
+/* Says once per process why the sampler cannot take samples, when it is
+ * because of the program's signal handlers (status: rt_sampler_begin's). */
+static void sampler_warning(int status)
+{
+    static int said;
+    if ((status != RT_SAMPLER_NO_SIGNAL && status != RT_SAMPLER_REPLACED) || __atomic_exchange_n(&said, 1, __ATOMIC_SEQ_CST))
+        return;
+    warn(status == RT_SAMPLER_NO_SIGNAL
+             ? "SIGPROF and every real-time signal have handlers of the program's: sampled parses are counted "
+               "but get no samples"
+             : "the program replaced the profiler's signal handler: sampled parses are counted but get no samples");
 }
 
 /* Starts profiling a parse when profiling is on: returns 1 when it is. An
@@ -751,7 +834,7 @@ int rt_profiler_parse_begin(pego_parser *p)
     /* without a timer (rt_sampler_begin fails) the parse is counted, and its rules get no samples */
     if (s->sampled) {
         p->sampled = 1;
-        rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU);
+        sampler_warning(rt_sampler_begin(p, interval_ns(), clock_kind == PROF_CLOCK_THREAD_CPU));
     }
     return 1;
 }
@@ -818,11 +901,14 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         pg->incl_samples[r] += sm->incl[r];
         if (sm->self[r] && (top == REP_NO_RULE || sm->self[r] > sm->self[top])) top = (uint32_t)r;
     }
-    for (uint32_t at = 0; at < sm->npaths; at += 1 + sm->paths[at]) {
-        uint32_t node = 0;
-        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 1 + i]);
+    for (uint32_t at = 0; at < sm->npaths; at += 2 + sm->paths[at]) {
+        uint32_t node = 0, pc = sm->paths[at + 1];
+        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 2 + i]);
+        if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1]);
         pg->cct[node].self++;
     }
+    for (uint32_t at = 0; at < sm->ncode; at++)
+        if (sm->at_pc[at] && pg->line_of[at] != NO_LINE) pg->lines[pg->line_of[at]].samples += sm->at_pc[at];
     s->c->samples += sm->taken;
     s->c->samples_lost += sm->lost;    /* (samples whose stack found no room still count for the rules) */
     return top;
@@ -855,7 +941,7 @@ static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const
     const pego_stats *st = &p->res.stats;
     uint64_t calls = st->calls, evals = st->evals, memo = st->memo_hits;
     uint32_t top = REP_NO_RULE;
-    if (!s->sampled) attribute(s, now);
+    if (!s->sampled) attribute(s, now, NO_LINE);
     close_calls(s, now, evals);
     if (s->sampled) top = end_sampled(p, s, &calls, &evals, &memo);
     prof_thread *c = s->c;
@@ -972,6 +1058,7 @@ static void clear_record(prof_thread *c)
         memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
         memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
         for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;
+        for (uint32_t i = 0; i < pg->nlines; i++) pg->lines[i].samples = pg->lines[i].self_ns = 0;
     }
 }
 
@@ -1018,7 +1105,8 @@ static int write_report(void)
             if (!first) continue;
             uint32_t id = ++gid;
             rep_grammar rg = { .id = id, .name = pg->name, .file = pg->file, .hash = pg->hash,
-                               .nrules = (size_t)pg->nrules, .rules = pg->infos };
+                               .nrules = (size_t)pg->nrules, .rules = pg->infos,
+                               .source = pg->source, .source_len = pg->source_len };
             rep_add_grammar(b, &rg);
             int n = pg->nrules;
             for (int r = 0; r < n; r++) {
@@ -1063,21 +1151,41 @@ static int write_report(void)
                                    .time_ns = (uint64_t)((double)t * scale) };
                     rep_add_edge(b, &e);
                 }
+            for (uint32_t i = 0; i < pg->nlines; i++) {
+                rep_line line = pg->lines[i];
+                for (prof_thread *d = c->next; d; d = d->next)
+                    for (prof_grammar *q = d->grammars; q; q = q->next)
+                        if (q->g == pg->g && q->hash == pg->hash) {
+                            line.samples += q->lines[i].samples;
+                            line.self_ns += q->lines[i].self_ns;
+                        }
+                if (!line.samples && !line.self_ns) continue;
+                line.grammar = id;
+                line.self_ns = sampled ? line.samples * interval : (uint64_t)((double)line.self_ns * scale);
+                rep_add_line(b, &line);
+            }
             /* calling-context trees: each thread's own, as separate stack records
-             * (a reader adds up records with the same path) */
+             * (a reader adds up records with the same path); a line leaf is
+             * its parent's path at that line */
             for (prof_thread *d = c; d; d = d->next)
                 for (prof_grammar *q = d->grammars; q; q = q->next) {
                     if (q->g != pg->g || q->hash != pg->hash) continue;
                     for (uint32_t k = 1; k < q->ncct; k++) {
                         if (!q->cct[k].calls && !q->cct[k].self) continue;
+                        uint32_t leaf = k;
+                        rep_line at = { 0 };
+                        if (q->cct[k].rule & CCT_LINE) {
+                            at = q->lines[q->cct[k].rule & ~CCT_LINE];
+                            leaf = q->cct[k].parent;
+                        }
                         size_t depth = 0;
-                        for (uint32_t x = k; x; x = q->cct[x].parent) depth++;
+                        for (uint32_t x = leaf; x; x = q->cct[x].parent) depth++;
                         if (rt_buf_grow((void **)&frames, &capframes, depth, sizeof *frames) < 0) {
                             status = -1;
                             break;
                         }
                         depth = 0;
-                        for (uint32_t x = k; x; x = q->cct[x].parent) frames[depth++] = q->cct[x].rule;
+                        for (uint32_t x = leaf; x; x = q->cct[x].parent) frames[depth++] = q->cct[x].rule;
                         for (size_t i = 0; i < depth / 2; i++) {
                             uint32_t t = frames[i];
                             frames[i] = frames[depth - 1 - i];
@@ -1085,7 +1193,7 @@ static int write_report(void)
                         }
                         uint64_t self = sampled ? q->cct[k].self * interval : (uint64_t)((double)q->cct[k].self * scale);
                         rep_stack st = { .grammar = id, .nframes = depth, .frames = frames, .calls = q->cct[k].calls,
-                                         .self_ns = self };
+                                         .self_ns = self, .line = at.line, .col = at.col };
                         rep_add_stack(b, &st);
                     }
                 }

@@ -18,6 +18,7 @@
 #define REP_FORMAT_NAME    "pego-profile"
 #define REP_FORMAT_VERSION 1
 #define REP_NO_RULE        UINT32_MAX   /* a parse without a top rule (no call took time) */
+#define REP_SOURCE_MAX     (256u * 1024) /* the longest grammar source a grammar record carries */
 
 /* The first record: who wrote the report, and how it was measured. */
 typedef struct rep_header {
@@ -51,6 +52,9 @@ typedef struct rep_grammar {
     uint64_t             hash;      /* rep_hash() of the grammar source */
     size_t               nrules;
     const rep_rule_info *rules;
+    const char          *source;    /* the grammar source, NULL when not carried (longer than
+                                       REP_SOURCE_MAX, or an older writer) */
+    size_t               source_len;
 } rep_grammar;
 
 typedef enum { REP_UNIT_BYTES, REP_UNIT_CODEPOINTS } rep_unit;
@@ -104,7 +108,16 @@ typedef struct rep_stack {
     size_t          nframes;        /* at least 1 */
     const uint32_t *frames;
     uint64_t        calls, self_ns;
+    uint32_t        line, col;      /* sampled: the source position the self time was at (0: any) */
 } rep_stack;
+
+/* Where the samples (sampled mode) or the self time (exact mode) of a grammar
+ * fell: the source position of the instruction running, over every rule. */
+typedef struct rep_line {
+    uint32_t grammar;
+    uint32_t line, col;             /* 1-based */
+    uint64_t samples, self_ns;
+} rep_line;
 
 /* FNV-1a, 64 bits: the grammar source hash of grammar records. Inline, so
  * that pego report (which sees only libpego's pego_ names) has it too. */

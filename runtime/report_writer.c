@@ -138,6 +138,10 @@ int rep_add_grammar(rep_builder *b, const rep_grammar *g)
         rt_buf_printf(t, ",\"line\":%u,\"col\":%u}", g->rules[i].line, g->rules[i].col);
     }
     rt_buf_addc(t, ']');
+    if (g->source) {
+        rt_buf_adds(t, ",\"source\":");
+        rt_unicode_json_string(t, g->source, g->source_len);
+    }
     return close_record(b);
 }
 
@@ -202,6 +206,22 @@ int rep_add_stack(rep_builder *b, const rep_stack *s)
     rt_buf_addc(t, ']');
     add_count(t, "calls", s->calls);
     add_count(t, "self_ns", s->self_ns);
+    if (s->line) {
+        add_count(t, "line", s->line);
+        add_count(t, "col", s->col);
+    }
+    return close_record(b);
+}
+
+int rep_add_line(rep_builder *b, const rep_line *l)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "line");
+    add_count(t, "grammar", l->grammar);
+    add_count(t, "line", l->line);
+    add_count(t, "col", l->col);
+    if (b->sampled) add_count(t, "samples", l->samples);
+    add_count(t, "self_ns", l->self_ns);
     return close_record(b);
 }
 

@@ -1,11 +1,14 @@
 /* The sampler of --profile (docs/profiling.md): a timer per thread that sends
- * the thread SIGPROF at a fixed interval of its wall-clock or CPU time while
+ * the thread a signal (SIGPROF, or a free real-time signal when the program
+ * has a SIGPROF handler of its own) at a fixed interval of its wall-clock or CPU time while
  * it parses, and the signal handler, which reads the running rules off the
  * parser: the call frames, which link to their callers' (parser.sample_top),
  * and the calls compiled in that are running (parser.inline_rule). It counts
  * a sample for the innermost rule (self), once for every rule on the stack
- * (inclusive), and keeps the stack, folded like the calling-context tree, for
- * the profiler to add to the tree after the parse.
+ * (inclusive), and for the instruction running (parser.sample_ip, whose source
+ * position is the sample's grammar line), and keeps the stack, folded like the
+ * calling-context tree, with that instruction, for the profiler to add to the
+ * tree after the parse.
  *
  * The handler touches only what rt_sampler_prepare allocated before the parse
  * and the parser's volatile fields; while the control stack or the side
@@ -31,8 +34,8 @@ enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512 };
 
 static struct {
     pthread_mutex_t  lock;
-    int              installed;
-    struct sigaction previous;          /* the program's own SIGPROF handler, called for its signals */
+    int              installed;         /* 1: the handler is installed; -1: no signal was free */
+    int              signal;            /* the signal of the timers */
     pthread_key_t    key;               /* deletes a thread's timer when the thread ends */
 } sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -44,17 +47,19 @@ static _Thread_local struct {
 
 static _Thread_local pego_parser *volatile sampling;   /* the parse this thread samples, or NULL */
 
-int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
+int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode)
 {
-    if (!sm->self || sm->nrules != nrules) {
+    if (!sm->self || sm->nrules != nrules || sm->ncode != ncode) {
         rt_sampler_free(sm);
         sm->nrules = nrules;
+        sm->ncode = ncode;
         sm->self = rt_calloc((size_t)nrules + 1, sizeof *sm->self);
+        sm->at_pc = rt_calloc((size_t)ncode + 1, sizeof *sm->at_pc);
         sm->incl = rt_calloc((size_t)nrules + 1, sizeof *sm->incl);
         sm->stamp = rt_calloc((size_t)nrules + 1, sizeof *sm->stamp);
         sm->at = rt_malloc(((size_t)nrules + 1) * sizeof *sm->at);
         sm->paths = rt_malloc(PATH_WORDS * sizeof *sm->paths);
-        if (!sm->self || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
+        if (!sm->self || !sm->at_pc || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
             rt_sampler_free(sm);
             return -1;
         }
@@ -63,6 +68,7 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
     }
     memset(sm->self, 0, (size_t)nrules * sizeof *sm->self);
     memset(sm->incl, 0, (size_t)nrules * sizeof *sm->incl);
+    memset(sm->at_pc, 0, (size_t)ncode * sizeof *sm->at_pc);
     sm->npaths = 0;
     sm->taken = sm->lost = sm->unplaced = 0;
     return 0;
@@ -71,6 +77,7 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules)
 void rt_sampler_free(rt_samples *sm)
 {
     rt_free(sm->self);
+    rt_free(sm->at_pc);
     rt_free(sm->incl);
     rt_free(sm->stamp);
     rt_free(sm->at);
@@ -136,13 +143,16 @@ static void take_sample(pego_parser *p, rt_samples *sm)
         sm->lost++;
         return;
     }
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 1 + n > sm->cap_paths) {
+    const vm_ins *ip = p->sample_ip;
+    uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
+    if (pc) sm->at_pc[pc - 1]++;
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 2 + n > sm->cap_paths) {
         sm->unplaced++;
         return;
     }
     /* the stack from the outermost call, folded: a rule already on the path
      * goes back to where it was */
-    uint32_t *path = sm->paths + sm->npaths + 1, len = 0;
+    uint32_t *path = sm->paths + sm->npaths + 2, len = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t r = frames[i];
         if (sm->at[r] >= 0) {
@@ -156,21 +166,35 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     }
     for (uint32_t j = 0; j < len; j++) sm->at[path[j]] = -1;
     sm->paths[sm->npaths] = len;
-    sm->npaths += 1 + len;
+    sm->paths[sm->npaths + 1] = pc;
+    sm->npaths += 2 + len;
 }
 
+/* A signal that is not of our timers (sent by kill, say) is ignored: it
+ * found the default action when the handler was installed. */
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
+    (void)sig;
+    (void)context;
     int saved = errno;
     pego_parser *p = sampling;
-    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler) {
-        if (p) take_sample(p, &p->samples);   /* else one that came just after the parse */
-    } else if (sampler.previous.sa_flags & SA_SIGINFO) {
-        if (sampler.previous.sa_sigaction) sampler.previous.sa_sigaction(sig, info, context);
-    } else if (sampler.previous.sa_handler != SIG_DFL && sampler.previous.sa_handler != SIG_IGN) {
-        sampler.previous.sa_handler(sig);
-    }
+    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p)
+        take_sample(p, &p->samples);       /* (p NULL: one that came just after the parse) */
     errno = saved;
+}
+
+/* Whether the program left sig's default action: the signal is free to use. */
+static int signal_free(int sig)
+{
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL;
+}
+
+/* Whether our handler is still sig's: the program may have installed its own since. */
+static int handler_ours(int sig)
+{
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_signal;
 }
 
 static void delete_timer(void *unused)
@@ -186,21 +210,32 @@ static void after_fork_in_child(void)
     sampling = NULL;
 }
 
-/* Installs the handler once per process; -1 when it cannot. */
+/* Installs the handler once per process, on SIGPROF when the program left
+ * it its default action, else on the highest real-time signal it left so: a
+ * handler of the program's is never replaced. -1 when it cannot (no timer),
+ * RT_SAMPLER_NO_SIGNAL when no signal is free. */
 static int install(void)
 {
-    if (__atomic_load_n(&sampler.installed, __ATOMIC_ACQUIRE)) return 0;   /* every parse after the first */
+    int done = __atomic_load_n(&sampler.installed, __ATOMIC_ACQUIRE);
+    if (done) return done > 0 ? 0 : RT_SAMPLER_NO_SIGNAL;   /* every parse after the first */
     pthread_mutex_lock(&sampler.lock);
     int status = 0;
     if (!sampler.installed) {
+        int sig = signal_free(SIGPROF) ? SIGPROF : 0;
+        for (int s = SIGRTMAX; !sig && s >= SIGRTMIN; s--)
+            if (signal_free(s)) sig = s;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (pthread_key_create(&sampler.key, delete_timer) != 0 || sigaction(SIGPROF, &sa, &sampler.previous) != 0)
+        if (!sig) {
+            status = RT_SAMPLER_NO_SIGNAL;
+            __atomic_store_n(&sampler.installed, -1, __ATOMIC_RELEASE);
+        } else if (pthread_key_create(&sampler.key, delete_timer) != 0 || sigaction(sig, &sa, NULL) != 0) {
             status = -1;
-        else {
+        } else {
+            sampler.signal = sig;
             pthread_atfork(NULL, NULL, after_fork_in_child);
             __atomic_store_n(&sampler.installed, 1, __ATOMIC_RELEASE);
         }
@@ -211,12 +246,14 @@ static int install(void)
 
 int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
 {
-    if (install() < 0) return -1;
+    int status = install();
+    if (status < 0) return status;
+    if (!handler_ours(sampler.signal)) return RT_SAMPLER_REPLACED;
     if (!my_timer.made) {
         struct sigevent ev;
         memset(&ev, 0, sizeof ev);
         ev.sigev_notify = SIGEV_THREAD_ID;
-        ev.sigev_signo = SIGPROF;
+        ev.sigev_signo = sampler.signal;
         ev.sigev_value.sival_ptr = &sampler;       /* tells our signals from the program's */
 #ifdef sigev_notify_thread_id
         ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
@@ -234,6 +271,7 @@ int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
     t.it_value = my_timer.left.it_value.tv_sec || my_timer.left.it_value.tv_nsec ? my_timer.left.it_value
                                                                                  : t.it_interval;
     p->sample_top = 0;
+    p->sample_ip = NULL;
     p->inline_depth = 0;
     p->inline_span = 0;
     p->es_moving = 0;

@@ -225,7 +225,8 @@ static void add_record(state *s, char **w, int n)
         char *copy = strdup(v ? v : "");
         for (char *p = strtok(copy, ","); p && nf < MAX_WORDS; p = strtok(NULL, ",")) frames[nf++] = rule_id(s, g, p);
         free(copy);
-        rep_stack st = { g->id, nf, frames, number(s, w, n, "calls"), number(s, w, n, "self_ns") };
+        rep_stack st = { .grammar = g->id, .nframes = nf, .frames = frames, .calls = number(s, w, n, "calls"),
+                          .self_ns = number(s, w, n, "self_ns") };
         rc = rep_add_stack(s->b, &st);
     } else {
         die(s, "unknown record: ", kind);
@@ -279,7 +280,7 @@ static void synthetic(const char *dir, unsigned long count)
         rep_header h = { REP_FORMAT_VERSION, "0.1.0", (int64_t)(1000 + k), "ci-1", 4, argv, 1764434400, "monotonic",
                          "exact", 1, 0, 0, 0, 0 };
         rep_builder *b = rep_builder_new(&h);
-        rep_grammar g = { 1, "json", "json.pego", 0x1234abcd5678ef00ULL, NSYN, info };
+        rep_grammar g = { .id = 1, .name = "json", .file = "json.pego", .hash = 0x1234abcd5678ef00ULL, .nrules = NSYN, .rules = info };
         int rc = b ? rep_add_grammar(b, &g) : -1;
         for (unsigned i = 0; i < 50 && rc == 0; i++) {
             char input[64];
@@ -307,7 +308,8 @@ static void synthetic(const char *dir, unsigned long count)
             size_t depth = 1 + next_random(&y) % 7;
             path[0] = 0;
             for (size_t d = 1; d < depth; d++) path[d] = (uint32_t)(1 + next_random(&y) % (NSYN - 1));
-            rep_stack st = { 1, depth, path, 1 + next_random(&x) % 3000, 100 + next_random(&x) % 50000 };
+            rep_stack st = { .grammar = 1, .nframes = depth, .frames = path, .calls = 1 + next_random(&x) % 3000,
+                              .self_ns = 100 + next_random(&x) % 50000 };
             rc = rep_add_stack(b, &st);
         }
         char path_name[4096], err[512];

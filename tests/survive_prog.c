@@ -13,7 +13,12 @@
  *   own-handler   as loop, with a SIGTERM handler of its own that stops the
  *                 loop; then it exits 3
  *   abort         parses for 300 ms (printing "ready" after the first), then
- *                 abort()s */
+ *                 abort()s
+ *   own-sigprof   installs a SIGPROF handler of its own, parses for 200 ms,
+ *                 then prints whether its handler is still installed and how
+ *                 many signals it got before and after raise(SIGPROF)
+ *   sigprof-after parses for 100 ms, installs a SIGPROF handler of its own,
+ *                 parses for 100 ms more, and prints the same */
 #define _GNU_SOURCE 1          /* a writer-preferring read-write lock */
 #include <pthread.h>
 #include <signal.h>
@@ -84,6 +89,31 @@ static void ready(void)
 static void own_handler(int sig)
 {
     stop = sig;
+}
+
+static volatile sig_atomic_t own_sigprofs;   /* SIGPROF signals the program's own handler got */
+
+static void count_sigprof(int sig)
+{
+    (void)sig;
+    own_sigprofs++;
+}
+
+/* Parses for ms milliseconds. */
+static void parse_for(double ms)
+{
+    for (double end = now_ms() + ms; now_ms() < end;) parse_times(1);
+}
+
+/* Prints whether the program's SIGPROF handler is installed, and the signals
+ * it got before and after one raise(SIGPROF). */
+static void report_sigprof(void)
+{
+    struct sigaction now;
+    sigaction(SIGPROF, NULL, &now);
+    int before = own_sigprofs;
+    raise(SIGPROF);
+    printf("%s %d %d\n", now.sa_handler == count_sigprof ? "kept" : "replaced", before, (int)own_sigprofs);
 }
 
 int main(int argc, char **argv)
@@ -159,6 +189,14 @@ int main(int argc, char **argv)
         ready();
         parse_times(-1);
         exit(3);                        /* its own handler stopped the loop */
+    }
+    if (strcmp(mode, "own-sigprof") == 0 || strcmp(mode, "sigprof-after") == 0) {
+        int after = strcmp(mode, "sigprof-after") == 0;
+        if (after) parse_for(100);
+        signal(SIGPROF, count_sigprof);
+        parse_for(after ? 100 : 200);
+        report_sigprof();
+        return 0;
     }
     if (strcmp(mode, "abort") == 0) {
         parse_times(1);

@@ -151,6 +151,12 @@ static void fmt_record(char *b, size_t n, rep_record_kind kind, const void *rec)
             snprintf(b + k, n - (size_t)k, " %llu %llu", (unsigned long long)s->calls, (unsigned long long)s->self_ns);
         break;
     }
+    case REP_REC_LINE: {
+        const rep_line *l = rec;
+        snprintf(b, n, "line g%u %u:%u %llu %llu", l->grammar, l->line, l->col, (unsigned long long)l->samples,
+                 (unsigned long long)l->self_ns);
+        break;
+    }
     }
 }
 
@@ -215,7 +221,7 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
 {
     rep_header h = header(pid);
     rep_builder *b = rep_builder_new(&h);
-    rep_grammar g = { 1, "json", "json.pego", 0xabcdef0123456789ULL, 3, json_rules };
+    rep_grammar g = { 1, "json", "json.pego", 0xabcdef0123456789ULL, 3, json_rules, NULL, 0 };
     rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, 5000 * scale, 30, 25, 5, 60, 1 };
     rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 1000 * scale, 6, 6, 0, 12, 2 };
     rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale, 0 };
@@ -223,7 +229,8 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
     rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0 };
     rep_edge e[] = { { 1, 0, 1, 2, 5000 * scale }, { 1, 1, 1, 4, 1000 * scale }, { 1, 1, 2, 14, 2000 * scale } };
     uint32_t f0[] = { 0 }, f1[] = { 0, 1 }, f2[] = { 0, 1, 2 };
-    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale }, { 1, 2, f1, 20, 3000 * scale }, { 1, 3, f2, 14, 2000 * scale } };
+    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale, 0, 0 }, { 1, 2, f1, 20, 3000 * scale, 0, 0 },
+                      { 1, 3, f2, 14, 2000 * scale, 0, 0 } };
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -306,8 +313,8 @@ static void test_round_trip(void)
     rep_header h = header(4242);
     rep_builder *b = rep_builder_new(&h);
     static const rep_rule_info calc_rules[] = { { "expr", 10, 1 }, { "term", 11, 3 } };
-    rep_grammar g1 = { 1, "json", "dir/json.pego", 0xabcdef0123456789ULL, 3, json_rules };
-    rep_grammar g2 = { 7, "calc \"x\"", "", 0x1ULL, 2, calc_rules };
+    rep_grammar g1 = { 1, "json", "dir/json.pego", 0xabcdef0123456789ULL, 3, json_rules, NULL, 0 };
+    rep_grammar g2 = { 7, "calc \"x\"", "", 0x1ULL, 2, calc_rules, NULL, 0 };
     /* names with characters JSON must escape, UTF-8 kept, an invalid byte read as U+FFFD */
     rep_parse p1 = { 1, 1, "in \"q\" \\ \n\t\x01 \xc3\xa9 \xff", 123456, REP_UNIT_CODEPOINTS, REP_RESULT_OK, 812345,
                      20433, 20001, 432, 40868, 2 };
@@ -317,7 +324,7 @@ static void test_round_trip(void)
     rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0 };
     rep_edge e = { 7, 0, 1, 31, 32 };
     uint32_t frames[] = { 0, 1, 2, 1 };
-    rep_stack s = { 1, 4, frames, 41, 42 };
+    rep_stack s = { 1, 4, frames, 41, 42, 0, 0 };
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g1), 0);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g2), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -399,7 +406,7 @@ static void test_detail_fields(void)
         rep_header h = header(1);
         h.detail = detail;
         rep_builder *b = rep_builder_new(&h);
-        rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules };
+        rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules, NULL, 0 };
         rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0 };
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
         CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
@@ -1283,8 +1290,8 @@ static void test_merge_shared_name(void)
     const char *path = tmp("shared.zst");
     rep_header h = header(5);
     rep_builder *b = rep_builder_new(&h);
-    rep_grammar g1 = { 1, "json", "old/json.pego", 0x1111111122222222ULL, 3, json_rules };
-    rep_grammar g2 = { 2, "json", "new/json.pego", 0x3333333344444444ULL, 3, json_rules };
+    rep_grammar g1 = { 1, "json", "old/json.pego", 0x1111111122222222ULL, 3, json_rules, NULL, 0 };
+    rep_grammar g2 = { 2, "json", "new/json.pego", 0x3333333344444444ULL, 3, json_rules, NULL, 0 };
     rep_rule r1 = { 1, 1, 10, 10, 0, 10, 0, 0, 0, 0, 0, 0, 100, 100, 0 };
     rep_rule r2 = { 2, 1, 20, 20, 0, 20, 0, 0, 0, 0, 0, 0, 200, 200, 0 };
     rep_add_grammar(b, &g1);
@@ -1460,11 +1467,11 @@ static void test_flamegraph(void)
     rep_header h = header(1);
     rep_builder *b = rep_builder_new(&h);
     static const rep_rule_info rules[] = { { "main", 1, 1 }, { "a", 2, 1 }, { "b", 3, 1 }, { "c<&>", 4, 1 } };
-    rep_grammar g = { 1, "g", "g.pego", 1, 4, rules };
+    rep_grammar g = { 1, "g", "g.pego", 1, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 }, p4[] = { 0, 1, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 1000000 }, { 1, 2, p1, 5, 3000000 }, { 1, 2, p2, 7, 2000000 },
-        { 1, 3, p3, 9, 4000000 }, { 1, 3, p4, 2, 10 },   /* 10 ns of 10 ms: below the cut-off */
+        { 1, 1, p0, 1, 1000000, 0, 0 }, { 1, 2, p1, 5, 3000000, 0, 0 }, { 1, 2, p2, 7, 2000000, 0, 0 },
+        { 1, 3, p3, 9, 4000000, 0, 0 }, { 1, 3, p4, 2, 10, 0, 0 },   /* 10 ns of 10 ms: below the cut-off */
     };
     rep_add_grammar(b, &g);
     for (size_t i = 0; i < 5; i++) rep_add_stack(b, &st[i]);

@@ -37,6 +37,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     st->calls++;
     vm_count *count = p->counting ? &p->counts[c->variant] : NULL;
     if (count) count->calls++;
+    if (watched) p->observed_call = c->ret;
     if (watched && rt_trace_observe_enter(p, c->variant, r->pos, p->ngf + 1, c->level)) return VM_ABORTED;
     uint32_t min = c->level ? c->level - 1 : 0;
     /* a rule that can read variables is memoized per their values (5.3) */

@@ -16,8 +16,9 @@
  * control-stack entry, CALL_FRAME a plain call's frame; TAIL_CALLS lets a call
  * in tail position reuse its caller's frame, FRAME_DEPTH says how many levels
  * of nesting a plain frame stands for; SYNTAX_ERROR is the result of a failed
- * parse. How instructions are dispatched (computed goto, or a switch) is
- * vm/dispatch.h's choice.
+ * parse; NOTE_PC runs before every instruction (the profiled program stores its
+ * address for the sampler). How instructions are dispatched (computed goto, or a
+ * switch) is vm/dispatch.h's choice.
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
  * lookaheads, plain calls and returns, building values. For the rest it calls
@@ -173,6 +174,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     p->hw = 0;
     p->nvars = 0;
     vm_env_reset(p);
+    if (PROFILED || REFERENCE) p->sample_ip = NULL;  /* nothing from an earlier run */
     rt_buf_reset(&p->strings);
     PUSH_ENTRY(E_BOTTOM);
     {
@@ -189,7 +191,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     }
 
     for (;;) {
-        switch ((vm_opcode)ip->op) {
+        switch (DISPATCH_OP) {
         CASE(END):
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             FLUSH_CALLS();
@@ -793,3 +795,4 @@ oom:
 #undef TAIL_CALLS
 #undef FRAME_DEPTH
 #undef SYNTAX_ERROR
+#undef NOTE_PC

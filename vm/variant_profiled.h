@@ -1,18 +1,22 @@
 /* The profiled program's copy of the dispatch loop (vm/loop.h), for profiled
  * parses that build trees: the fast program's loop (vm/variant_fast.h) with
- * its name and four others changed. PROFILED turns on the counters (plain
+ * its name and five others changed. PROFILED turns on the counters (plain
  * calls, returns and failures of plain frames, and the instructions PCOUNT, PIN
  * and POUT); CALL_FRAME keeps the variant a plain frame called, to count its
  * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
- * that every return counts. */
+ * that every return counts; NOTE_PC stores the address of each instruction
+ * for the sampler, which gives the sample to its source line. */
 #include "variant_fast.h"
 #undef VM_RUN
 #undef PROFILED
 #undef CALL_FRAME
 #undef TAIL_CALLS
 #undef FRAME_DEPTH
+#undef NOTE_PC
 #define VM_RUN vm_run_profiled
 #define PROFILED 1
 #define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
+/* the instruction running, for the sampler: its source position is the sample's line */
+#define NOTE_PC() ((void)(p->sample_ip = ip))

@@ -7,8 +7,11 @@
 #undef CALL_FRAME
 #undef TAIL_CALLS
 #undef FRAME_DEPTH
+#undef NOTE_PC
 #define VM_RUN vm_run_profiled_recognize
 #define PROFILED 1
 #define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
+/* the instruction running, for the sampler: its source position is the sample's line */
+#define NOTE_PC() ((void)(p->sample_ip = ip))

@@ -456,9 +456,9 @@ static void changed_grammars(const rep_summary *base, const rep_summary *now, FI
     }
 }
 
-/* The text or Markdown output: the sides, the table, the notes, and the
- * failures after them, on the same stream. */
-static void text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
+/* The text or Markdown output: the sides, the table, the lines, the notes, and
+ * the failures after them, on the same stream; 0, or -1 when out of memory. */
+static int text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
                       const diff_row *rows, size_t nrows, const checked *k, FILE *out)
 {
     char a[512], b[512];
@@ -485,6 +485,7 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
     rep_text_end(o->format, out);
     if (nrows == 0) fputs("  (none)\n", out);
     if (nrows > shown) fprintf(out, "  (%zu more rule%s; -n 0 shows all)\n", nrows - shown, nrows - shown == 1 ? "" : "s");
+    int rc = rep_print_line_diff(base, now, o->rows, out);
     for (size_t i = 0; i < k->nnotes; i++) {
         const failure *f = &k->notes[i];
         fputs("Within the sampling error: ", out);
@@ -502,6 +503,7 @@ static void text_diff(const rep_summary *base, const rep_summary *now, const rep
         rep_put_text(out, o->format, text);
         fputc('\n', out);
     }
+    return rc;
 }
 
 static json_t *json_counts(const rep_counts *c)
@@ -635,7 +637,7 @@ long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_d
     } else if (rc == 0 && o->format == REP_FORMAT_CSV) {
         csv_diff(rows, nrows, &totals, o->rows, out);
     } else if (rc == 0) {
-        text_diff(base, now, o, rows, nrows, &k, out);
+        if (text_diff(base, now, o, rows, nrows, &k, out) < 0) rc = -1;
     }
     if (rc == 0 && o->annotate_github) github_annotations(&k, out);
     for (size_t i = 0; i < k.nfail && rc >= 0; i++) {

@@ -97,7 +97,7 @@ typedef struct frame_grammar {
 
 /* fg: the index of the record's frame_grammar */
 typedef struct staged_rule  { uint32_t rule, fg; rep_counts c; } staged_rule;
-typedef struct staged_stack { size_t off, len; uint32_t fg; uint64_t calls, self_ns; } staged_stack;
+typedef struct staged_stack { size_t off, len; uint32_t fg, line; uint64_t calls, self_ns; } staged_stack;
 
 /* A list of parses: a bounded heap whose root is the one that sorts last, or
  * (limit 0) a plain list. */
@@ -112,8 +112,9 @@ struct rep_merge {
     u64map        string_ids; /* FNV hash -> first string id; collisions chain in string_next */
     uint32_t     *string_next;
     size_t        string_next_cap;
-    u64map        rule_ids, edge_ids, node_ids, input_ids;
+    u64map        rule_ids, edge_ids, node_ids, input_ids, line_ids, node_line_ids;
     size_t        grammars_cap, rules_cap, edges_cap, nodes_cap, clocks_cap, modes_cap, by_input_cap;
+    size_t        lines_cap, node_lines_cap;
 
     /* the frame being read */
     frame_grammar *fg;
@@ -124,6 +125,8 @@ struct rep_merge {
     size_t         nse, se_cap;
     staged_stack  *ss;
     size_t         nss, ss_cap;
+    rep_sline     *sl;        /* line records: grammar is the frame grammar's index */
+    size_t         nsl, sl_cap;
     uint32_t      *path;      /* merged rule indices of the staged stacks */
     size_t         npath, path_cap;
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
@@ -201,24 +204,32 @@ void rep_summary_free(rep_summary *s)
     map_free(&m->edge_ids);
     map_free(&m->node_ids);
     map_free(&m->input_ids);
+    map_free(&m->line_ids);
+    map_free(&m->node_line_ids);
     frame_grammars_clear(m);
     free(m->fg);
     free(m->sr);
     free(m->se);
     free(m->ss);
+    free(m->sl);
     free(m->path);
     parse_list_clear(&m->fparses);
     free(m->fparses.v);
     parse_list_clear(&m->parses_kept);
     free(m->parses_kept.v);
     free(m);
-    for (size_t i = 0; i < s->ngrammars; i++) free(s->grammars[i].label);
+    for (size_t i = 0; i < s->ngrammars; i++) {
+        free(s->grammars[i].label);
+        free(s->grammars[i].source);
+    }
     for (size_t i = 0; i < s->nrules; i++) free(s->rules[i].label);
     for (size_t i = 0; i < s->ntop; i++) free(s->top[i].input);
     free(s->grammars);
     free(s->rules);
     free(s->edges);
     free(s->nodes);
+    free(s->lines);
+    free(s->node_lines);
     free(s->by_input);
     free(s->top);
     free(s->clocks);
@@ -356,6 +367,13 @@ static int on_grammar(rep_summary *s, const rep_grammar *g)
     if (!grammar_selected(s, g)) return 0;
     f->grammar = merged_grammar(s, g);
     if (f->grammar == REP_NONE) return -1;
+    rep_sgrammar *sg = &s->grammars[f->grammar];
+    if (g->source && !sg->source) {
+        if (!(sg->source = malloc(g->source_len + 1))) return -1;
+        memcpy(sg->source, g->source, g->source_len);
+        sg->source[g->source_len] = 0;
+        sg->source_len = g->source_len;
+    }
     for (size_t i = 0; i < g->nrules; i++) {
         f->rules[i] = merged_rule(s, f->grammar, g->rules[i].name);
         if (f->rules[i] == REP_NONE) return -1;
@@ -430,8 +448,18 @@ static int on_stack(rep_summary *s, const rep_stack *st)
     if (rep_reserve(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
         rep_reserve(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
         return -1;
-    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->calls, st->self_ns };
+    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->line, st->calls, st->self_ns };
     for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
+    return 0;
+}
+
+static int on_line(rep_summary *s, const rep_line *l)
+{
+    rep_merge *m = s->m;
+    frame_grammar *f = frame_grammar_of(m, l->grammar);
+    if (f->grammar == REP_NONE) return 0;
+    if (rep_reserve(&m->sl, &m->sl_cap, m->nsl + 1, sizeof *m->sl) < 0) return -1;
+    m->sl[m->nsl++] = (rep_sline){ f->grammar, l->line, l->col, l->samples, l->self_ns };
     return 0;
 }
 
@@ -440,7 +468,7 @@ static int on_stack(rep_summary *s, const rep_stack *st)
 static void frame_reset(rep_merge *m)
 {
     frame_grammars_clear(m);
-    m->nfg = m->nsr = m->nse = m->nss = m->npath = 0;
+    m->nfg = m->nsr = m->nse = m->nss = m->nsl = m->npath = 0;
     m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
     parse_list_clear(&m->fparses);
 }
@@ -457,6 +485,43 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
     s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0 };
     s->nnodes++;
     return n;
+}
+
+/* Adds a line record's samples and time to its merged position; -1 when out of memory. */
+static int add_line(rep_summary *s, const rep_sline *l)
+{
+    rep_merge *m = s->m;
+    /* the key: 16 bits of grammar, 28 of line, 20 of column (larger ones share their last key) */
+    uint64_t key = (uint64_t)(l->grammar < 0xffff ? l->grammar : 0xffff) << 48 |
+                   (uint64_t)(l->line < 0xfffffff ? l->line : 0xfffffff) << 20 | (l->col < 0xfffff ? l->col : 0xfffff);
+    uint32_t k = map_get(&m->line_ids, key);
+    if (k == REP_NONE) {
+        if (rep_reserve(&s->lines, &m->lines_cap, s->nlines + 1, sizeof *s->lines) < 0) return -1;
+        k = (uint32_t)s->nlines;
+        if (map_put(&m->line_ids, key, k) < 0) return -1;
+        s->lines[k] = (rep_sline){ l->grammar, l->line, l->col, 0, 0 };
+        s->nlines++;
+    }
+    s->lines[k].samples = rep_sum(s->lines[k].samples, l->samples);
+    s->lines[k].self_ns = rep_sum(s->lines[k].self_ns, l->self_ns);
+    return 0;
+}
+
+/* Adds self time that a stack record placed at a line to its node's line; -1 when out of memory. */
+static int add_node_line(rep_summary *s, uint32_t node, uint32_t line, uint64_t self_ns)
+{
+    rep_merge *m = s->m;
+    uint64_t key = (uint64_t)node << 32 | line;
+    uint32_t k = map_get(&m->node_line_ids, key);
+    if (k == REP_NONE) {
+        if (rep_reserve(&s->node_lines, &m->node_lines_cap, s->nnode_lines + 1, sizeof *s->node_lines) < 0) return -1;
+        k = (uint32_t)s->nnode_lines;
+        if (map_put(&m->node_line_ids, key, k) < 0) return -1;
+        s->node_lines[k] = (rep_snode_line){ node, line, 0 };
+        s->nnode_lines++;
+    }
+    s->node_lines[k].self_ns = rep_sum(s->node_lines[k].self_ns, self_ns);
+    return 0;
 }
 
 /* Adds calls and self time to the (input, node or rule) entry of by_input;
@@ -589,10 +654,13 @@ static int frame_commit(rep_summary *s)
         }
         s->nodes[node].calls = rep_sum(s->nodes[node].calls, st->calls);
         s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, st->self_ns);
+        if (st->line && add_node_line(s, node, st->line, st->self_ns) < 0) return -1;
         uint32_t input = m->fg[st->fg].input;
         if (input != REP_NONE && add_by_input(s, input, node, s->nodes[node].rule, st->calls, st->self_ns) < 0)
             return -1;
     }
+    for (size_t i = 0; i < m->nsl; i++)
+        if (add_line(s, &m->sl[i]) < 0) return -1;
     for (size_t i = 0; i < m->fparses.n; i++) {
         rep_sparse p = m->fparses.v[i];
         m->fparses.v[i].input = NULL;
@@ -633,6 +701,7 @@ static int sink_record(void *ud, rep_record_kind kind, const void *rec)
     case REP_REC_RULE:    return on_rule(s, rec);
     case REP_REC_EDGE:    return on_edge(s, rec);
     case REP_REC_STACK:   return on_stack(s, rec);
+    case REP_REC_LINE:    return on_line(s, rec);
     }
     return 0;
 }
@@ -667,6 +736,22 @@ static int by_processes(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Line records by grammar, line, column. */
+static int by_position(const void *a, const void *b)
+{
+    const rep_sline *x = a, *y = b;
+    if (x->grammar != y->grammar) return x->grammar < y->grammar ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->col < y->col ? -1 : x->col > y->col;
+}
+
+static int by_node_then_line(const void *a, const void *b)
+{
+    const rep_snode_line *x = a, *y = b;
+    if (x->node != y->node) return x->node < y->node ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
 /* By input name, then rules before nodes, each by index. */
 static int by_input_order(const void *a, const void *b)
 {
@@ -687,10 +772,37 @@ static int by_parent_then_label(const void *a, const void *b, void *ctx)
     return strcmp(s->rules[x->rule].label, s->rules[y->rule].label);
 }
 
+/* --with-lines: below each node, a node of the rule "rule:LINE" for the self
+ * time sampled at each line (node_lines), which the node keeps no more. The
+ * rules made for them have no counts (pego report prints no table then). */
+static int add_line_frames(rep_summary *s)
+{
+    for (size_t i = 0; i < s->nnode_lines; i++) {
+        const rep_snode_line *l = &s->node_lines[i];
+        const rep_srule *r = &s->rules[s->nodes[l->node].rule];
+        size_t n = strlen(r->name) + 12;
+        char *name = malloc(n);
+        if (!name) return -1;
+        snprintf(name, n, "%s:%u", r->name, (unsigned)l->line);
+        uint32_t rule = merged_rule(s, r->grammar, name);
+        free(name);
+        if (rule == REP_NONE) return -1;
+        s->rules[rule].used = 1;
+        uint32_t node = node_for(s, l->node, rule);
+        if (node == REP_NONE) return -1;
+        rep_snode *parent = &s->nodes[l->node];
+        uint64_t moved = l->self_ns < parent->self_ns ? l->self_ns : parent->self_ns;
+        parent->self_ns -= moved;
+        s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, moved);
+    }
+    return 0;
+}
+
 int rep_summary_finish(rep_summary *s)
 {
     rep_merge *m = s->m;
     if (m->oom) return -1;
+    if (s->opt.with_lines && add_line_frames(s) < 0) return -1;
     for (size_t i = 0; i < s->ngrammars; i++) {
         rep_sgrammar *g = &s->grammars[i];
         int shared = 0;
@@ -717,6 +829,8 @@ int rep_summary_finish(rep_summary *s)
     if (s->nclocks) qsort(s->clocks, s->nclocks, sizeof *s->clocks, by_processes);
     if (s->nmodes) qsort(s->modes, s->nmodes, sizeof *s->modes, by_processes);
     if (s->nby_input) qsort(s->by_input, s->nby_input, sizeof *s->by_input, by_input_order);
+    if (s->nlines) qsort(s->lines, s->nlines, sizeof *s->lines, by_position);
+    if (s->nnode_lines) qsort(s->node_lines, s->nnode_lines, sizeof *s->node_lines, by_node_then_line);
 
     /* link the calling-context tree: children in label order */
     uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);

@@ -266,6 +266,17 @@ static uint32_t id_field(rep_reader *r, const char *key, uint64_t limit, const c
     return (uint32_t)f->i;
 }
 
+/* A source position (line or column): absent is 0. */
+static uint32_t position_field(rep_reader *r, const char *key, const char **bad)
+{
+    uint64_t v = count_field(r, key, bad);
+    if (v > UINT32_MAX) {
+        if (!*bad) *bad = key;
+        return 0;
+    }
+    return (uint32_t)v;
+}
+
 /* A string: absent is "". */
 static const char *string_field(rep_reader *r, const char *key, const char **bad)
 {
@@ -419,6 +430,10 @@ static const char *decode_grammar(rep_reader *r, json_t *o, rep_grammar *g, int 
         r->rules[i].col = col ? (uint32_t)json_integer_value(col) : 0;
     }
     g->rules = r->rules;
+    json_t *source = json_object_get(o, "source");
+    if (source && !json_is_string(source) && !bad) bad = "source";
+    g->source = json_is_string(source) ? json_string_value(source) : NULL;
+    g->source_len = json_is_string(source) ? json_string_length(source) : 0;
     return bad;
 }
 
@@ -429,7 +444,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
     const char *bad = NULL;
     const frame_grammar *g;
     int oom = 0;
-    union { rep_grammar g; rep_parse p; rep_rule r; rep_edge e; rep_stack s; } rec;
+    union { rep_grammar g; rep_parse p; rep_rule r; rep_edge e; rep_stack s; rep_line l; } rec;
     rep_record_kind kind;
     memset(&rec, 0, sizeof rec);
     if (strcmp(type, "grammar") == 0) {
@@ -493,6 +508,17 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         rec.s.frames = r->frames;
         rec.s.calls = count_field(r, "calls", &bad);
         rec.s.self_ns = count_field(r, "self_ns", &bad);
+        rec.s.line = position_field(r, "line", &bad);
+        rec.s.col = position_field(r, "col", &bad);
+    } else if (strcmp(type, "line") == 0) {
+        kind = REP_REC_LINE;
+        g = grammar_field(r, &bad);
+        rec.l.grammar = g ? g->id : 0;
+        rec.l.line = position_field(r, "line", &bad);
+        rec.l.col = position_field(r, "col", &bad);
+        if (!rec.l.line && !bad) bad = "line";
+        rec.l.samples = count_field(r, "samples", &bad);
+        rec.l.self_ns = count_field(r, "self_ns", &bad);
     } else {
         return 0;   /* a record type of a later version: ignored */
     }

@@ -38,6 +38,8 @@ typedef struct rep_sgrammar {
     uint64_t    parses, bytes;
     uint64_t    detail_bytes;   /* bytes parsed in frames with detail: what wasted compares with */
     int         used;      /* seen in a whole frame */
+    char       *source;    /* the grammar source, from the first report that carried it; NULL: none did */
+    size_t      source_len;
 } rep_sgrammar;
 
 typedef struct rep_srule {
@@ -61,6 +63,19 @@ typedef struct rep_snode {
     uint64_t calls, self_ns;
 } rep_snode;
 
+/* The samples and self time at one source position of a grammar (line records). */
+typedef struct rep_sline {
+    uint32_t grammar, line, col;
+    uint64_t samples, self_ns;
+} rep_sline;
+
+/* The self time of a tree node that sampled reports placed at a grammar line
+ * (stack records with a line): the frames "rule:LINE" of --with-lines. */
+typedef struct rep_snode_line {
+    uint32_t node, line;
+    uint64_t self_ns;
+} rep_snode_line;
+
 typedef struct rep_sparse {
     char      *input;
     uint32_t   grammar, top_rule;   /* top_rule: a rule index or REP_NONE */
@@ -73,6 +88,7 @@ typedef struct rep_summary_options {
     const char *grammar;      /* only grammars of this name (or label name@HASH8); NULL: all */
     size_t      parse_limit;  /* the slowest parses kept; 0: every parse */
     int         by_input;     /* also keep the tree's and the rules' counts per input (rep_sinput) */
+    int         with_lines;   /* finish adds a node "rule:LINE" below each node for its node_lines */
 } rep_summary_options;
 
 /* With by_input: the calls and self time that the frames whose parses of a
@@ -111,6 +127,10 @@ typedef struct rep_summary {
     rep_snode    *nodes;
     size_t        nnodes;
     uint32_t      root;           /* first root node (linked by sibling), or REP_NONE */
+    rep_sline    *lines;          /* after finish: by grammar, line, column */
+    size_t        nlines;
+    rep_snode_line *node_lines;   /* after finish: by node, then line */
+    size_t        nnode_lines;
     rep_sinput   *by_input;       /* with opt.by_input; after finish, by input name, rules before nodes */
     size_t        nby_input;
     rep_sparse   *top;            /* after finish: slowest first */
@@ -184,6 +204,17 @@ int  rep_write_flamegraph(const rep_summary *s, const rep_flame_options *o, cons
                           size_t errlen);
 int  rep_write_diff_flamegraph(const rep_summary *base, const rep_summary *now, const rep_flame_options *o,
                                const char *path, char *err, size_t errlen);
+
+
+/* ---- grammar lines (lines.c) ---- */
+
+/* The source of the grammar named grammar, each line with its share of the
+ * self time and its samples; 0, or -1 with a message in err (no such grammar). */
+int  rep_print_lines(const rep_summary *s, const char *grammar, FILE *out, char *err, size_t errlen);
+/* With --diff (text and Markdown): the lines whose share of their grammar's
+ * self time changed most, rows of them (0: all); nothing when neither side has
+ * line records. 0, or -1 when out of memory. */
+int  rep_print_line_diff(const rep_summary *base, const rep_summary *now, size_t rows, FILE *out);
 /* The speedscope file; 0, or -1 with a message in err. */
 int  rep_write_speedscope(const rep_summary *s, const char *path, char *err, size_t errlen);
 
