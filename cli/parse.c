@@ -122,7 +122,7 @@ static int parse_flag(int ch, const char *arg, void *ctx)
         c->format = arg;
         return CLI_FLAG_OK;
     case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
-    case OPT_STATS: c->stats = 1; return CLI_FLAG_OK;
+    case OPT_STATS: c->stats = 1; c->in->opt.count_stats = 1; return CLI_FLAG_OK;
     case OPT_QUIET: c->quiet = 1; return CLI_FLAG_OK;
     case OPT_STREAM: cli_error("-stream: not supported yet"); return CLI_FLAG_BAD;
     case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;

@@ -91,13 +91,6 @@ void pego_parser_free(pego_parser *p)
     rt_free(p);
 }
 
-int rt_parse_count_calls(pego_parser *p, int on)
-{
-    int was = p->count_calls;
-    p->count_calls = on;
-    return was;
-}
-
 /* Zeroed counters for a counting parse, and the unit of every position when
  * the parse counts in characters. */
 static int prepare_counts(pego_parser *p)
@@ -168,6 +161,37 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
     return 1;
 }
 
+/* The statistics of a counted parse, from its counts (rt_parse_counts summed
+ * over the rules, in one pass): the memo table's figures are those of the run,
+ * whose general path decides the same calls as the reference program's. */
+static void count_stats(pego_parser *p)
+{
+    const pego_grammar *g = p->g;
+    pego_stats *st = &p->res.stats;
+    uint64_t calls = 0, evals = 0, memo = 0;
+    for (int k = 0; k < 2 * g->nrules; k++) {
+        const vm_count *c = &p->counts[k];
+        calls += c->plain_matched + c->plain_failed + c->calls;
+        evals += c->plain_matched + c->plain_failed + c->evals;
+        memo += c->memo;
+    }
+    for (uint32_t k = 0; k < g->nchains; k++) {
+        calls += p->chain_counts[k].entered * g->chains[k].n;
+        evals += p->chain_counts[k].entered * g->chains[k].n;
+    }
+    for (uint32_t s = 0; s < g->nsites; s++) {
+        const cc_site *site = &g->sites[s];
+        for (uint32_t k = 0; k < site->n; k++) {
+            const cc_site_call *c = &g->site_calls[site->first + k];
+            calls += p->site_runs[s] * (c->matched + c->failed);
+            evals += p->site_runs[s] * (c->matched + c->failed);
+        }
+    }
+    st->calls = calls;
+    st->evals = evals;
+    st->memo_hits = memo;
+}
+
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,
                        const pego_options *opt, const pego_result **out)
 {
@@ -213,7 +237,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     int fast = fast_ok && !p->observing;
     /* Counting runs the profiled program instead, with the default memo policy
      * (the one it counts the reference program's calls for). */
-    int count = fast && (p->count_calls || sampled_fast) && opt->memo == PEGO_MEMO_DEFAULT;
+    int count = fast && (sampled_fast || opt->count_stats) && opt->memo == PEGO_MEMO_DEFAULT;
     p->counted = 0;
     int status = PEGO_SYNTAX_ERROR;
     if (count && prepare_counts(p) < 0) status = out_of_memory(p);
@@ -249,13 +273,14 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
+    if (p->counted) count_stats(p);
     if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
         p->res.nrecovered = p->nrec;
-        if (p->res.stats.fast_program) {
+        if (p->res.stats.fast_program && !p->counted) {
             p->res.stats_pending = 1;
             p->res.stats_opt = *opt;
             p->res.stats_opt.reference = 1;

@@ -273,7 +273,6 @@ struct pego_parser {
     uint32_t   *env_first; uint32_t nenvs, capenvs;     /* env id - 1: its first value in env_vals */
     uint32_t   *env_slots; uint32_t nenv_slots;         /* hash index of the environments: id, 0 empty */
     /* counting with the profiled program (docs/architecture.md, The profiled program) */
-    int         count_calls;    /* parses count their calls with the profiled program */
     int         counting;       /* this run executes the profiled program */
     int         counted;        /* the last parse's counts are complete (rt_parse_counts) */
     vm_count   *counts;         /* per rule variant (2 * nrules) */
@@ -345,11 +344,9 @@ void rt_sampler_end(pego_parser *p);
 int  rt_expect_syntax_error(pego_parser *p);
 void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t *ids, uint32_t n);
 
-/* Counting with the profiled program (runtime/parse.c): rt_parse_count_calls
- * makes p's parses of grammars with a fast program count their calls with the
- * profiled program; after a matching parse, rt_parse_counts gives rule r's
- * figures and returns 1 (0: the last parse was not counted so). */
-int  rt_parse_count_calls(pego_parser *p, int on);
+/* Counting with the profiled program (runtime/parse.c): after a matching parse
+ * counted so (pego_options.count_stats, or sampled profiling), rt_parse_counts
+ * gives rule r's figures and returns 1 (0: the last parse was not counted so). */
 int  rt_parse_counts(const pego_parser *p, int rule, vm_count *out);
 
 /* Results (runtime/parse.c): clearing one, and ending a parse with a message. */

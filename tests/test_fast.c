@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "pego.h"
-#include "../runtime/parser.h"    /* rt_parse_count_calls, rt_parse_counts */
+#include "../runtime/parser.h"    /* rt_parse_counts */
 #include "fixtures.h"
 
 typedef struct {
@@ -684,9 +684,11 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
 {
     const pego_grammar *g = p->g;
     int nrules = (int)pego_grammar_rule_count(g);
-    rt_parse_count_calls(p, 1);
-    outcome counted = run(p, in, len, o);
-    rt_parse_count_calls(p, 0);
+    pego_options counting = *o;
+    counting.count_stats = 1;
+    outcome counted = run(p, in, len, &counting);
+    pego_stats counted_stats = p->res.stats;
+    int counted_pending = p->res.stats_pending;     /* a second parse still to come */
     const char *why = NULL;
     if (counted.status != fast->status || strcmp(counted.text, fast->text) != 0 ||
         strcmp(counted.json, fast->json) != 0) {
@@ -704,6 +706,20 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
         pego_parse(p, (const char *)in, len, &ref, &res);
         pego_parser_remove_collector(p, c);
         if (!ok && !at_limit) why = "a match the profiled program did not count";
+        /* pego_result_stats of the counted parse: the reference program's, with no second parse */
+        const pego_stats *want = pego_result_stats(res);
+        if (ok && !why && (counted_stats.calls != want->calls || counted_stats.evals != want->evals ||
+                           counted_stats.memo_hits != want->memo_hits || counted_stats.memo_stored != want->memo_stored ||
+                           counted_stats.rules_memoized != want->rules_memoized || counted_pending)) {
+            snprintf(buf, size, "statistics: counted %llu %llu %llu %llu %u, reference %llu %llu %llu %llu %u "
+                     "(calls evals memo_hits memo_stored rules_memoized)",
+                     (unsigned long long)counted_stats.calls, (unsigned long long)counted_stats.evals,
+                     (unsigned long long)counted_stats.memo_hits, (unsigned long long)counted_stats.memo_stored,
+                     counted_stats.rules_memoized, (unsigned long long)want->calls, (unsigned long long)want->evals,
+                     (unsigned long long)want->memo_hits, (unsigned long long)want->memo_stored,
+                     want->rules_memoized);
+            why = buf;
+        }
         if (!ok) nrules = 0;
         else ++*counted_matches;
         for (int r = 0; r < nrules && !why; r++) {
