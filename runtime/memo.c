@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash(uint32_t variant, uint32_t pos, uint32_t level, uint32_t env)
+/* An entry's context: its binding level and its environment, one key. */
+static uint64_t context(uint32_t level, uint32_t env) { return (uint64_t)env << 32 | level; }
+
+static uint32_t hash(uint32_t variant, uint32_t pos, uint64_t context)
 {
-    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ (uint64_t)level << 52 ^ (uint64_t)env << 36) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ context << 52 ^ (context >> 32) << 36) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32);
 }
 
@@ -18,11 +21,12 @@ rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t
 {
     if (!m->nslots) return NULL;
     uint32_t mask = m->nslots - 1;
-    for (uint32_t i = hash(variant, pos, level, env) & mask;; i = (i + 1) & mask) {
+    uint64_t ctx = context(level, env);
+    for (uint32_t i = hash(variant, pos, ctx) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (!s) return NULL;
         rt_memo_entry *e = &m->entries[s - 1];
-        if (e->variant == variant && e->pos == pos && e->level == level && e->env == env) return e;
+        if (e->variant == variant && e->pos == pos && e->context == ctx) return e;
     }
 }
 
@@ -31,7 +35,7 @@ static int rehash(rt_memo *m, uint32_t nslots)
     uint32_t *slots = rt_calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
     for (uint32_t k = 0; k < m->n; k++) {
-        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].level, m->entries[k].env) & (nslots - 1);
+        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & (nslots - 1);
         while (slots[i]) i = (i + 1) & (nslots - 1);
         slots[i] = k + 1;
     }
@@ -63,9 +67,8 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     memset(e, 0, sizeof *e);
     e->variant = variant;
     e->pos = pos;
-    e->level = level;
-    e->env = env;
-    uint32_t i = hash(variant, pos, level, env) & (m->nslots - 1);
+    e->context = context(level, env);
+    uint32_t i = hash(variant, pos, e->context) & (m->nslots - 1);
     while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
     m->slots[i] = ++m->n;
     if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }

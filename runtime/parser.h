@@ -126,8 +126,9 @@ void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id);
 enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
 
 typedef struct {
-    uint32_t variant, pos, level;
-    uint32_t env;                         /* the values of the variables the rule reads (vm/vars.c), 0: none */
+    uint32_t variant, pos;
+    uint64_t context;                     /* the binding level, and above it the environment: the values of
+                                             the variables the rule reads (vm/vars.c, 0: none) */
     uint32_t end, value;
     uint32_t examined;                    /* end of the input the call looked at */
     uint32_t flags;
