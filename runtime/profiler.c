@@ -901,11 +901,11 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         pg->incl_samples[r] += sm->incl[r];
         if (sm->self[r] && (top == REP_NO_RULE || sm->self[r] > sm->self[top])) top = (uint32_t)r;
     }
-    for (uint32_t at = 0; at < sm->npaths; at += 2 + sm->paths[at]) {
+    for (uint32_t at = 0; at < sm->npaths; at += 3 + sm->paths[at]) {
         uint32_t node = 0, pc = sm->paths[at + 1];
-        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 2 + i]);
+        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 3 + i]);
         if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1]);
-        pg->cct[node].self++;
+        pg->cct[node].self += sm->paths[at + 2];
     }
     for (uint32_t at = 0; at < sm->ncode; at++)
         if (sm->at_pc[at] && pg->line_of[at] != NO_LINE) pg->lines[pg->line_of[at]].samples += sm->at_pc[at];

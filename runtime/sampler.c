@@ -101,12 +101,15 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
     return -1;
 }
 
-static void take_sample(pego_parser *p, rt_samples *sm)
+/* A sample that stands for weight intervals: a CPU-time timer expires at the
+ * kernel's clock tick at the earliest (4 ms at 250 Hz), and the intervals it
+ * overran count for what is running then. */
+static void take_sample(pego_parser *p, rt_samples *sm, uint32_t weight)
 {
     uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES + 1], n = 0, depth = 0;
-    uint64_t stamp = ++sm->taken;
+    uint64_t stamp = sm->taken += weight;
     if (p->es_moving) {
-        sm->lost++;
+        sm->lost += weight;
         return;
     }
     /* innermost first: the calls compiled in, then the call frames */
@@ -131,28 +134,28 @@ static void take_sample(pego_parser *p, rt_samples *sm)
             k = caller;
         }
         uint32_t r = (uint32_t)(rule % nrules);
-        if (depth == 0) sm->self[r]++;
+        if (depth == 0) sm->self[r] += weight;
         if (sm->stamp[r] != stamp) {
             sm->stamp[r] = stamp;
-            sm->incl[r]++;
+            sm->incl[r] += weight;
         }
         frames[n++] = r;
         if (++depth > PATH_MAX_FRAMES) break;    /* deeper: the walk would cost more than the interval */
     }
     if (depth == 0) {                      /* between the parse's start and its first call */
-        sm->lost++;
+        sm->lost += weight;
         return;
     }
     const vm_ins *ip = p->sample_ip;
     uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
-    if (pc) sm->at_pc[pc - 1]++;
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 2 + n > sm->cap_paths) {
-        sm->unplaced++;
+    if (pc) sm->at_pc[pc - 1] += weight;
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 3 + n > sm->cap_paths) {
+        sm->unplaced += weight;
         return;
     }
     /* the stack from the outermost call, folded: a rule already on the path
      * goes back to where it was */
-    uint32_t *path = sm->paths + sm->npaths + 2, len = 0;
+    uint32_t *path = sm->paths + sm->npaths + 3, len = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t r = frames[i];
         if (sm->at[r] >= 0) {
@@ -167,7 +170,8 @@ static void take_sample(pego_parser *p, rt_samples *sm)
     for (uint32_t j = 0; j < len; j++) sm->at[path[j]] = -1;
     sm->paths[sm->npaths] = len;
     sm->paths[sm->npaths + 1] = pc;
-    sm->npaths += 2 + len;
+    sm->paths[sm->npaths + 2] = weight;
+    sm->npaths += 3 + len;
 }
 
 /* A signal that is not of our timers (sent by kill, say) is ignored: it
@@ -178,8 +182,10 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     (void)context;
     int saved = errno;
     pego_parser *p = sampling;
-    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p)
-        take_sample(p, &p->samples);       /* (p NULL: one that came just after the parse) */
+    if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p) {
+        int overrun = my_timer.made ? timer_getoverrun(my_timer.id) : 0;
+        take_sample(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u));
+    }                                      /* (p NULL: one that came just after the parse) */
     errno = saved;
 }
 
