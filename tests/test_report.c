@@ -1539,11 +1539,12 @@ static void test_flamegraph_grammar_colours(void)
     rep_header h = header(1);
     rep_builder *b = rep_builder_new(&h);
     static const rep_rule_info rules[] = { { "main", 1, 1 }, { "x", 2, 1 }, { "y", 3, 1 }, { "z", 4, 1 } };
-    rep_grammar ga = { 1, "a", "a.pego", 1, 4, rules }, gb = { 2, "b", "b.pego", 2, 4, rules };
+    rep_grammar ga = { 1, "a", "a.pego", 1, 4, rules, NULL, 0 }, gb = { 2, "b", "b.pego", 2, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 9000000 }, { 1, 2, p1, 5, 30000000 }, { 1, 2, p2, 7, 20000000 }, { 1, 3, p3, 9, 40000000 },
-        { 2, 1, p0, 1, 100000 },  { 2, 2, p1, 5, 30000 },    { 2, 2, p2, 7, 20000 },    { 2, 3, p3, 9, 40000 },
+        { 1, 1, p0, 1, 9000000, 0, 0 }, { 1, 2, p1, 5, 30000000, 0, 0 }, { 1, 2, p2, 7, 20000000, 0, 0 },
+        { 1, 3, p3, 9, 40000000, 0, 0 }, { 2, 1, p0, 1, 100000, 0, 0 },  { 2, 2, p1, 5, 30000, 0, 0 },
+        { 2, 2, p2, 7, 20000, 0, 0 },    { 2, 3, p3, 9, 40000, 0, 0 },
     };
     rep_add_grammar(b, &ga);
     rep_add_grammar(b, &gb);
