@@ -31,6 +31,8 @@
     "  --profile-flush DURATION  also write the report at this interval (10ms to\n" \
     "                         24h: 500ms, 10s, 1m), so that a kill -9 or abort()\n" \
     "                         loses at most the last interval\n" \
+    "  --profile-native       also record the program's native call stack at the\n" \
+    "                         start of each parse (pego report --callers)\n" \
     "A malformed profiling option exits with status 70.\n"
 
 /* Reads a whole file ("-" or NULL: standard input) of at most limit bytes

@@ -46,6 +46,9 @@ static const char report_usage[] =
     "                     below each rule for the self time sampled at each grammar line\n"
     "  --lines GRAMMAR    the grammar's source, each line with its share of the self time,\n"
     "                     samples and self time (sampled reports), like pprof's -list\n"
+    "  --callers          the host program's functions by the time of the parses they\n"
+    "                     made, and the call sites of pego (from the caller records\n"
+    "                     of reports written with --profile-native)\n"
     "  --flamegraph FILE  write a self-contained SVG flame graph (- for standard output):\n"
     "                     click a frame to zoom, Search (or / or Ctrl-F) to highlight the\n"
     "                     frames matching a regular expression (ic: ignoring case);\n"
@@ -93,6 +96,7 @@ enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
     OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET, OPT_LINES, OPT_WITH_LINES,
+    OPT_CALLERS,
 };
 
 static const struct option_def {
@@ -108,14 +112,14 @@ static const struct option_def {
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
     { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
     { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },           { "lines", OPT_LINES, 1 },
-    { "with-lines", OPT_WITH_LINES, 0 },
+    { "with-lines", OPT_WITH_LINES, 0 }, { "callers", OPT_CALLERS, 0 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
     int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
-    int               with_lines;
+    int               with_lines, callers;
     const char       *flamegraph, *speedscope, *pprof, *lines;
     rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
     int               width_given, quiet;
@@ -259,6 +263,7 @@ static int apply_option(report_config *c, int id, const char *name, const char *
     case OPT_QUIET: c->quiet = 1; return 0;
     case OPT_LINES: c->lines = value; return 0;
     case OPT_WITH_LINES: c->with_lines = 1; return 0;
+    case OPT_CALLERS: c->callers = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_TITLE: c->flame.title = value; return 0;
     case OPT_WIDTH: {
@@ -359,6 +364,10 @@ static int parse_args(report_config *c, int argc, char **argv)
     }
     if (c->lines && (c->diff || c->folded || c->table.rule || c->table.all_parses || c->format_given)) {
         cli_error("--lines prints a listing of its own: not with --diff, --folded, --rule, --parses or -f");
+        return -1;
+    }
+    if (c->callers && (c->diff || c->folded || c->lines || c->table.rule || c->table.all_parses || c->format_given)) {
+        cli_error("--callers prints tables of its own: not with --diff, --folded, --lines, --rule, --parses or -f");
         return -1;
     }
     if (c->diff && c->pprof) {
@@ -482,7 +491,7 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
 
-    int tables = !c.diff && !c.folded && !c.lines && !c.with_lines &&
+    int tables = !c.diff && !c.folded && !c.lines && !c.callers && !c.with_lines &&
                  (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
     if (detail_needed(&c, base, now, tables) < 0) goto done;
 
@@ -522,6 +531,11 @@ int cmd_report(int argc, char **argv)
             }
         } else if (c.lines) {
             if (rep_print_lines(base, c.lines, stdout, err, sizeof err) < 0) {
+                cli_error("%s", err);
+                status = EXIT_ERRORS;
+            }
+        } else if (c.callers) {
+            if (rep_print_callers(base, stdout, err, sizeof err) < 0) {
                 cli_error("%s", err);
                 status = EXIT_ERRORS;
             }

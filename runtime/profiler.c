@@ -34,6 +34,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HAVE_LIBUNWIND
+#include <dlfcn.h>
+#include <libunwind.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <x86intrin.h>
@@ -132,6 +136,21 @@ typedef struct prof_grammar {
     struct prof_grammar *next;
 } prof_grammar;
 
+/* --profile-native: a distinct native call stack of the program at the start
+ * of parses (return addresses, innermost first, pego's own frames included),
+ * with the parses made from it and their time in ticks. */
+enum { NATIVE_DEPTH = 32 };
+typedef struct {
+    void    *pcs[NATIVE_DEPTH];
+    uint32_t n;
+    uint64_t hash, parses, ticks;
+} prof_caller;
+
+/* The distinct stacks, in a table open-addressed by hash (cap a power of two, at most half full). */
+typedef struct {
+    prof_caller *slots; size_t n, cap;
+} prof_callers;
+
 typedef struct {
     rep_parse parse;                 /* time in ticks; input owned */
     const prof_grammar *grammar;
@@ -146,6 +165,7 @@ typedef struct prof_thread {
     prof_grammar *grammars;
     prof_parse   *parses; size_t nparses, capparses;
     uint64_t      samples, samples_lost;   /* sampled mode: taken during parses, and not attributed */
+    prof_callers  callers;           /* --profile-native */
     struct prof_thread *next;
 } prof_thread;
 
@@ -174,6 +194,8 @@ struct rt_profiler_state {
     uint64_t      calls0, evals0, memo0;
     /* --profile-detail: evaluations seen at (rule, position, level) in this parse */
     uint64_t     *seen_keys; uint32_t *seen_counts; uint32_t seen_n, seen_cap;
+    void         *native[NATIVE_DEPTH];   /* --profile-native: this parse's native call stack */
+    uint32_t      nnative;
 };
 
 static struct {
@@ -184,7 +206,7 @@ static struct {
     int      exit_registered;
     int      fork_registered;
     int      locking_records;        /* a writer (or a fork) waits for the records: parses wait */
-    int      detail, append;
+    int      detail, append, native;
     int      clock;                  /* --profile-clock: CLOCK_UNSET, CLOCK_WALL or CLOCK_CPU */
     uint64_t interval_ns;            /* --profile-interval (0: the default) */
     uint64_t flush_ns;               /* --profile-flush (0: at exit and on fatal signals only) */
@@ -246,7 +268,7 @@ static void warn(const char *text)
 enum { CLOCK_UNSET, CLOCK_WALL, CLOCK_CPU };   /* what --profile-clock asks for */
 
 typedef struct {
-    int   has_file, append, detail, clock;
+    int   has_file, append, detail, native, clock;
     uint64_t interval_ns, flush_ns;
     char *file;
     char  error[256];
@@ -357,7 +379,11 @@ static int parse_options(const char *text, const char *where, prof_options *o)
         } else if (strncmp(tok, "--profile-flush=", 16) == 0 || strncmp(tok, "-profile-flush=", 15) == 0) {
             status = flush_option(o, strchr(tok, '=') + 1);
         } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
-            status = option_error(o, "--profile-native is not supported yet");
+#ifdef HAVE_LIBUNWIND
+            o->native = 1;
+#else
+            status = option_error(o, "--profile-native needs libunwind, which this build of pego was made without");
+#endif
         } else {
             status = option_error(o, "unknown option in %s: %s", where, tok);
         }
@@ -376,6 +402,7 @@ static void merge_flags(const prof_options *o, int wins)
 {
     if (o->append) prof.append = 1;
     if (o->detail) prof.detail = 1;
+    if (o->native) prof.native = 1;
     if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
     if (o->interval_ns && (wins || !prof.interval_ns)) prof.interval_ns = o->interval_ns;
     if (o->flush_ns && (wins || !prof.flush_ns)) prof.flush_ns = o->flush_ns;
@@ -795,6 +822,118 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     return 1;
 }
 
+/* ---- native call stacks (--profile-native) ---- */
+
+/* The native call stack here, innermost first: its length, 0 without libunwind. */
+static uint32_t capture_native(void **pcs)
+{
+#ifdef HAVE_LIBUNWIND
+    int n = unw_backtrace(pcs, NATIVE_DEPTH);
+    return n > 0 ? (uint32_t)n : 0;
+#else
+    (void)pcs;
+    return 0;
+#endif
+}
+
+static uint64_t hash_native(void *const *pcs, uint32_t n)
+{
+    uint64_t h = 14695981039346656037u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)pcs[i]) * 1099511628211u;
+    return h ? h : 1;                 /* 0 marks an empty slot */
+}
+
+/* Adds parses made from the stack pcs[0..n) and their ticks to t; a stack
+ * that does not fit (out of memory) is not counted. */
+static void add_caller(prof_callers *t, void *const *pcs, uint32_t n, uint64_t parses, uint64_t ticks)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        prof_caller *slots = rt_calloc(cap, sizeof *slots);
+        if (!slots) return;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].hash) continue;
+            size_t k = t->slots[i].hash & (cap - 1);
+            while (slots[k].hash) k = (k + 1) & (cap - 1);
+            slots[k] = t->slots[i];
+        }
+        rt_free(t->slots);
+        t->slots = slots;
+        t->cap = cap;
+    }
+    uint64_t h = hash_native(pcs, n);
+    size_t k = h & (t->cap - 1);
+    for (;; k = (k + 1) & (t->cap - 1)) {
+        prof_caller *e = &t->slots[k];
+        if (!e->hash) {
+            e->hash = h;
+            e->n = n;
+            memcpy(e->pcs, pcs, n * sizeof *pcs);
+            t->n++;
+        } else if (e->hash != h || e->n != n || memcmp(e->pcs, pcs, n * sizeof *pcs) != 0) {
+            continue;
+        }
+        e->parses += parses;
+        e->ticks += ticks;
+        return;
+    }
+}
+
+#ifdef HAVE_LIBUNWIND
+/* "function (object+0xOFFSET)" for the return address pc; "??" for what
+ * dladdr does not name. Returns a rt_malloc'd string, or NULL. */
+static char *native_frame_name(void *pc)
+{
+    Dl_info d;
+    if (!dladdr((char *)pc - 1, &d) || !d.dli_fname) return rt_strdup("?? (?)");
+    const char *obj = strrchr(d.dli_fname, '/') ? strrchr(d.dli_fname, '/') + 1 : d.dli_fname;
+    rt_buf b;
+    rt_buf_init(&b);
+    rt_buf_printf(&b, "%s (%s+0x%lx)", d.dli_sname ? d.dli_sname : "??", *obj ? obj : "?",
+                  (unsigned long)((uintptr_t)pc - (uintptr_t)d.dli_fbase));
+    if (b.oom) { rt_buf_free(&b); return NULL; }
+    return rt_buf_take(&b);
+}
+
+/* The frames of e above pego's own: those after the outermost frame of a
+ * public pego_ function (all of them when none is named). */
+static uint32_t first_host_frame(const prof_caller *e)
+{
+    uint32_t first = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        Dl_info d;
+        if (dladdr((char *)e->pcs[i] - 1, &d) && d.dli_sname && strncmp(d.dli_sname, "pego_", 5) == 0) first = i + 1;
+    }
+    return first < e->n ? first : 0;
+}
+
+/* Adds a caller record per distinct stack of every thread, symbolized once. */
+static int add_callers(rep_builder *b, double scale)
+{
+    prof_callers all = { 0 };
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        for (size_t i = 0; i < c->callers.cap; i++) {
+            const prof_caller *e = &c->callers.slots[i];
+            if (e->hash && e->parses) add_caller(&all, e->pcs, e->n, e->parses, e->ticks);
+        }
+    int status = 0;
+    for (size_t i = 0; i < all.cap && !status; i++) {
+        const prof_caller *e = &all.slots[i];
+        if (!e->hash) continue;
+        char *names[NATIVE_DEPTH];
+        uint32_t first = first_host_frame(e), n = 0;
+        for (uint32_t k = first; k < e->n; k++)
+            if (!(names[n++] = native_frame_name(e->pcs[k]))) status = -1;
+        rep_caller rc = { .nframes = n, .frames = (const char *const *)names, .parses = e->parses,
+                          .time_ns = (uint64_t)((double)e->ticks * scale) };
+        if (!status) status = rep_add_caller(b, &rc);
+        for (uint32_t k = 0; k < n; k++) rt_free(names[k]);
+    }
+    rt_free(all.slots);
+    return status;
+}
+#endif
+
 /* Says once per process why the sampler cannot take samples, when it is
  * because of the program's signal handlers (status: rt_sampler_begin's). */
 static void sampler_warning(int status)
@@ -829,6 +968,7 @@ int rt_profiler_parse_begin(pego_parser *p)
     }
     if (!on) return 0;
     rt_profiler_state *s = p->prof;
+    s->nnative = prof.native ? capture_native(s->native) : 0;
     s->start = s->last = ticks();
     s->reads = 1;
     /* without a timer (rt_sampler_begin fails) the parse is counted, and its rules get no samples */
@@ -954,6 +1094,7 @@ static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const
     }
     for (int r = 0; r < p->g->nrules && !s->sampled; r++)
         if (s->parse_self[r] && (top == REP_NO_RULE || s->parse_self[r] > s->parse_self[top])) top = (uint32_t)r;
+    if (s->nnative) add_caller(&c->callers, s->native, s->nnative, 1, now - s->start);
     prof_parse *pp = &c->parses[c->nparses++];
     pp->grammar = s->pg;
     pp->parse = (rep_parse){
@@ -1050,6 +1191,8 @@ static void clear_record(prof_thread *c)
     for (size_t i = 0; i < c->nparses; i++) rt_free((char *)c->parses[i].parse.input);
     c->nparses = 0;
     c->samples = c->samples_lost = 0;
+    if (c->callers.slots) memset(c->callers.slots, 0, c->callers.cap * sizeof *c->callers.slots);
+    c->callers.n = 0;
     for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
         int n = pg->nrules;
         for (int r = 0; r < n; r++) pg->rules[r] = (rep_rule){ .rule = (uint32_t)r };
@@ -1210,6 +1353,9 @@ static int write_report(void)
         }
     }
     rt_free(frames);
+#ifdef HAVE_LIBUNWIND
+    if (b && !status && add_callers(b, scale) < 0) status = -1;
+#endif
     char *path = b && !status ? rep_expand_path(prof.file, prof.pid, prof.host, prof.start) : NULL;
     if (path) {
         status = rep_write_file(b, path, prof.append, prof.error, sizeof prof.error);

@@ -119,6 +119,15 @@ typedef struct rep_line {
     uint64_t samples, self_ns;
 } rep_line;
 
+/* A native call stack of the program at the start of profiled parses
+ * (--profile-native): its frames, innermost first, as "function
+ * (object+0xOFFSET)", and the parses made from it with their total time. */
+typedef struct rep_caller {
+    size_t             nframes;     /* at least 1 */
+    const char *const *frames;
+    uint64_t           parses, time_ns;
+} rep_caller;
+
 /* FNV-1a, 64 bits: the grammar source hash of grammar records. Inline, so
  * that pego report (which sees only libpego's pego_ names) has it too. */
 static inline uint64_t rep_hash(const void *data, size_t len)

@@ -225,6 +225,21 @@ int rep_add_line(rep_builder *b, const rep_line *l)
     return close_record(b);
 }
 
+int rep_add_caller(rep_builder *b, const rep_caller *c)
+{
+    rt_buf *t = &b->text;
+    open_record(b, "caller");
+    rt_buf_adds(t, ",\"frames\":[");
+    for (size_t i = 0; i < c->nframes; i++) {
+        if (i) rt_buf_addc(t, ',');
+        rt_unicode_json_string(t, c->frames[i], strlen(c->frames[i]));
+    }
+    rt_buf_addc(t, ']');
+    add_count(t, "parses", c->parses);
+    add_count(t, "time_ns", c->time_ns);
+    return close_record(b);
+}
+
 const char *rep_builder_text(const rep_builder *b, size_t *len)
 {
     *len = b->text.len;

@@ -29,6 +29,7 @@ int rep_add_rule(rep_builder *b, const rep_rule *r);
 int rep_add_edge(rep_builder *b, const rep_edge *e);
 int rep_add_stack(rep_builder *b, const rep_stack *s);
 int rep_add_line(rep_builder *b, const rep_line *l);
+int rep_add_caller(rep_builder *b, const rep_caller *c);
 
 /* The uncompressed records so far (without the footer), for tests and tools. */
 const char *rep_builder_text(const rep_builder *b, size_t *len);

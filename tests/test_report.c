@@ -157,6 +157,13 @@ static void fmt_record(char *b, size_t n, rep_record_kind kind, const void *rec)
                  (unsigned long long)l->self_ns);
         break;
     }
+    case REP_REC_CALLER: {
+        const rep_caller *c = rec;
+        k = snprintf(b, n, "caller %llu %llu", (unsigned long long)c->parses, (unsigned long long)c->time_ns);
+        for (size_t i = 0; i < c->nframes && k > 0 && (size_t)k < n; i++)
+            k += snprintf(b + k, n - (size_t)k, " [%s]", c->frames[i]);
+        break;
+    }
     }
 }
 

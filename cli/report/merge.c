@@ -127,6 +127,9 @@ struct rep_merge {
     size_t         nss, ss_cap;
     rep_sline     *sl;        /* line records: grammar is the frame grammar's index */
     size_t         nsl, sl_cap;
+    rep_scaller   *sc;        /* caller records, frames owned */
+    size_t         nsc, sc_cap;
+    size_t         callers_cap;
     uint32_t      *path;      /* merged rule indices of the staged stacks */
     size_t         npath, path_cap;
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
@@ -212,6 +215,8 @@ void rep_summary_free(rep_summary *s)
     free(m->se);
     free(m->ss);
     free(m->sl);
+    for (size_t i = 0; i < m->nsc; i++) free(m->sc[i].frames);
+    free(m->sc);
     free(m->path);
     parse_list_clear(&m->fparses);
     free(m->fparses.v);
@@ -230,6 +235,8 @@ void rep_summary_free(rep_summary *s)
     free(s->nodes);
     free(s->lines);
     free(s->node_lines);
+    for (size_t i = 0; i < s->ncallers; i++) free(s->callers[i].frames);
+    free(s->callers);
     free(s->by_input);
     free(s->top);
     free(s->clocks);
@@ -463,10 +470,47 @@ static int on_line(rep_summary *s, const rep_line *l)
     return 0;
 }
 
+static int on_caller(rep_summary *s, const rep_caller *c)
+{
+    rep_merge *m = s->m;
+    size_t len = 0;
+    for (size_t i = 0; i < c->nframes; i++) len += strlen(c->frames[i]) + 1;
+    char *frames = malloc(len), *at = frames;
+    if (!frames || rep_reserve(&m->sc, &m->sc_cap, m->nsc + 1, sizeof *m->sc) < 0) {
+        free(frames);
+        return -1;
+    }
+    for (size_t i = 0; i < c->nframes; i++) {
+        size_t n = strlen(c->frames[i]);
+        memcpy(at, c->frames[i], n);
+        at[n] = i + 1 < c->nframes ? '\n' : 0;
+        at += n + 1;
+    }
+    m->sc[m->nsc++] = (rep_scaller){ frames, c->parses, c->time_ns };
+    return 0;
+}
+
+/* A staged caller into the summary, merged with the stack of the same frames. */
+static int add_caller(rep_summary *s, rep_scaller *c)
+{
+    for (size_t i = 0; i < s->ncallers; i++)
+        if (strcmp(s->callers[i].frames, c->frames) == 0) {
+            s->callers[i].parses = rep_sum(s->callers[i].parses, c->parses);
+            s->callers[i].time_ns = rep_sum(s->callers[i].time_ns, c->time_ns);
+            return 0;
+        }
+    if (rep_reserve(&s->callers, &s->m->callers_cap, s->ncallers + 1, sizeof *s->callers) < 0) return -1;
+    s->callers[s->ncallers++] = *c;
+    c->frames = NULL;
+    return 0;
+}
+
 /* ---- frames ---- */
 
 static void frame_reset(rep_merge *m)
 {
+    for (size_t i = 0; i < m->nsc; i++) free(m->sc[i].frames);
+    m->nsc = 0;
     frame_grammars_clear(m);
     m->nfg = m->nsr = m->nse = m->nss = m->nsl = m->npath = 0;
     m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
@@ -661,6 +705,8 @@ static int frame_commit(rep_summary *s)
     }
     for (size_t i = 0; i < m->nsl; i++)
         if (add_line(s, &m->sl[i]) < 0) return -1;
+    for (size_t i = 0; i < m->nsc; i++)
+        if (add_caller(s, &m->sc[i]) < 0) return -1;
     for (size_t i = 0; i < m->fparses.n; i++) {
         rep_sparse p = m->fparses.v[i];
         m->fparses.v[i].input = NULL;
@@ -702,6 +748,7 @@ static int sink_record(void *ud, rep_record_kind kind, const void *rec)
     case REP_REC_EDGE:    return on_edge(s, rec);
     case REP_REC_STACK:   return on_stack(s, rec);
     case REP_REC_LINE:    return on_line(s, rec);
+    case REP_REC_CALLER:  return on_caller(s, rec);
     }
     return 0;
 }

@@ -80,6 +80,8 @@ struct rep_reader {
     size_t         rules_cap;
     uint32_t      *frames;
     size_t         frames_cap;
+    const char   **names;            /* a caller record's frames */
+    size_t         names_cap;
     const char   **argv;
     size_t         argv_cap;
 };
@@ -165,6 +167,7 @@ void rep_reader_free(rep_reader *r)
     free(r->grammars);
     free(r->rules);
     free(r->frames);
+    free(r->names);
     free(r->argv);
     free(r->fields);
     free(r->ints);
@@ -444,7 +447,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
     const char *bad = NULL;
     const frame_grammar *g;
     int oom = 0;
-    union { rep_grammar g; rep_parse p; rep_rule r; rep_edge e; rep_stack s; rep_line l; } rec;
+    union { rep_grammar g; rep_parse p; rep_rule r; rep_edge e; rep_stack s; rep_line l; rep_caller c; } rec;
     rep_record_kind kind;
     memset(&rec, 0, sizeof rec);
     if (strcmp(type, "grammar") == 0) {
@@ -519,6 +522,20 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         if (!rec.l.line && !bad) bad = "line";
         rec.l.samples = count_field(r, "samples", &bad);
         rec.l.self_ns = count_field(r, "self_ns", &bad);
+    } else if (strcmp(type, "caller") == 0) {
+        kind = REP_REC_CALLER;
+        json_t *frames = json_object_get(o, "frames");
+        size_t n = json_is_array(frames) ? json_array_size(frames) : 0;
+        if (n == 0) bad = "frames";
+        if (rep_reserve(&r->names, &r->names_cap, n, sizeof *r->names) < 0) oom = 1;
+        for (size_t i = 0; i < n && !bad && !oom; i++) {
+            r->names[i] = json_string_value(json_array_get(frames, i));
+            if (!r->names[i]) bad = "frames";
+        }
+        rec.c.nframes = n;
+        rec.c.frames = r->names;
+        rec.c.parses = count_field(r, "parses", &bad);
+        rec.c.time_ns = count_field(r, "time_ns", &bad);
     } else {
         return 0;   /* a record type of a later version: ignored */
     }

@@ -20,7 +20,8 @@
  * saturate at it, so that every output prints the same digits. */
 #define REP_COUNT_MAX ((uint64_t)INT64_MAX)
 
-typedef enum { REP_REC_GRAMMAR, REP_REC_PARSE, REP_REC_RULE, REP_REC_EDGE, REP_REC_STACK, REP_REC_LINE } rep_record_kind;
+typedef enum { REP_REC_GRAMMAR, REP_REC_PARSE, REP_REC_RULE, REP_REC_EDGE, REP_REC_STACK, REP_REC_LINE,
+               REP_REC_CALLER } rep_record_kind;
 
 /* Where the records go. Records arrive between frame_begin and frame_end;
  * frame_end's complete is 0 when the frame turned out damaged (truncated, bad

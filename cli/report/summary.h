@@ -76,6 +76,13 @@ typedef struct rep_snode_line {
     uint64_t self_ns;
 } rep_snode_line;
 
+/* A native call stack of the measured programs (caller records, merged by
+ * their frames): frames joined by newlines, innermost first. */
+typedef struct rep_scaller {
+    char    *frames;
+    uint64_t parses, time_ns;
+} rep_scaller;
+
 typedef struct rep_sparse {
     char      *input;
     uint32_t   grammar, top_rule;   /* top_rule: a rule index or REP_NONE */
@@ -133,6 +140,8 @@ typedef struct rep_summary {
     size_t        nnode_lines;
     rep_sinput   *by_input;       /* with opt.by_input; after finish, by input name, rules before nodes */
     size_t        nby_input;
+    rep_scaller  *callers;        /* caller records (--profile-native), in the order first seen */
+    size_t        ncallers;
     rep_sparse   *top;            /* after finish: slowest first */
     size_t        ntop;
     int           shared_names;   /* some grammar name has several sources */
@@ -210,6 +219,10 @@ int  rep_write_diff_flamegraph(const rep_summary *base, const rep_summary *now, 
 
 /* The source of the grammar named grammar, each line with its share of the
  * self time and its samples; 0, or -1 with a message in err (no such grammar). */
+/* pego report --callers: the host functions by the time of the parses they
+ * made, and the immediate callers of pego. 0, or -1 with a message in err
+ * (no caller records, out of memory). */
+int  rep_print_callers(const rep_summary *s, FILE *out, char *err, size_t errlen);
 int  rep_print_lines(const rep_summary *s, const char *grammar, FILE *out, char *err, size_t errlen);
 /* With --diff (text and Markdown): the lines whose share of their grammar's
  * self time changed most, rows of them (0: all); nothing when neither side has
