@@ -72,6 +72,7 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->counts);
     rt_free(p->site_runs);
     rt_free(p->chain_counts);
+    rt_free(p->rule_counts);
     rt_sampler_free(&p->samples);
     rt_free(p->pf);
     rt_free(p->rec);
@@ -100,13 +101,16 @@ static int prepare_counts(pego_parser *p)
         p->counts = rt_calloc(2 * (size_t)g->nrules + 1, sizeof *p->counts);
         p->site_runs = rt_calloc((size_t)g->nsites + 1, sizeof *p->site_runs);
         p->chain_counts = rt_calloc((size_t)g->nchains + 1, sizeof *p->chain_counts);
-        if (!p->counts || !p->site_runs || !p->chain_counts) {
+        p->rule_counts = rt_calloc((size_t)g->nrules + 1, sizeof *p->rule_counts);
+        if (!p->counts || !p->site_runs || !p->chain_counts || !p->rule_counts) {
             rt_free(p->counts);
             rt_free(p->site_runs);
             rt_free(p->chain_counts);
+            rt_free(p->rule_counts);
             p->counts = NULL;
             p->site_runs = NULL;
             p->chain_counts = NULL;
+            p->rule_counts = NULL;
             return -1;
         }
     }
@@ -116,33 +120,35 @@ static int prepare_counts(pego_parser *p)
     return 0;
 }
 
-/* Rule r's counts: both its variants' calls, and the calls the counting sites
- * stand for, once per run of the site. */
-int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
+/* Folds a counted parse's counters into figures per rule (p->rule_counts), in
+ * one pass: each rule's two variants, the chains compiled in that it is part
+ * of, and the calls the counting sites stand for, once per run of the site. */
+static void fold_counts(pego_parser *p)
 {
     const pego_grammar *g = p->g;
-    memset(out, 0, sizeof *out);
-    if (!p->counted || rule < 0 || rule >= g->nrules) return 0;
-    for (int k = 0; k < 2; k++) {
-        const vm_count *c = &p->counts[k * g->nrules + rule];
+    vm_count *out = p->rule_counts;
+    memset(out, 0, (size_t)g->nrules * sizeof *out);
+    for (int k = 0; k < 2 * g->nrules; k++) {
+        const vm_count *c = &p->counts[k];
+        vm_count *o = &out[k % g->nrules];
         uint64_t plain = c->plain_matched + c->plain_failed;
-        out->calls += plain + c->calls;
-        out->evals += plain + c->evals;
-        out->memo += c->memo;
-        out->matched += c->plain_matched + c->matched;
-        out->failed += c->plain_failed + c->failed;
-        out->consumed += c->consumed;
+        o->calls += plain + c->calls;
+        o->evals += plain + c->evals;
+        o->memo += c->memo;
+        o->matched += c->plain_matched + c->matched;
+        o->failed += c->plain_failed + c->failed;
+        o->consumed += c->consumed;
     }
     for (uint32_t k = 0; k < g->nchains; k++) {
         const cc_chain *ch = &g->chains[k];
         const vm_chain_count *c = &p->chain_counts[k];
         for (uint32_t i = 0; i < ch->n; i++) {
-            if ((int)g->chain_rules[ch->first + i] != rule) continue;
-            out->calls += c->entered;
-            out->evals += c->entered;
-            out->matched += c->matched;
-            out->failed += c->entered - c->matched;
-            out->consumed += c->consumed;
+            vm_count *o = &out[g->chain_rules[ch->first + i]];
+            o->calls += c->entered;
+            o->evals += c->entered;
+            o->matched += c->matched;
+            o->failed += c->entered - c->matched;
+            o->consumed += c->consumed;
         }
     }
     for (uint32_t s = 0; s < g->nsites; s++) {
@@ -151,45 +157,29 @@ int rt_parse_counts(const pego_parser *p, int rule, vm_count *out)
         const cc_site *site = &g->sites[s];
         for (uint32_t k = 0; k < site->n; k++) {
             const cc_site_call *c = &g->site_calls[site->first + k];
-            if ((int)c->rule != rule) continue;
-            out->calls += runs * (c->matched + c->failed);
-            out->evals += runs * (c->matched + c->failed);
-            out->matched += runs * c->matched;
-            out->failed += runs * c->failed;
+            vm_count *o = &out[c->rule];
+            o->calls += runs * (c->matched + c->failed);
+            o->evals += runs * (c->matched + c->failed);
+            o->matched += runs * c->matched;
+            o->failed += runs * c->failed;
         }
     }
-    return 1;
 }
 
-/* The statistics of a counted parse, from its counts (rt_parse_counts summed
- * over the rules, in one pass): the memo table's figures are those of the run,
- * whose general path decides the same calls as the reference program's. */
+const vm_count *rt_parse_counts(const pego_parser *p) { return p->counted ? p->rule_counts : NULL; }
+
+/* The statistics of a counted parse, from its figures per rule: the memo
+ * table's are those of the run, whose general path decides the same calls as
+ * the reference program's. */
 static void count_stats(pego_parser *p)
 {
-    const pego_grammar *g = p->g;
     pego_stats *st = &p->res.stats;
-    uint64_t calls = 0, evals = 0, memo = 0;
-    for (int k = 0; k < 2 * g->nrules; k++) {
-        const vm_count *c = &p->counts[k];
-        calls += c->plain_matched + c->plain_failed + c->calls;
-        evals += c->plain_matched + c->plain_failed + c->evals;
-        memo += c->memo;
+    st->calls = st->evals = st->memo_hits = 0;
+    for (int r = 0; r < p->g->nrules; r++) {
+        st->calls += p->rule_counts[r].calls;
+        st->evals += p->rule_counts[r].evals;
+        st->memo_hits += p->rule_counts[r].memo;
     }
-    for (uint32_t k = 0; k < g->nchains; k++) {
-        calls += p->chain_counts[k].entered * g->chains[k].n;
-        evals += p->chain_counts[k].entered * g->chains[k].n;
-    }
-    for (uint32_t s = 0; s < g->nsites; s++) {
-        const cc_site *site = &g->sites[s];
-        for (uint32_t k = 0; k < site->n; k++) {
-            const cc_site_call *c = &g->site_calls[site->first + k];
-            calls += p->site_runs[s] * (c->matched + c->failed);
-            evals += p->site_runs[s] * (c->matched + c->failed);
-        }
-    }
-    st->calls = calls;
-    st->evals = evals;
-    st->memo_hits = memo;
 }
 
 pego_status pego_parse(pego_parser *p, const char *input, size_t len,
@@ -273,7 +263,10 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
-    if (p->counted) count_stats(p);
+    if (p->counted) {
+        fold_counts(p);
+        count_stats(p);
+    }
     if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
     if (status == PEGO_OK) {

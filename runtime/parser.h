@@ -279,6 +279,7 @@ struct pego_parser {
     vm_count   *counts;         /* per rule variant (2 * nrules) */
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */
     vm_chain_count *chain_counts;  /* per chain of calls compiled in (PIN, POUT) */
+    vm_count   *rule_counts;    /* per rule, folded from the three above after a counted parse */
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
     /* What the sampler's signal handler reads (runtime/sampler.c): the
      * innermost call frame (its index in es + 1, 0: none; frames link to their
@@ -347,8 +348,9 @@ void rt_expect_format_failure(pego_parser *p, rt_buf *b, uint32_t far, uint32_t 
 
 /* Counting with the profiled program (runtime/parse.c): after a matching parse
  * counted so (pego_options.count_stats, or sampled profiling), rt_parse_counts
- * gives rule r's figures and returns 1 (0: the last parse was not counted so). */
-int  rt_parse_counts(const pego_parser *p, int rule, vm_count *out);
+ * gives the figures of every rule, indexed by rule (NULL: the last parse was
+ * not counted so); the next parse reuses them. */
+const vm_count *rt_parse_counts(const pego_parser *p);
 
 /* Results (runtime/parse.c): clearing one, and ending a parse with a message. */
 void rt_parse_clear_result(pego_parser *p);

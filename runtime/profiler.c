@@ -1018,11 +1018,11 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         x->failed += c->failed;
         x->consumed += c->consumed;
     }
-    if (p->counted) {
+    const vm_count *counted = rt_parse_counts(p);
+    if (counted) {
         *calls = *evals = *memo = 0;
         for (int r = 0; r < n; r++) {
-            vm_count c;
-            rt_parse_counts(p, r, &c);
+            vm_count c = counted[r];
             rep_rule *x = &pg->rules[r];
             x->calls += c.calls;
             x->evals += c.evals;
