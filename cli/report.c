@@ -28,9 +28,10 @@ static const char report_usage[] =
     "Summarizes report files written with --profile (every *.zst under a DIR).\n"
     "\n"
     "  --by METRIC        sort rules by self (default), time, calls, evals, memo, failed,\n"
-    "                     repeats, consumed, wasted or name (repeats and wasted need\n"
-    "                     reports written with --profile-detail); with --diff, by the\n"
-    "                     size of the metric's change (default calls)\n"
+    "                     repeats, consumed, wasted, node-bytes, memo-bytes or name\n"
+    "                     (repeats and wasted need reports written with --profile-detail,\n"
+    "                     node-bytes and memo-bytes with --profile-memory); with --diff,\n"
+    "                     by the size of the metric's change (default calls)\n"
     "  -n N               rows per table (default 20 rules, 10 parses; 0: all)\n"
     "  --grammar NAME     only the grammar NAME (or NAME@HASH when names are shared)\n"
     "  --rule NAME        that rule's row, callers and callees\n"
@@ -40,8 +41,9 @@ static const char report_usage[] =
     "                     text (default), json, csv or markdown (the text with\n"
     "                     GitHub-flavoured tables, for a pull-request comment)\n"
     "  --folded           folded stacks (self time in us) for flamegraph.pl, inferno, speedscope\n"
-    "  --weight WEIGHT    with --folded or --flamegraph: self or calls (default self; with\n"
-    "                     --diff calls)\n"
+    "  --weight WEIGHT    with --folded or --flamegraph: self, calls or bytes (the bytes\n"
+    "                     of tree nodes built, from reports written with --profile-memory;\n"
+    "                     default self; with --diff calls)\n"
     "  --with-lines       with --folded, --flamegraph, --speedscope: add a frame RULE:LINE\n"
     "                     below each rule for the self time sampled at each grammar line\n"
     "  --lines GRAMMAR    the grammar's source, each line with its share of the self time,\n"
@@ -67,7 +69,8 @@ static const char report_usage[] =
     "                     rule that appears counting as grown from 0 (SPEC METRIC>+P%),\n"
     "                     or the METRIC of all rules (SPEC total.METRIC>+P%; total.time\n"
     "                     is the parses' time); metrics as --by but name; repeatable;\n"
-    "                     repeats and wasted need --profile-detail reports on both sides\n"
+    "                     repeats and wasted need --profile-detail reports on both sides,\n"
+    "                     node-bytes and memo-bytes --profile-memory reports\n"
     "  --annotate github  with --diff: also a GitHub workflow command (::error) per\n"
     "                     threshold exceeded, on standard output\n"
     "  --min-time TIME    time and self thresholds ignore increases below TIME (default 1ms)\n"
@@ -121,7 +124,7 @@ typedef struct report_config {
     int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
     int               with_lines, callers;
     const char       *flamegraph, *speedscope, *pprof, *lines;
-    rep_flame_options flame;            /* weight_calls is --weight's for --folded too */
+    rep_flame_options flame;            /* weight is --weight's for --folded too */
     int               width_given, quiet;
     rep_threshold    *fail;
     size_t            nfail;
@@ -223,11 +226,12 @@ static int apply_option(report_config *c, int id, const char *name, const char *
         return 0;
     case OPT_FOLDED: c->folded = 1; return 0;
     case OPT_WEIGHT:
-        if (strcmp(value, "calls") != 0 && strcmp(value, "self") != 0) {
-            cli_error("--weight takes self or calls, not %s", value);
+        if (strcmp(value, "calls") != 0 && strcmp(value, "self") != 0 && strcmp(value, "bytes") != 0) {
+            cli_error("--weight takes self, calls or bytes, not %s", value);
             return -1;
         }
-        c->flame.weight_calls = strcmp(value, "calls") == 0;
+        c->flame.weight = strcmp(value, "calls") == 0 ? REP_WEIGHT_CALLS
+                        : strcmp(value, "bytes") == 0 ? REP_WEIGHT_BYTES : REP_WEIGHT_SELF;
         c->weight_given = 1;
         return 0;
     case OPT_FLAMEGRAPH: c->flamegraph = value; return 0;
@@ -357,7 +361,7 @@ static int parse_args(report_config *c, int argc, char **argv)
         cli_error("--weight applies to --folded and --flamegraph only");
         return -1;
     }
-    if (c->diff && !c->weight_given) c->flame.weight_calls = 1;
+    if (c->diff && !c->weight_given) c->flame.weight = REP_WEIGHT_CALLS;
     if (c->with_lines && (!(c->folded || c->flamegraph || c->speedscope) || c->pprof || c->diff)) {
         cli_error("--with-lines applies to --folded, --flamegraph and --speedscope only");
         return -1;
@@ -390,32 +394,49 @@ static int parse_args(report_config *c, int argc, char **argv)
     return 0;
 }
 
-/* Which side has no report with the detail-only metrics: NULL when every
- * side read has one, "" when none has (or there is one side), else "base "
- * or "new ". */
-static const char *detail_missing(const rep_summary *base, const rep_summary *now)
+/* Which side has no report with the metrics that option collects (a count of
+ * processes of a summary): NULL when every side read has one, "" when none
+ * has (or there is one side), else "base " or "new ". */
+static const char *side_missing(const rep_summary *base, const rep_summary *now, size_t processes)
 {
-    if (base->detail_processes && (!now || now->detail_processes)) return NULL;
-    if (!now || (!base->detail_processes && !now->detail_processes)) return "";
-    return base->detail_processes ? "new " : "base ";
+    uint64_t b = *(const uint64_t *)((const char *)base + processes);
+    uint64_t n = now ? *(const uint64_t *)((const char *)now + processes) : 0;
+    if (b && (!now || n)) return NULL;
+    if (!now || (!b && !n)) return "";
+    return b ? "new " : "base ";
 }
 
-/* A --by or --fail on a detail-only metric needs reports that have it: 0, or
+/* A --by, --fail or --weight on a metric that only some reports have
+ * (--profile-detail's, --profile-memory's) needs reports that have it: 0, or
  * -1 after a message naming the option when none read (on a side) has it. */
-static int detail_needed(const report_config *c, const rep_summary *base, const rep_summary *now, int tables)
+static int metrics_needed(const report_config *c, const rep_summary *base, const rep_summary *now, int tables)
 {
-    const char *side = detail_missing(base, now);
-    if (!side) return 0;
-    if ((tables || (c->diff && c->by_given)) && rep_by_detail(c->table.by)) {
-        cli_error("--by %s: no %sreport was written with --profile-detail", rep_by_name(c->table.by), side);
-        return -1;
-    }
-    for (size_t i = 0; i < c->nfail; i++) {
-        char spec[64];
-        if (!rep_by_detail(c->fail[i].metric)) continue;
-        rep_threshold_text(&c->fail[i], spec, sizeof spec);
-        cli_error("--fail %s: no %sreport was written with --profile-detail", spec, side);
-        return -1;
+    static const struct {
+        int (*needs)(rep_by by);
+        size_t      processes;
+        const char *option;
+    } kinds[] = {
+        { rep_by_detail, offsetof(rep_summary, detail_processes), "--profile-detail" },
+        { rep_by_memory, offsetof(rep_summary, memory_processes), "--profile-memory" },
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const char *side = side_missing(base, now, kinds[k].processes);
+        if (!side) continue;
+        if ((tables || (c->diff && c->by_given)) && kinds[k].needs(c->table.by)) {
+            cli_error("--by %s: no %sreport was written with %s", rep_by_name(c->table.by), side, kinds[k].option);
+            return -1;
+        }
+        if (kinds[k].needs == rep_by_memory && c->flame.weight == REP_WEIGHT_BYTES && (c->folded || c->flamegraph)) {
+            cli_error("--weight bytes: no %sreport was written with %s", side, kinds[k].option);
+            return -1;
+        }
+        for (size_t i = 0; i < c->nfail; i++) {
+            char spec[64];
+            if (!kinds[k].needs(c->fail[i].metric)) continue;
+            rep_threshold_text(&c->fail[i], spec, sizeof spec);
+            cli_error("--fail %s: no %sreport was written with %s", spec, side, kinds[k].option);
+            return -1;
+        }
     }
     return 0;
 }
@@ -493,7 +514,7 @@ int cmd_report(int argc, char **argv)
 
     int tables = !c.diff && !c.folded && !c.lines && !c.callers && !c.with_lines &&
                  (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
-    if (detail_needed(&c, base, now, tables) < 0) goto done;
+    if (metrics_needed(&c, base, now, tables) < 0) goto done;
 
     char err[512];
     status = 0;
@@ -525,7 +546,7 @@ int cmd_report(int argc, char **argv)
             status = EXIT_ERRORS;
         }
         if (c.folded) {
-            if (rep_print_folded(base, c.flame.weight_calls, stdout) < 0) {
+            if (rep_print_folded(base, c.flame.weight, stdout) < 0) {
                 cli_error("out of memory");
                 status = EXIT_ERRORS;
             }

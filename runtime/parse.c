@@ -207,6 +207,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
                              sizeof *p->trace_items) < 0)
         return (pego_status)out_of_memory(p);
+    p->memory = 0;                            /* rt_profiler_parse_begin sets it */
     p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
     uint32_t max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
     /* A sampled profile runs the profiled program where it can count the

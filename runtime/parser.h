@@ -59,6 +59,9 @@ typedef struct {
     rt_field    *fields; uint32_t nfields, capfields;
     rt_fieldref *refs;   uint32_t nrefs, caprefs;
     uint32_t    *ref_of; uint32_t capref_of;        /* per node index: its entry in refs, if it has fields */
+    /* --profile-memory: the lengths of the arrays when the profiler last
+     * gave what they had grown by to a rule (rt_profiler_note_memory) */
+    uint32_t     noted_nodes, noted_kids, noted_fields, noted_refs;
 } rt_tree;
 
 static inline int rt_tree_node_kind(const pego_node *n) { return (int)(n->tag & 7u); }
@@ -251,6 +254,8 @@ struct pego_parser {
     int         ntrace;
     int         observing;          /* ntrace || prof_on: calls take the observed path */
     int         prof_on;            /* this parse is profiled */
+    int         memory;             /* it counts memory (--profile-memory): the tree is noted
+                                       at every call and return (rt_memory_check) */
     uint32_t    observed_call;      /* the call being observed: its return address (the call
                                        instruction's + 1; 0: the start rule), for the profiler's lines */
     struct rt_profiler_state *prof;
@@ -318,6 +323,14 @@ void rt_profiler_parser_free(pego_parser *p);
 int  rt_profiler_sampled(const pego_parser *p);   /* the profiled parse is sampled (sampled mode) */
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos);
 void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
+/* --profile-memory: gives the nodes built since the last note to the rule
+ * running (its stack, in sampled mode); called before every change of the
+ * rule running, through rt_memory_check. */
+void rt_profiler_note_memory(pego_parser *p);
+static inline void rt_memory_check(pego_parser *p)
+{
+    if (p->tree.nnodes != p->tree.noted_nodes || p->tree.nfields != p->tree.noted_fields) rt_profiler_note_memory(p);
+}
 /* runtime/collector.c: a sink that is a collector closes the calls an aborted
  * parse left (runtime/trace.c calls it for every sink) */
 void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse_evals, uint64_t examined);
@@ -340,6 +353,10 @@ int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode);
 void rt_sampler_free(rt_samples *sm);
 int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
 void rt_sampler_end(pego_parser *p);
+/* Takes a sample of weight for what p runs now into sm, as the signal
+ * handler does (also, outside any handler, for --profile-memory's bytes);
+ * returns the innermost rule, or -1 when it found none (counted lost). */
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight);
 
 /* Syntax errors (runtime/expect.c): the error of a failed parse from the
  * outer expectation record, and "line:col: message" for a failure at far. */

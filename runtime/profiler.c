@@ -110,6 +110,7 @@ static void choose_clock(int cpu)
 typedef struct {
     uint32_t rule, parent, child, sibling;   /* child/sibling: first child, next sibling (0: none) */
     uint64_t calls, self;
+    uint64_t bytes;                          /* --profile-memory: node bytes built at this path */
 } cct_node;
 
 enum { CCT_LINE = 0x80000000u };
@@ -196,6 +197,10 @@ struct rt_profiler_state {
     uint64_t     *seen_keys; uint32_t *seen_counts; uint32_t seen_n, seen_cap;
     void         *native[NATIVE_DEPTH];   /* --profile-native: this parse's native call stack */
     uint32_t      nnative;
+    /* --profile-memory: in sampled mode, the rules and stacks that built
+     * nodes, as samples weighted by their bytes; this parse's node bytes */
+    rt_samples    mem;
+    uint64_t      node_bytes;
 };
 
 static struct {
@@ -206,7 +211,7 @@ static struct {
     int      exit_registered;
     int      fork_registered;
     int      locking_records;        /* a writer (or a fork) waits for the records: parses wait */
-    int      detail, append, native;
+    int      detail, append, native, memory;
     int      clock;                  /* --profile-clock: CLOCK_UNSET, CLOCK_WALL or CLOCK_CPU */
     uint64_t interval_ns;            /* --profile-interval (0: the default) */
     uint64_t flush_ns;               /* --profile-flush (0: at exit and on fatal signals only) */
@@ -268,7 +273,7 @@ static void warn(const char *text)
 enum { CLOCK_UNSET, CLOCK_WALL, CLOCK_CPU };   /* what --profile-clock asks for */
 
 typedef struct {
-    int   has_file, append, detail, native, clock;
+    int   has_file, append, detail, native, memory, clock;
     uint64_t interval_ns, flush_ns;
     char *file;
     char  error[256];
@@ -378,6 +383,8 @@ static int parse_options(const char *text, const char *where, prof_options *o)
             status = flush_option(o, strtok_r(NULL, " \t\n", &save));
         } else if (strncmp(tok, "--profile-flush=", 16) == 0 || strncmp(tok, "-profile-flush=", 15) == 0) {
             status = flush_option(o, strchr(tok, '=') + 1);
+        } else if (strcmp(tok, "--profile-memory") == 0 || strcmp(tok, "-profile-memory") == 0) {
+            o->memory = 1;
         } else if (strcmp(tok, "--profile-native") == 0 || strcmp(tok, "-profile-native") == 0) {
 #ifdef HAVE_LIBUNWIND
             o->native = 1;
@@ -403,6 +410,7 @@ static void merge_flags(const prof_options *o, int wins)
     if (o->append) prof.append = 1;
     if (o->detail) prof.detail = 1;
     if (o->native) prof.native = 1;
+    if (o->memory) prof.memory = 1;
     if (o->clock && (wins || !prof.clock)) prof.clock = o->clock;
     if (o->interval_ns && (wins || !prof.interval_ns)) prof.interval_ns = o->interval_ns;
     if (o->flush_ns && (wins || !prof.flush_ns)) prof.flush_ns = o->flush_ns;
@@ -697,6 +705,7 @@ static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, u
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
 {
     rt_profiler_state *s = p->prof;
+    if (p->memory) rt_memory_check(p);
     const pego_grammar *g = p->g;
     uint32_t rule = variant % (uint32_t)g->nrules;
     /* the caller's time up to this call goes to the call's line, the rule's
@@ -731,6 +740,7 @@ void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos)
 void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo)
 {
     rt_profiler_state *s = p->prof;
+    if (p->memory) rt_memory_check(p);
     if (!s->depth) return;
     uint64_t now = s->sampled ? 0 : ticks();
     if (!s->sampled) attribute(s, now, s->stack[s->depth - 1].line);
@@ -781,6 +791,7 @@ static void state_free(rt_profiler_state *s)
     rt_free(s->rules);
     rt_free(s->seen_keys);
     rt_free(s->seen_counts);
+    rt_sampler_free(&s->mem);
     rt_free(s);
 }
 
@@ -818,7 +829,10 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     if (s->sampled) {
         for (int r = 0; r < n; r++) s->rules[r] = (rep_rule){ .rule = (uint32_t)r };
         if (rt_sampler_prepare(&p->samples, (uint32_t)n, p->g->ncode) < 0) return 0;
+        if (prof.memory && rt_sampler_prepare(&s->mem, (uint32_t)n, p->g->ncode) < 0) return 0;
     }
+    s->node_bytes = 0;
+    p->memory = prof.memory;
     return 1;
 }
 
@@ -999,6 +1013,120 @@ static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule)
     return k;
 }
 
+/* Adds the stacks of the samples sm to pg's calling-context tree: the weight
+ * of each to its path's node, at the instruction's line (a leaf below it) for
+ * time, and as bytes for --profile-memory. */
+static void add_paths(prof_grammar *pg, const rt_samples *sm, int memory)
+{
+    for (uint32_t at = 0; at < sm->npaths; at += 3 + sm->paths[at]) {
+        uint32_t node = 0, pc = sm->paths[at + 1];
+        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 3 + i]);
+        if (memory) {
+            pg->cct[node].bytes += sm->paths[at + 2];
+            continue;
+        }
+        if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1]);
+        pg->cct[node].self += sm->paths[at + 2];
+    }
+}
+
+/* ---- memory per rule (--profile-memory) ---- */
+
+/* The bytes of tree parts: nodes, child links, fields and field tables. */
+static uint64_t tree_bytes(uint64_t nodes, uint64_t kids, uint64_t fields, uint64_t refs)
+{
+    return nodes * sizeof(pego_node) + kids * sizeof(uint32_t) + fields * sizeof(rt_field) +
+           refs * sizeof(rt_fieldref);
+}
+
+/* What an array of the tree grew by since its last note; one rewound (an
+ * action that failed drops what it built) gives nothing and is noted at its
+ * new length. */
+static uint64_t grown(uint32_t now, uint32_t *noted)
+{
+    uint32_t d = now > *noted ? now - *noted : 0;
+    *noted = now;
+    return d;
+}
+
+/* rule's counts of this parse: kept per parse in sampled mode, added to the
+ * grammar's totals at once in exact mode (the record is held). */
+static rep_rule *parse_rule(rt_profiler_state *s, uint32_t rule)
+{
+    return s->sampled ? &s->rules[rule] : &s->pg->rules[rule];
+}
+
+/* Sampled mode: the memory samples' stacks so far into the tree, when their
+ * buffer is half full (the record locked, as at a parse's end). */
+static void flush_memory_paths(rt_profiler_state *s)
+{
+    my_record_held = 1;
+    pthread_mutex_lock(&s->c->lock);
+    add_paths(s->pg, &s->mem, 1);
+    pthread_mutex_unlock(&s->c->lock);
+    my_record_held = 0;
+    s->mem.npaths = 0;
+}
+
+void rt_profiler_note_memory(pego_parser *p)
+{
+    rt_profiler_state *s = p->prof;
+    rt_tree *t = &p->tree;
+    uint64_t nodes = grown(t->nnodes, &t->noted_nodes);
+    uint64_t kids = grown(t->nkids, &t->noted_kids), fields = grown(t->nfields, &t->noted_fields);
+    uint64_t bytes = tree_bytes(nodes, kids, fields, grown(t->nrefs, &t->noted_refs));
+    if (!bytes) return;
+    int64_t rule = -1;
+    if (s->sampled) {                /* the rule running and its stack, as the sampler finds them */
+        if (s->mem.npaths * 2 > s->mem.cap_paths) flush_memory_paths(s);
+        rule = rt_sampler_take(p, &s->mem, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes);
+    } else if (s->depth) {           /* the call on top of the profiler's own stack */
+        rule = s->stack[s->depth - 1].rule;
+        s->pg->cct[s->cct].bytes += bytes;
+    }
+    if (rule < 0) return;            /* (no rule runs: nothing is built then) */
+    rep_rule *r = parse_rule(s, (uint32_t)rule);
+    r->nodes += nodes;
+    r->node_bytes += bytes;
+    s->node_bytes += bytes;
+}
+
+/* A parse's end: the memo entries per rule (the table only grows during a
+ * parse), and the memory the parser holds for the node arena, the memo table
+ * and the control stack. */
+static void count_memory(pego_parser *p, rt_profiler_state *s, rep_parse *pp)
+{
+    const rt_memo *m = &p->memo;
+    uint32_t nrules = (uint32_t)p->g->nrules;
+    uint64_t memo_bytes = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        const rt_memo_entry *e = &m->entries[i];
+        uint64_t b = sizeof *e + (uint64_t)e->exp_len * sizeof(uint32_t) + (uint64_t)e->rec_len * sizeof(rt_recovered);
+        rep_rule *r = parse_rule(s, e->variant % nrules);
+        r->memo_entries++;
+        r->memo_bytes += b;
+        memo_bytes += b;
+    }
+    const rt_tree *t = &p->tree;
+    pp->node_bytes = s->node_bytes;
+    pp->memo_bytes = memo_bytes;
+    pp->peak_node_bytes = tree_bytes(t->capnodes, t->capkids, t->capfields, t->caprefs) +
+                          (uint64_t)t->capref_of * sizeof(uint32_t);
+    pp->peak_memo_bytes = (uint64_t)m->cap * sizeof(rt_memo_entry) + (uint64_t)m->nslots * sizeof(uint32_t) +
+                          (uint64_t)m->capids * sizeof(uint32_t) + (uint64_t)m->caprecs * sizeof(rt_recovered) +
+                          (uint64_t)m->nseen * sizeof(uint64_t);
+    pp->peak_stack_bytes = (uint64_t)p->capes * sizeof(vm_entry) + (uint64_t)p->capgf * sizeof(vm_gframe);
+}
+
+/* Adds the memory counts of one parse's rule c to x. */
+static void add_memory_counts(rep_rule *x, const rep_rule *c)
+{
+    x->nodes += c->nodes;
+    x->node_bytes += c->node_bytes;
+    x->memo_entries += c->memo_entries;
+    x->memo_bytes += c->memo_bytes;
+}
+
 /* Ends a sampled parse: the counts of the profiled program (or those the
  * reference program's call path counted), the samples per rule, and their
  * stacks into the calling-context tree. Returns the rule with the most
@@ -1017,6 +1145,7 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         x->matched += c->matched;
         x->failed += c->failed;
         x->consumed += c->consumed;
+        add_memory_counts(x, c);
     }
     const vm_count *counted = rt_parse_counts(p);
     if (counted) {
@@ -1041,12 +1170,8 @@ static uint32_t end_sampled(pego_parser *p, rt_profiler_state *s, uint64_t *call
         pg->incl_samples[r] += sm->incl[r];
         if (sm->self[r] && (top == REP_NO_RULE || sm->self[r] > sm->self[top])) top = (uint32_t)r;
     }
-    for (uint32_t at = 0; at < sm->npaths; at += 3 + sm->paths[at]) {
-        uint32_t node = 0, pc = sm->paths[at + 1];
-        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 3 + i]);
-        if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1]);
-        pg->cct[node].self += sm->paths[at + 2];
-    }
+    add_paths(pg, sm, 0);
+    if (p->memory) add_paths(pg, &s->mem, 1);
     for (uint32_t at = 0; at < sm->ncode; at++)
         if (sm->at_pc[at] && pg->line_of[at] != NO_LINE) pg->lines[pg->line_of[at]].samples += sm->at_pc[at];
     s->c->samples += sm->taken;
@@ -1083,6 +1208,8 @@ static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const
     uint32_t top = REP_NO_RULE;
     if (!s->sampled) attribute(s, now, NO_LINE);
     close_calls(s, now, evals);
+    rep_parse memory = { 0 };
+    if (p->memory) count_memory(p, s, &memory);
     if (s->sampled) top = end_sampled(p, s, &calls, &evals, &memo);
     prof_thread *c = s->c;
     if (c->nparses == c->capparses) {
@@ -1105,6 +1232,9 @@ static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const
                 : p->res.too_deep ? REP_RESULT_NESTING_LIMIT : REP_RESULT_ABORTED,
         .time_ns = now - s->start, .calls = calls, .evals = evals, .memo = memo,
         .clock_reads = s->sampled ? 2 : s->reads, .top_rule = top,
+        .node_bytes = memory.node_bytes, .memo_bytes = memory.memo_bytes,
+        .peak_node_bytes = memory.peak_node_bytes, .peak_memo_bytes = memory.peak_memo_bytes,
+        .peak_stack_bytes = memory.peak_stack_bytes,
     };
 }
 
@@ -1115,6 +1245,7 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
     rt_profiler_state *s = p->prof;
     uint64_t now = ticks();
     prof_thread *c = s->c;
+    if (p->memory) rt_memory_check(p);       /* what the last call built */
     if (s->sampled) {
         rt_sampler_end(p);
         p->sampled = 0;
@@ -1200,7 +1331,7 @@ static void clear_record(prof_thread *c)
         memset(pg->incl_samples, 0, (size_t)n * sizeof(uint64_t));
         memset(pg->edge_calls, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
         memset(pg->edge_ticks, 0, (size_t)n * (size_t)n * sizeof(uint64_t));
-        for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = 0;
+        for (uint32_t k = 0; k < pg->ncct; k++) pg->cct[k].calls = pg->cct[k].self = pg->cct[k].bytes = 0;
         for (uint32_t i = 0; i < pg->nlines; i++) pg->lines[i].samples = pg->lines[i].self_ns = 0;
     }
 }
@@ -1230,6 +1361,7 @@ static int write_report(void)
     rep_header h = { .version = REP_FORMAT_VERSION, .pego = PEGO_VERSION, .pid = prof.pid, .host = prof.host,
                      .argc = argc, .argv = (const char *const *)argv, .start = prof.start,
                      .clock = clock_names[clock_kind], .mode = mode_names[mode], .detail = mode == MODE_EXACT,
+                     .memory = prof.memory,
                      .clock_reads = reads, .sample_interval_ns = sampled ? interval : 0,
                      .samples = samples, .samples_lost = lost };
     rep_builder *b = rep_builder_new(&h);
@@ -1267,6 +1399,7 @@ static int write_report(void)
                         }
                         sum.consumed += o->consumed; sum.wasted += o->wasted;
                         sum.time_ns += o->time_ns; sum.self_ns += o->self_ns;
+                        add_memory_counts(&sum, o);
                         self_samples += q->self_samples[r];
                         incl_samples += q->incl_samples[r];
                     }
@@ -1314,7 +1447,7 @@ static int write_report(void)
                 for (prof_grammar *q = d->grammars; q; q = q->next) {
                     if (q->g != pg->g || q->hash != pg->hash) continue;
                     for (uint32_t k = 1; k < q->ncct; k++) {
-                        if (!q->cct[k].calls && !q->cct[k].self) continue;
+                        if (!q->cct[k].calls && !q->cct[k].self && !q->cct[k].bytes) continue;
                         uint32_t leaf = k;
                         rep_line at = { 0 };
                         if (q->cct[k].rule & CCT_LINE) {
@@ -1336,7 +1469,8 @@ static int write_report(void)
                         }
                         uint64_t self = sampled ? q->cct[k].self * interval : (uint64_t)((double)q->cct[k].self * scale);
                         rep_stack st = { .grammar = id, .nframes = depth, .frames = frames, .calls = q->cct[k].calls,
-                                         .self_ns = self, .line = at.line, .col = at.col };
+                                         .self_ns = self, .line = at.line, .col = at.col,
+                                         .node_bytes = q->cct[k].bytes };
                         rep_add_stack(b, &st);
                     }
                 }

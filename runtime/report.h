@@ -33,6 +33,8 @@ typedef struct rep_header {
     const char        *mode;        /* "exact": the clock is read at every frame transfer;
                                        "sampled": rules' times are samples times the interval */
     int                detail;      /* repeats and wasted were collected: rule records have them */
+    int                memory;      /* --profile-memory: rule, parse and stack records have the
+                                       memory counts */
     uint64_t           clock_reads; /* clock readings of the whole process (0 when unknown) */
     uint64_t           sample_interval_ns;   /* sampled: the interval between samples */
     uint64_t           samples;     /* sampled: samples taken during parses */
@@ -70,6 +72,10 @@ typedef struct rep_parse {
     rep_result  result;
     uint64_t    time_ns, calls, evals, memo, clock_reads;
     uint32_t    top_rule;           /* the rule with the most self time, or REP_NO_RULE */
+    /* --profile-memory: the bytes of the tree nodes built and of the memo
+     * entries stored (the sums of the rules'), and the most the node arena,
+     * the memo table and the control stack held during the parse */
+    uint64_t    node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;
 } rep_parse;
 
 /* A rule's totals over every parse of the process (docs/report-format.md, rule). */
@@ -82,18 +88,21 @@ typedef struct rep_rule {
     uint64_t consumed, wasted;      /* positions matched; positions examined by failed evaluations */
     uint64_t time_ns, self_ns;      /* inclusive (outermost activation only) and self time */
     uint64_t samples;               /* sampled mode: the samples that found the rule innermost */
+    uint64_t nodes, node_bytes;     /* --profile-memory: tree nodes built while the rule was innermost */
+    uint64_t memo_entries, memo_bytes;   /* --profile-memory: memo entries stored for the rule */
 } rep_rule;
 
 /* The counts of a rule record, in the order they are written: the field, and
  * which reports have it: every one (REP_ALL), those with detail
- * (--profile-detail; a report without detail leaves the field out), or those
- * of sampled mode. The writer (runtime/report_writer.c) and the reader
+ * (--profile-detail; a report without detail leaves the field out), those
+ * of sampled mode, or those written with --profile-memory. The writer (runtime/report_writer.c) and the reader
  * (cli/report/reader.c) both derive from this list. */
-enum { REP_ALL, REP_DETAIL, REP_SAMPLED };
+enum { REP_ALL, REP_DETAIL, REP_SAMPLED, REP_MEMORY };
 #define REP_RULE_COUNTS(X) \
     X(calls, REP_ALL) X(evals, REP_ALL) X(memo, REP_ALL) X(matched, REP_ALL) X(failed, REP_ALL) \
     X(repeats, REP_DETAIL) X(max_repeats, REP_DETAIL) X(max_repeats_pos, REP_DETAIL) X(consumed, REP_ALL) \
-    X(wasted, REP_DETAIL) X(time_ns, REP_ALL) X(self_ns, REP_ALL) X(samples, REP_SAMPLED)
+    X(wasted, REP_DETAIL) X(time_ns, REP_ALL) X(self_ns, REP_ALL) X(samples, REP_SAMPLED) \
+    X(nodes, REP_MEMORY) X(node_bytes, REP_MEMORY) X(memo_entries, REP_MEMORY) X(memo_bytes, REP_MEMORY)
 
 /* A call-graph edge: calls of callee made directly by caller. */
 typedef struct rep_edge {
@@ -109,6 +118,7 @@ typedef struct rep_stack {
     const uint32_t *frames;
     uint64_t        calls, self_ns;
     uint32_t        line, col;      /* sampled: the source position the self time was at (0: any) */
+    uint64_t        node_bytes;     /* --profile-memory: bytes of the nodes built at exactly that path */
 } rep_stack;
 
 /* Where the samples (sampled mode) or the self time (exact mode) of a grammar

@@ -27,6 +27,7 @@ struct rep_builder {
     uint64_t parses;
     int      detail;      /* the header's: rule records carry the detail-only metrics */
     int      sampled;     /* the header's mode is sampled: rule records carry samples */
+    int      memory;      /* the header's: rule, parse and stack records carry the memory counts */
 };
 
 char *rep_expand_path(const char *pattern, int64_t pid, const char *host, int64_t start)
@@ -101,8 +102,10 @@ rep_builder *rep_builder_new(const rep_header *h)
     add_string(t, "clock", h->clock);
     add_string(t, "mode", h->mode);
     rt_buf_printf(t, ",\"detail\":%s", h->detail ? "true" : "false");
+    if (h->memory) rt_buf_adds(t, ",\"memory\":true");
     add_count(t, "clock_reads", h->clock_reads);
     b->detail = h->detail != 0;
+    b->memory = h->memory != 0;
     b->sampled = h->mode && strcmp(h->mode, "sampled") == 0;
     if (b->sampled) {
         add_count(t, "sample_interval_ns", h->sample_interval_ns);
@@ -165,6 +168,13 @@ int rep_add_parse(rep_builder *b, const rep_parse *p)
     add_count(t, "clock_reads", p->clock_reads);
     if (p->top_rule == REP_NO_RULE) rt_buf_adds(t, ",\"top_rule\":null");
     else add_count(t, "top_rule", p->top_rule);
+    if (b->memory) {
+        add_count(t, "node_bytes", p->node_bytes);
+        add_count(t, "memo_bytes", p->memo_bytes);
+        add_count(t, "peak_node_bytes", p->peak_node_bytes);
+        add_count(t, "peak_memo_bytes", p->peak_memo_bytes);
+        add_count(t, "peak_stack_bytes", p->peak_stack_bytes);
+    }
     b->parses++;
     return close_record(b);
 }
@@ -175,9 +185,10 @@ int rep_add_rule(rep_builder *b, const rep_rule *r)
     open_record(b, "rule");
     add_count(t, "grammar", r->grammar);
     add_count(t, "rule", r->rule);
-    /* what only --profile-detail or sampled mode collects is absent, not 0, in other reports */
+    /* what only --profile-detail, sampled mode or --profile-memory collects is absent, not 0, in other reports */
 #define WRITE_COUNT(field, which) \
-    if ((which) == REP_ALL || ((which) == REP_DETAIL && b->detail) || ((which) == REP_SAMPLED && b->sampled)) \
+    if ((which) == REP_ALL || ((which) == REP_DETAIL && b->detail) || ((which) == REP_SAMPLED && b->sampled) || \
+        ((which) == REP_MEMORY && b->memory)) \
         add_count(t, #field, r->field);
     REP_RULE_COUNTS(WRITE_COUNT)
 #undef WRITE_COUNT
@@ -206,6 +217,7 @@ int rep_add_stack(rep_builder *b, const rep_stack *s)
     rt_buf_addc(t, ']');
     add_count(t, "calls", s->calls);
     add_count(t, "self_ns", s->self_ns);
+    if (b->memory) add_count(t, "node_bytes", s->node_bytes);
     if (s->line) {
         add_count(t, "line", s->line);
         add_count(t, "col", s->col);

@@ -104,13 +104,13 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
 /* A sample that stands for weight intervals: a CPU-time timer expires at the
  * kernel's clock tick at the earliest (4 ms at 250 Hz), and the intervals it
  * overran count for what is running then. */
-static void take_sample(pego_parser *p, rt_samples *sm, uint32_t weight)
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight)
 {
     uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES + 1], n = 0, depth = 0;
     uint64_t stamp = sm->taken += weight;
     if (p->es_moving) {
         sm->lost += weight;
-        return;
+        return -1;
     }
     /* innermost first: the calls compiled in, then the call frames */
     uint32_t inl = p->inline_depth;
@@ -144,14 +144,14 @@ static void take_sample(pego_parser *p, rt_samples *sm, uint32_t weight)
     }
     if (depth == 0) {                      /* between the parse's start and its first call */
         sm->lost += weight;
-        return;
+        return -1;
     }
     const vm_ins *ip = p->sample_ip;
     uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
     if (pc) sm->at_pc[pc - 1] += weight;
     if (depth > PATH_MAX_FRAMES || sm->npaths + 3 + n > sm->cap_paths) {
         sm->unplaced += weight;
-        return;
+        return frames[0];
     }
     /* the stack from the outermost call, folded: a rule already on the path
      * goes back to where it was */
@@ -172,6 +172,7 @@ static void take_sample(pego_parser *p, rt_samples *sm, uint32_t weight)
     sm->paths[sm->npaths + 1] = pc;
     sm->paths[sm->npaths + 2] = weight;
     sm->npaths += 3 + len;
+    return frames[0];
 }
 
 /* A signal that is not of our timers (sent by kill, say) is ignored: it
@@ -184,7 +185,7 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     pego_parser *p = sampling;
     if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p) {
         int overrun = my_timer.made ? timer_getoverrun(my_timer.id) : 0;
-        take_sample(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u));
+        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u));
     }                                      /* (p NULL: one that came just after the parse) */
     errno = saved;
 }

@@ -15,6 +15,7 @@ void rt_tree_reset(rt_tree *t)
 {
     t->nnodes = t->nkids = t->nfields = 0;
     t->nrefs = 0;
+    t->noted_nodes = t->noted_kids = t->noted_fields = t->noted_refs = 0;
 }
 
 void rt_tree_free(rt_tree *t)

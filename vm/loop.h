@@ -6,6 +6,7 @@
  *   vm/variant_fast_recognize.h    the fast program, recognition only
  *   vm/variant_profiled.h          the profiled program (the fast program with
  *   vm/variant_profiled_recognize.h  counters), building trees or not
+ *   vm/variant_profiled_memory.h   the profiled program counting memory too
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
@@ -17,7 +18,9 @@
  * in tail position reuse its caller's frame, FRAME_DEPTH says how many levels
  * of nesting a plain frame stands for; SYNTAX_ERROR is the result of a failed
  * parse; NOTE_PC runs before every instruction (the profiled program stores its
- * address for the sampler). How instructions are dispatched (computed goto, or a
+ * address for the sampler), NOTE_MEMORY before every change of the rule running
+ * (with --profile-memory, the profiled program gives the tree nodes built so far
+ * to the rule that built them). How instructions are dispatched (computed goto, or a
  * switch) is vm/dispatch.h's choice.
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
@@ -100,6 +103,7 @@
  * A call in tail position (the fast program marks it INS_TAIL: a RET follows)
  * reuses the caller's plain frame, which then stands for one more level. */
 #define PLAIN_CALL(to, body, var, lvl, tail) do { \
+        NOTE_MEMORY(); \
         if (TAIL_CALLS && (tail) && es[esn - 1].kind == E_CALL) { \
             es[esn - 1].u.call.extra_levels++; \
         } else { \
@@ -114,6 +118,7 @@
 
 /* Hands the call instruction at ip to the general path. */
 #define GENERAL_CALL() do { \
+        NOTE_MEMORY(); \
         call = (vm_call){ (uint32_t)ip->a, (uint32_t)ip->b, (uint32_t)ip->c, (uint32_t)(ip - code) + 1, \
                           ip->flags & INS_TAIL }; \
         CALL_OUT(vm_call_enter(p, &r, &call)); \
@@ -410,6 +415,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(PIN):
             /* calls compiled in: those that do not match failed */
             if (!PROFILED) break;
+            NOTE_MEMORY();
             p->chain_counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
             p->inline_rule[ip->b] = (uint32_t)ip->a;
@@ -418,6 +424,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(POUT):
             if (!PROFILED) break;
+            NOTE_MEMORY();
             p->inline_depth = (uint32_t)ip->b;
             p->chain_counts[ip->a].matched++;
             p->chain_counts[ip->a].consumed += pos - p->inline_start[ip->b];
@@ -541,6 +548,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             GENERAL_CALL();
         CASE(RET):
+            NOTE_MEMORY();
             e = &es[esn - 1];
             if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
             COUNT_RETURN(e);
@@ -679,6 +687,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     fail:
         /* pop entries until one handles the failure */
         LOOKED(pos);
+        NOTE_MEMORY();
         for (;;) {
             e = &es[--esn];
             switch (e->kind) {
@@ -796,3 +805,4 @@ oom:
 #undef FRAME_DEPTH
 #undef SYNTAX_ERROR
 #undef NOTE_PC
+#undef NOTE_MEMORY

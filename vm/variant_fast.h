@@ -17,4 +17,5 @@
 #define TAIL_CALLS 1
 #define FRAME_DEPTH(e) (1u + (e)->u.call.extra_levels)
 #define NOTE_PC() ((void)0)
+#define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() PEGO_SYNTAX_ERROR

@@ -17,4 +17,5 @@
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
 #define NOTE_PC() ((void)0)
+#define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() rt_expect_syntax_error(p)

@@ -110,10 +110,15 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 #include "variant_profiled_recognize.h"
 #include "loop.h"
 
+#include "variant_profiled_memory.h"
+#include "loop.h"
+
 int vm_run(pego_parser *p, uint32_t start_variant)
 {
     int recognize = start_variant >= (uint32_t)p->g->nrules;
     if (!p->fast) return vm_run_reference(p, start_variant);
-    if (p->counting) return recognize ? vm_run_profiled_recognize(p, start_variant) : vm_run_profiled(p, start_variant);
+    if (p->counting)
+        return recognize ? vm_run_profiled_recognize(p, start_variant)
+             : p->memory ? vm_run_profiled_memory(p, start_variant) : vm_run_profiled(p, start_variant);
     return recognize ? vm_run_fast_recognize(p, start_variant) : vm_run_fast(p, start_variant);
 }

@@ -35,15 +35,10 @@ typedef struct diff_row {
     const char       *fails_text;   /* in CSV: the thresholds exceeded, "calls>+5% memo>+30%" */
 } diff_row;
 
-/* The counts of a rule missing on a side: all 0, or, when no report of the
- * side has the detail-only metrics, without them. */
-static const rep_counts zero_counts;
-static const rep_counts unset_counts = { .repeats = REP_UNSET, .max_repeats = REP_UNSET,
-                                         .max_repeats_pos = REP_UNSET, .wasted = REP_UNSET };
-
+/* The counts of a rule, or of one missing on a side (summary.h, missing). */
 static const rep_counts *counts_of(const rep_srule *r, const rep_summary *side)
 {
-    return r ? &r->c : side->detail_processes ? &zero_counts : &unset_counts;
+    return r ? &r->c : &side->missing;
 }
 
 int rep_threshold_parse(const char *text, rep_threshold *t)
@@ -220,8 +215,10 @@ static rep_counts total_counts(const rep_summary *s)
         offsetof(rep_counts, calls),  offsetof(rep_counts, evals),   offsetof(rep_counts, memo),
         offsetof(rep_counts, matched), offsetof(rep_counts, failed), offsetof(rep_counts, repeats),
         offsetof(rep_counts, consumed), offsetof(rep_counts, wasted), offsetof(rep_counts, self_ns),
+        offsetof(rep_counts, nodes), offsetof(rep_counts, node_bytes), offsetof(rep_counts, memo_entries),
+        offsetof(rep_counts, memo_bytes),
     };
-    rep_counts c = s->detail_processes ? zero_counts : unset_counts;
+    rep_counts c = s->missing;
     c.max_repeats = c.max_repeats_pos = REP_UNSET;
     for (size_t k = 0; k < sizeof summed / sizeof *summed; k++) {
         uint64_t *sum = (uint64_t *)((char *)&c + summed[k]);
@@ -418,7 +415,8 @@ static const rep_column diff_columns[] = {
 
 /* The counts JSON gives of each side and of its change; the times change as
  * ratios instead. */
-#define JSON_COUNTS(X) X(calls) X(evals) X(memo) X(matched) X(failed) X(repeats) X(consumed) X(wasted)
+#define JSON_COUNTS(X) X(calls) X(evals) X(memo) X(matched) X(failed) X(repeats) X(consumed) X(wasted) \
+    X(nodes) X(node_bytes) X(memo_entries) X(memo_bytes)
 #define CHANGE_COLUMN(member) COMPARED(#member, REP_IN_JSON, 0, changed, member),
 #define SIDE_COLUMN(member)   REP_DETAIL(#member, REP_IN_JSON, 0, rep_counts, member),
 

@@ -51,10 +51,11 @@ static uint32_t next_node(const rep_summary *s, uint32_t n)
     return n == REP_NONE ? REP_NONE : s->nodes[n].sibling;
 }
 
-/* A node's own weight: its calls, or its self time in ns. */
-static uint64_t own_weight(const rep_summary *s, int weight_calls, uint32_t n)
+/* A node's own weight: its calls, its self time in ns, or its node bytes. */
+static uint64_t own_weight(const rep_summary *s, rep_weight weight, uint32_t n)
 {
-    return weight_calls ? s->nodes[n].calls : s->nodes[n].self_ns;
+    return weight == REP_WEIGHT_CALLS ? s->nodes[n].calls
+         : weight == REP_WEIGHT_BYTES ? s->nodes[n].node_bytes : s->nodes[n].self_ns;
 }
 
 /* Calls visit(ud, node, path, len) for every node in depth-first order with
@@ -94,29 +95,30 @@ static int walk_paths(const rep_summary *s, int bare, void (*visit)(void *ud, ui
 
 typedef struct folded_out {
     const rep_summary *s;
-    int                weight_calls;
+    rep_weight         weight;
     FILE              *out;
 } folded_out;
 
 static void print_folded_line(void *ud, uint32_t n, const char *path, size_t len)
 {
     folded_out *f = ud;
-    uint64_t w = f->weight_calls ? f->s->nodes[n].calls : rep_us(f->s->nodes[n].self_ns);
+    uint64_t w = own_weight(f->s, f->weight, n);
+    if (f->weight == REP_WEIGHT_SELF) w = rep_us(w);
     if (w) fprintf(f->out, "%.*s %llu\n", (int)len, path, (unsigned long long)w);
 }
 
-int rep_print_folded(const rep_summary *s, int weight_calls, FILE *out)
+int rep_print_folded(const rep_summary *s, rep_weight weight, FILE *out)
 {
-    folded_out f = { s, weight_calls, out };
+    folded_out f = { s, weight, out };
     return walk_paths(s, single_grammar(s), print_folded_line, &f);
 }
 
 /* The weight summed over each node's subtree. */
-static uint64_t *subtree_sums(const rep_summary *s, int weight_calls)
+static uint64_t *subtree_sums(const rep_summary *s, rep_weight weight)
 {
     uint64_t *sum = malloc((s->nnodes ? s->nnodes : 1) * sizeof *sum);
     if (!sum) return NULL;
-    for (size_t i = 0; i < s->nnodes; i++) sum[i] = own_weight(s, weight_calls, (uint32_t)i);
+    for (size_t i = 0; i < s->nnodes; i++) sum[i] = own_weight(s, weight, (uint32_t)i);
     for (size_t i = s->nnodes; i-- > 0;)
         if (s->nodes[i].parent != REP_NONE) sum[s->nodes[i].parent] = rep_sum(sum[s->nodes[i].parent], sum[i]);
     return sum;
@@ -223,10 +225,11 @@ static double frame_width(const flame *f, uint32_t n, double plot)
     return f->total ? plot * (double)f->sum[n] / (double)f->total : 0;
 }
 
-/* "1234 us" or "1234 calls". */
+/* "1234 us", "1234 calls" or "1234 bytes". */
 static void weight_text(const flame *f, uint64_t w, char *text, size_t len)
 {
-    if (f->o->weight_calls) snprintf(text, len, "%llu calls", (unsigned long long)w);
+    if (f->o->weight == REP_WEIGHT_CALLS) snprintf(text, len, "%llu calls", (unsigned long long)w);
+    else if (f->o->weight == REP_WEIGHT_BYTES) snprintf(text, len, "%llu bytes", (unsigned long long)w);
     else snprintf(text, len, "%llu us", (unsigned long long)rep_us(w));
 }
 
@@ -235,10 +238,13 @@ static void write_tooltip(const flame *f, uint32_t n, const char *name, FILE *ou
     const rep_snode *node = &f->s->nodes[n];
     double share = 100.0 * (double)f->sum[n] / (double)f->total;
     xml_text(out, name, strlen(name));
-    if (f->o->weight_calls)
+    if (f->o->weight == REP_WEIGHT_CALLS)
         fprintf(out, ": %llu calls with the frames above it (%.2f%%), %llu of its own, %llu us self",
                 (unsigned long long)f->sum[n], share, (unsigned long long)node->calls,
                 (unsigned long long)rep_us(node->self_ns));
+    else if (f->o->weight == REP_WEIGHT_BYTES)
+        fprintf(out, ": %llu node bytes with the frames above it (%.2f%%), %llu of its own",
+                (unsigned long long)f->sum[n], share, (unsigned long long)node->node_bytes);
     else
         fprintf(out, ": %llu us (%.2f%%), %llu calls, %llu us self", (unsigned long long)rep_us(f->sum[n]), share,
                 (unsigned long long)node->calls, (unsigned long long)rep_us(node->self_ns));
@@ -302,7 +308,8 @@ static void write_frame(const flame *f, uint32_t n, double plot, double height, 
 static void write_subtitle(const flame *f, FILE *out)
 {
     const rep_summary *s = f->s;
-    const char *what = f->o->weight_calls ? "calls" : "self time";
+    const char *what = f->o->weight == REP_WEIGHT_CALLS ? "calls"
+                     : f->o->weight == REP_WEIGHT_BYTES ? "node bytes" : "self time";
     char total[48];
     weight_text(f, f->total, total, sizeof total);
     fprintf(out, "<text x=\"%.1f\" y=\"36\" fill=\"#555\">", SVG_MARGIN);
@@ -372,7 +379,7 @@ static void write_svg(const flame *f, FILE *out)
         if (frame_width(f, n, plot) >= SVG_MIN_WIDTH) write_frame(f, n, plot, height, out);
     if (f->total == 0)
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">no %s was recorded</text>\n", SVG_MARGIN, top + 12,
-                f->o->weight_calls ? "call" : "self time");
+                f->o->weight == REP_WEIGHT_CALLS ? "call" : f->o->weight == REP_WEIGHT_BYTES ? "node" : "self time");
     fprintf(out, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", SVG_MARGIN, height - 8);
     fprintf(out, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n", width - SVG_MARGIN,
             height - 8);
@@ -511,7 +518,7 @@ static int match_base(flame *f, const uint64_t *base_sum_of_node)
             f->base_sum[n.v[j].node] = base_sum_of_node[b.v[i].node];
         } else if (c < 0) {
             f->gone_paths++;
-            f->gone_weight = rep_sum(f->gone_weight, own_weight(f->base, f->o->weight_calls, b.v[i].node));
+            f->gone_weight = rep_sum(f->gone_weight, own_weight(f->base, f->o->weight, b.v[i].node));
         }
         if (c <= 0) i++;
         if (c >= 0) j++;
@@ -527,8 +534,8 @@ static int write_flame(const rep_summary *now, const rep_summary *base, const re
 {
     size_t n = now->nnodes ? now->nnodes : 1;
     flame f = { .s = now, .o = o, .bare = single_grammar(now), .base = base };
-    uint64_t *next = malloc(n * sizeof *next), *base_sums = base ? subtree_sums(base, o->weight_calls) : NULL;
-    f.sum = subtree_sums(now, o->weight_calls);
+    uint64_t *next = malloc(n * sizeof *next), *base_sums = base ? subtree_sums(base, o->weight) : NULL;
+    f.sum = subtree_sums(now, o->weight);
     f.start = malloc(n * sizeof *f.start);
     f.depth = malloc(n * sizeof *f.depth);
     if (base) {

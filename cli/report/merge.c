@@ -97,7 +97,7 @@ typedef struct frame_grammar {
 
 /* fg: the index of the record's frame_grammar */
 typedef struct staged_rule  { uint32_t rule, fg; rep_counts c; } staged_rule;
-typedef struct staged_stack { size_t off, len; uint32_t fg, line; uint64_t calls, self_ns; } staged_stack;
+typedef struct staged_stack { size_t off, len; uint32_t fg, line; uint64_t calls, self_ns, node_bytes; } staged_stack;
 
 /* A list of parses: a bounded heap whose root is the one that sorts last, or
  * (limit 0) a plain list. */
@@ -134,6 +134,8 @@ struct rep_merge {
     size_t         npath, path_cap;
     uint64_t       parses, calls, evals, memo, clock_reads, time_ns;
     int            detail;    /* the frame's header says detail */
+    int            memory;    /* the frame's header says memory */
+    uint64_t       node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;   /* its parses' */
     uint64_t       samples, samples_lost, sample_interval_ns;   /* the frame's header's */
     int64_t        start;
     const char    *clock, *mode;   /* the frame's header's, interned */
@@ -353,6 +355,7 @@ static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
     memset(&s->rules[r], 0, sizeof s->rules[r]);
     rep_counts *c = &s->rules[r].c;
     c->repeats = c->max_repeats = c->max_repeats_pos = c->wasted = REP_UNSET;
+    c->nodes = c->node_bytes = c->memo_entries = c->memo_bytes = REP_UNSET;
     s->rules[r].grammar = grammar;
     s->rules[r].name = m->strings[id];
     s->nrules++;
@@ -413,7 +416,21 @@ static int on_parse(rep_summary *s, const rep_parse *p)
         .top_rule = p->top_rule == REP_NO_RULE ? REP_NONE : f->rules[p->top_rule],
         .bytes = p->bytes, .time_ns = p->time_ns, .calls = p->calls, .evals = p->evals, .memo = p->memo,
         .clock_reads = p->clock_reads, .seq = m->seq++, .unit = p->unit, .result = p->result,
+        .node_bytes = REP_UNSET, .memo_bytes = REP_UNSET, .peak_node_bytes = REP_UNSET,
+        .peak_memo_bytes = REP_UNSET, .peak_stack_bytes = REP_UNSET,
     };
+    if (m->memory) {
+        sp.node_bytes = p->node_bytes;
+        sp.memo_bytes = p->memo_bytes;
+        sp.peak_node_bytes = p->peak_node_bytes;
+        sp.peak_memo_bytes = p->peak_memo_bytes;
+        sp.peak_stack_bytes = p->peak_stack_bytes;
+        m->node_bytes = rep_sum(m->node_bytes, p->node_bytes);
+        m->memo_bytes = rep_sum(m->memo_bytes, p->memo_bytes);
+        if (p->peak_node_bytes > m->peak_node_bytes) m->peak_node_bytes = p->peak_node_bytes;
+        if (p->peak_memo_bytes > m->peak_memo_bytes) m->peak_memo_bytes = p->peak_memo_bytes;
+        if (p->peak_stack_bytes > m->peak_stack_bytes) m->peak_stack_bytes = p->peak_stack_bytes;
+    }
     if (!parse_wanted(&m->fparses, &sp)) return 0;
     sp.input = strdup(p->input);
     if (!sp.input) return -1;
@@ -431,9 +448,10 @@ static int on_rule(rep_summary *s, const rep_rule *r)
     st->fg = (uint32_t)(f - m->fg);
     st->c = (rep_counts){
         r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->max_repeats, r->max_repeats_pos,
-        r->consumed, r->wasted, r->time_ns, r->self_ns,
+        r->consumed, r->wasted, r->time_ns, r->self_ns, r->nodes, r->node_bytes, r->memo_entries, r->memo_bytes,
     };
     if (!m->detail) st->c.repeats = st->c.max_repeats = st->c.max_repeats_pos = st->c.wasted = REP_UNSET;
+    if (!m->memory) st->c.nodes = st->c.node_bytes = st->c.memo_entries = st->c.memo_bytes = REP_UNSET;
     return 0;
 }
 
@@ -455,7 +473,8 @@ static int on_stack(rep_summary *s, const rep_stack *st)
     if (rep_reserve(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
         rep_reserve(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
         return -1;
-    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->line, st->calls, st->self_ns };
+    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->line, st->calls, st->self_ns,
+                                      st->node_bytes };
     for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
     return 0;
 }
@@ -514,6 +533,7 @@ static void frame_reset(rep_merge *m)
     frame_grammars_clear(m);
     m->nfg = m->nsr = m->nse = m->nss = m->nsl = m->npath = 0;
     m->parses = m->calls = m->evals = m->memo = m->clock_reads = m->time_ns = 0;
+    m->node_bytes = m->memo_bytes = m->peak_node_bytes = m->peak_memo_bytes = m->peak_stack_bytes = 0;
     parse_list_clear(&m->fparses);
 }
 
@@ -526,7 +546,7 @@ static uint32_t node_for(rep_summary *s, uint32_t parent, uint32_t rule)
     if (rep_reserve(&s->nodes, &m->nodes_cap, s->nnodes + 1, sizeof *s->nodes) < 0) return REP_NONE;
     n = (uint32_t)s->nnodes;
     if (map_put(&m->node_ids, key, n) < 0) return REP_NONE;
-    s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0 };
+    s->nodes[n] = (rep_snode){ rule, parent, REP_NONE, REP_NONE, 0, 0, 0 };
     s->nnodes++;
     return n;
 }
@@ -587,7 +607,7 @@ static int add_by_input(rep_summary *s, uint32_t input, uint32_t node, uint32_t 
     return 0;
 }
 
-/* Adds a detail-only count b (REP_UNSET: not collected) to *a. */
+/* Adds a detail-only or memory count b (REP_UNSET: not collected) to *a. */
 static void add_detail(uint64_t *a, uint64_t b)
 {
     if (b != REP_UNSET) *a = *a == REP_UNSET ? b : rep_sum(*a, b);
@@ -609,6 +629,10 @@ static void add_counts(rep_counts *a, const rep_counts *b)
     add_detail(&a->wasted, b->wasted);
     a->time_ns = rep_sum(a->time_ns, b->time_ns);
     a->self_ns = rep_sum(a->self_ns, b->self_ns);
+    add_detail(&a->nodes, b->nodes);
+    add_detail(&a->node_bytes, b->node_bytes);
+    add_detail(&a->memo_entries, b->memo_entries);
+    add_detail(&a->memo_bytes, b->memo_bytes);
 }
 
 /* Counts one more process in the list of kinds (a clock, a mode); -1 when out of memory. */
@@ -633,6 +657,7 @@ static int frame_commit(rep_summary *s)
     s->processes += selected;   /* with --grammar, the processes that used it */
     if (selected) {
         s->detail_processes += m->detail;
+        s->memory_processes += m->memory;
         if (m->start > 0 && (s->start == 0 || m->start < s->start)) s->start = m->start;
         if (m->sample_interval_ns) {
             s->samples = rep_sum(s->samples, m->samples);
@@ -650,6 +675,11 @@ static int frame_commit(rep_summary *s)
     s->memo = rep_sum(s->memo, m->memo);
     s->clock_reads = rep_sum(s->clock_reads, m->clock_reads);
     s->time_ns = rep_sum(s->time_ns, m->time_ns);
+    s->node_bytes = rep_sum(s->node_bytes, m->node_bytes);
+    s->memo_bytes = rep_sum(s->memo_bytes, m->memo_bytes);
+    if (m->peak_node_bytes > s->peak_node_bytes) s->peak_node_bytes = m->peak_node_bytes;
+    if (m->peak_memo_bytes > s->peak_memo_bytes) s->peak_memo_bytes = m->peak_memo_bytes;
+    if (m->peak_stack_bytes > s->peak_stack_bytes) s->peak_stack_bytes = m->peak_stack_bytes;
     for (size_t i = 0; i < m->nfg; i++) {
         frame_grammar *f = &m->fg[i];
         if (f->grammar == REP_NONE) continue;
@@ -698,6 +728,7 @@ static int frame_commit(rep_summary *s)
         }
         s->nodes[node].calls = rep_sum(s->nodes[node].calls, st->calls);
         s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, st->self_ns);
+        s->nodes[node].node_bytes = rep_sum(s->nodes[node].node_bytes, st->node_bytes);
         if (st->line && add_node_line(s, node, st->line, st->self_ns) < 0) return -1;
         uint32_t input = m->fg[st->fg].input;
         if (input != REP_NONE && add_by_input(s, input, node, s->nodes[node].rule, st->calls, st->self_ns) < 0)
@@ -725,6 +756,7 @@ static int sink_frame_begin(void *ud, const rep_header *h)
     rep_merge *m = ((rep_summary *)ud)->m;
     frame_reset(m);
     m->detail = h->detail != 0;
+    m->memory = h->memory != 0;
     m->samples = h->samples;
     m->samples_lost = h->samples_lost;
     m->sample_interval_ns = h->sample_interval_ns;
@@ -850,6 +882,10 @@ int rep_summary_finish(rep_summary *s)
     rep_merge *m = s->m;
     if (m->oom) return -1;
     if (s->opt.with_lines && add_line_frames(s) < 0) return -1;
+    rep_counts *miss = &s->missing;
+    memset(miss, 0, sizeof *miss);
+    if (!s->detail_processes) miss->repeats = miss->max_repeats = miss->max_repeats_pos = miss->wasted = REP_UNSET;
+    if (!s->memory_processes) miss->nodes = miss->node_bytes = miss->memo_entries = miss->memo_bytes = REP_UNSET;
     for (size_t i = 0; i < s->ngrammars; i++) {
         rep_sgrammar *g = &s->grammars[i];
         int shared = 0;

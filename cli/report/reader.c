@@ -379,6 +379,9 @@ static int read_header(rep_reader *r, json_t *o)
     const field *detail = flat_get(r, "detail");
     if (detail && detail->kind != F_TRUE && detail->kind != F_FALSE && !bad) bad = "detail";
     h.detail = detail && detail->kind == F_TRUE;
+    const field *memory = flat_get(r, "memory");
+    if (memory && memory->kind != F_TRUE && memory->kind != F_FALSE && !bad) bad = "memory";
+    h.memory = memory && memory->kind == F_TRUE;
     h.clock_reads = count_field(r, "clock_reads", &bad);
     h.sample_interval_ns = count_field(r, "sample_interval_ns", &bad);
     h.samples = count_field(r, "samples", &bad);
@@ -475,6 +478,11 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         rec.p.evals = count_field(r, "evals", &bad);
         rec.p.memo = count_field(r, "memo", &bad);
         rec.p.clock_reads = count_field(r, "clock_reads", &bad);
+        rec.p.node_bytes = count_field(r, "node_bytes", &bad);
+        rec.p.memo_bytes = count_field(r, "memo_bytes", &bad);
+        rec.p.peak_node_bytes = count_field(r, "peak_node_bytes", &bad);
+        rec.p.peak_memo_bytes = count_field(r, "peak_memo_bytes", &bad);
+        rec.p.peak_stack_bytes = count_field(r, "peak_stack_bytes", &bad);
         const field *top = flat_get(r, "top_rule");
         rec.p.top_rule = REP_NO_RULE;
         if (top && top->kind != F_NULL && g) rec.p.top_rule = id_field(r, "top_rule", g->nrules, &bad);
@@ -511,6 +519,7 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         rec.s.frames = r->frames;
         rec.s.calls = count_field(r, "calls", &bad);
         rec.s.self_ns = count_field(r, "self_ns", &bad);
+        rec.s.node_bytes = count_field(r, "node_bytes", &bad);
         rec.s.line = position_field(r, "line", &bad);
         rec.s.col = position_field(r, "col", &bad);
     } else if (strcmp(type, "line") == 0) {

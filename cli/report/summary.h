@@ -25,10 +25,13 @@
 
 /* The per-rule metrics (docs/report-format.md, rule). The detail-only ones
  * (repeats, max_repeats, max_repeats_pos, wasted) come only from frames whose
- * header says detail, and are REP_UNSET when none of those had the rule. */
+ * header says detail, and are REP_UNSET when none of those had the rule; the
+ * memory ones (nodes, node_bytes, memo_entries, memo_bytes) likewise from
+ * frames whose header says memory. */
 typedef struct rep_counts {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos;
     uint64_t consumed, wasted, time_ns, self_ns;
+    uint64_t nodes, node_bytes, memo_entries, memo_bytes;
 } rep_counts;
 
 typedef struct rep_sgrammar {
@@ -61,6 +64,7 @@ typedef struct rep_sedge {
 typedef struct rep_snode {
     uint32_t rule, parent, child, sibling;
     uint64_t calls, self_ns;
+    uint64_t node_bytes;      /* --profile-memory: bytes of the nodes built at this path */
 } rep_snode;
 
 /* The samples and self time at one source position of a grammar (line records). */
@@ -89,6 +93,8 @@ typedef struct rep_sparse {
     uint64_t   bytes, time_ns, calls, evals, memo, clock_reads, seq;
     rep_unit   unit;
     rep_result result;
+    /* --profile-memory (REP_UNSET without): as in rep_parse */
+    uint64_t   node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;
 } rep_sparse;
 
 typedef struct rep_summary_options {
@@ -120,6 +126,11 @@ typedef struct rep_summary {
     rep_summary_options opt;
     uint64_t      processes, parses, calls, evals, memo, clock_reads, time_ns;
     uint64_t      detail_processes;   /* processes whose reports have the detail-only metrics */
+    uint64_t      memory_processes;   /* processes whose reports have the memory metrics */
+    /* of those: node and memo bytes of every parse, and the most any parse held */
+    uint64_t      node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;
+    rep_counts    missing;        /* after finish: the counts of a rule no process called (0,
+                                     or REP_UNSET for a metric no process collected) */
     uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
     uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
     int64_t       start;          /* the earliest process start, Unix seconds; 0 when no header said */
@@ -163,7 +174,7 @@ int          rep_summary_finish(rep_summary *s);
 
 typedef enum {
     REP_BY_SELF, REP_BY_TIME, REP_BY_CALLS, REP_BY_EVALS, REP_BY_MEMO, REP_BY_FAILED,
-    REP_BY_REPEATS, REP_BY_CONSUMED, REP_BY_WASTED, REP_BY_NAME
+    REP_BY_REPEATS, REP_BY_CONSUMED, REP_BY_WASTED, REP_BY_NODE_BYTES, REP_BY_MEMO_BYTES, REP_BY_NAME
 } rep_by;
 
 typedef enum { REP_FORMAT_TEXT, REP_FORMAT_JSON, REP_FORMAT_CSV, REP_FORMAT_MARKDOWN } rep_format;
@@ -184,6 +195,8 @@ int  rep_by_parse(const char *name);
 const char *rep_by_name(rep_by by);
 /* Whether the metric is detail-only (repeats, wasted: collected only with --profile-detail). */
 int  rep_by_detail(rep_by by);
+/* Whether the metric is a memory one (node-bytes, memo-bytes: only with --profile-memory). */
+int  rep_by_memory(rep_by by);
 /* The metric a rule is sorted by; REP_UNSET for a detail-only one not collected. */
 uint64_t rep_metric(const rep_counts *c, rep_by by);
 /* "clock monotonic; mode exact; detail on": how the reports read were
@@ -198,13 +211,17 @@ int  rep_print_tables(const rep_summary *s, const rep_table_options *t, FILE *ou
 
 /* ---- flame graphs (flame.c) ---- */
 
-/* Folded stacks: "a;b;c WEIGHT" for nodes of non-zero weight (self µs, or
- * calls); 0, or -1 when out of memory. */
-int  rep_print_folded(const rep_summary *s, int weight_calls, FILE *out);
+/* What a flame graph's widths measure: self time, calls, or the bytes of the
+ * tree nodes built (--profile-memory). */
+typedef enum { REP_WEIGHT_SELF, REP_WEIGHT_CALLS, REP_WEIGHT_BYTES } rep_weight;
+
+/* Folded stacks: "a;b;c WEIGHT" for nodes of non-zero weight (self µs,
+ * calls, or node bytes); 0, or -1 when out of memory. */
+int  rep_print_folded(const rep_summary *s, rep_weight weight, FILE *out);
 typedef struct rep_flame_options {
     const char *title;          /* NULL: "Pego flame graph" (or "Pego differential flame graph") */
     unsigned    width;          /* pixels */
-    int         weight_calls;   /* widths from calls, else from self time */
+    rep_weight  weight;         /* what widths measure */
 } rep_flame_options;
 
 /* The SVG flame graph, and the differential one (now's tree coloured by the

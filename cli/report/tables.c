@@ -11,11 +11,12 @@
 #include <string.h>
 
 static const char *const by_names[] = {
-    "self", "time", "calls", "evals", "memo", "failed", "repeats", "consumed", "wasted", "name",
+    "self", "time", "calls", "evals", "memo", "failed", "repeats", "consumed", "wasted", "node-bytes", "memo-bytes",
+    "name",
 };
 static const char *const by_titles[] = {
     "self time", "time", "calls", "evaluations", "memo hits", "failed calls", "repeats",
-    "input consumed", "input wasted", "name",
+    "input consumed", "input wasted", "bytes of tree nodes built", "bytes of memo entries stored", "name",
 };
 static const char *const unit_names[] = { "bytes", "codepoints" };
 static const char *const result_names[] = { "ok", "syntax error", "aborted", "nesting limit" };
@@ -39,6 +40,11 @@ int rep_by_detail(rep_by by)
     return by == REP_BY_REPEATS || by == REP_BY_WASTED;
 }
 
+int rep_by_memory(rep_by by)
+{
+    return by == REP_BY_NODE_BYTES || by == REP_BY_MEMO_BYTES;
+}
+
 uint64_t rep_metric(const rep_counts *c, rep_by by)
 {
     switch (by) {
@@ -51,6 +57,8 @@ uint64_t rep_metric(const rep_counts *c, rep_by by)
     case REP_BY_REPEATS:  return c->repeats;
     case REP_BY_CONSUMED: return c->consumed;
     case REP_BY_WASTED:   return c->wasted;
+    case REP_BY_NODE_BYTES: return c->node_bytes;
+    case REP_BY_MEMO_BYTES: return c->memo_bytes;
     case REP_BY_NAME:     return 0;
     }
     return 0;
@@ -204,6 +212,17 @@ static rep_cell grammar_label(const rep_column *c, const rep_table *t, const voi
     return (rep_cell){ .kind = REP_CELL_TEXT, .text = s->grammars[g].label };
 }
 
+/* A rule's share of the node bytes (or memo bytes) of every parse, or none
+ * when they were not counted; the table's ctx is the summary. */
+static rep_cell memory_share(const rep_column *c, const rep_table *t, const void *row)
+{
+    const rep_summary *s = t->ctx;
+    uint64_t v = rep_field(row, c->field);
+    uint64_t whole = c->field == offsetof(rep_srule, c.node_bytes) ? s->node_bytes : s->memo_bytes;
+    if (v == REP_UNSET) return (rep_cell){ .kind = REP_CELL_NONE };
+    return (rep_cell){ .kind = REP_CELL_SHARE, .share = rep_percent(v, whole) };
+}
+
 #define GRAMMAR(name, formats, type) { name, formats, 0, 0, grammar_label, offsetof(type, grammar), NULL }
 
 /* A text column shown only when the rules are sorted by its metric, which the
@@ -231,10 +250,20 @@ static const rep_column rule_columns[] = {
     REP_COUNT("time_ns", REP_IN_DATA, 0, rep_srule, c.time_ns),
     REP_COUNT("self_ns", REP_IN_DATA, 0, rep_srule, c.self_ns),
     REP_SHARE("share", REP_IN_DATA, 0, rep_srule, c.self_ns),
+    REP_DETAIL("nodes", REP_IN_DATA, 0, rep_srule, c.nodes),
+    REP_DETAIL("node_bytes", REP_IN_DATA, 0, rep_srule, c.node_bytes),
+    REP_DETAIL("memo_entries", REP_IN_DATA, 0, rep_srule, c.memo_entries),
+    REP_DETAIL("memo_bytes", REP_IN_DATA, 0, rep_srule, c.memo_bytes),
     SORTED_BY(REP_BY_TIME, "total_us", rep_us_cell, c.time_ns),
     SORTED_BY(REP_BY_REPEATS, "repeats", rep_detail_cell, c.repeats),
     SORTED_BY(REP_BY_CONSUMED, "consumed", rep_count_cell, c.consumed),
     SORTED_BY(REP_BY_WASTED, "wasted", rep_detail_cell, c.wasted),
+    SORTED_BY(REP_BY_NODE_BYTES, "nodes", rep_detail_cell, c.nodes),
+    SORTED_BY(REP_BY_NODE_BYTES, "node_bytes", rep_detail_cell, c.node_bytes),
+    { "bytes%", REP_IN_TEXT, 7, 1u << REP_BY_NODE_BYTES, memory_share, offsetof(rep_srule, c.node_bytes), NULL },
+    SORTED_BY(REP_BY_MEMO_BYTES, "memo_entries", rep_detail_cell, c.memo_entries),
+    SORTED_BY(REP_BY_MEMO_BYTES, "memo_bytes", rep_detail_cell, c.memo_bytes),
+    { "bytes%", REP_IN_TEXT, 7, 1u << REP_BY_MEMO_BYTES, memory_share, offsetof(rep_srule, c.memo_bytes), NULL },
     REP_TEXT("rule", REP_IN_TEXT, 0, rep_srule, label),
 };
 
@@ -331,6 +360,11 @@ static const rep_column parse_columns[] = {
     REP_COUNT("memo", REP_IN_DATA, 0, rep_sparse, memo),
     REP_COUNT("clock_reads", REP_IN_DATA, 0, rep_sparse, clock_reads),
     { "top_rule", REP_IN_DATA, 0, 0, parse_top, 0, NULL },
+    REP_DETAIL("node_bytes", REP_IN_DATA, 0, rep_sparse, node_bytes),
+    REP_DETAIL("memo_bytes", REP_IN_DATA, 0, rep_sparse, memo_bytes),
+    REP_DETAIL("peak_node_bytes", REP_IN_DATA, 0, rep_sparse, peak_node_bytes),
+    REP_DETAIL("peak_memo_bytes", REP_IN_DATA, 0, rep_sparse, peak_memo_bytes),
+    REP_DETAIL("peak_stack_bytes", REP_IN_DATA, 0, rep_sparse, peak_stack_bytes),
     { "parse: top rule", REP_IN_TEXT, 0, 0, NULL, 0, print_parse },
 };
 
@@ -518,6 +552,10 @@ void rep_measured_text(const rep_summary *s, char *text, size_t len)
     else
         append(text, len, &k, "; detail on in %llu of %llu processes (repeats and wasted count those only)",
                (unsigned long long)s->detail_processes, (unsigned long long)s->processes);
+    if (s->memory_processes == s->processes) append(text, len, &k, "; memory on");
+    else if (s->memory_processes)
+        append(text, len, &k, "; memory on in %llu of %llu processes (the memory counts count those only)",
+               (unsigned long long)s->memory_processes, (unsigned long long)s->processes);
 }
 
 /* [{"clock": NAME, "processes": N}, ...] */
@@ -538,6 +576,11 @@ json_t *rep_measured_json(const rep_summary *s)
     json_t *o = json_pack("{s:o, s:o, s:I}", "clocks", kinds_json("clock", s->clocks, s->nclocks), "modes",
                           kinds_json("mode", s->modes, s->nmodes), "detail_processes",
                           (json_int_t)s->detail_processes);
+    if (o && s->memory_processes &&
+        json_object_set_new(o, "memory_processes", json_integer((json_int_t)s->memory_processes)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
     /* sampled processes: their samples, and the interval (null when they differ) */
     if (o && s->sample_interval_ns &&
         (json_object_set_new(o, "samples", json_integer((json_int_t)s->samples)) < 0 ||
@@ -559,6 +602,12 @@ static void text_head(const rep_summary *s, FILE *out)
             s->parses == 1 ? "" : "s", (unsigned long long)s->calls, (unsigned long long)s->clock_reads);
     rep_measured_text(s, measured, sizeof measured);
     if (*measured) fprintf(out, "Measured: %s\n", measured);
+    if (s->memory_processes)
+        fprintf(out, "Memory: %llu bytes of tree nodes built, %llu bytes of memo entries stored; the most one parse "
+                "held: %llu bytes of node arena, %llu of memo table, %llu of control stack\n",
+                (unsigned long long)s->node_bytes, (unsigned long long)s->memo_bytes,
+                (unsigned long long)s->peak_node_bytes, (unsigned long long)s->peak_memo_bytes,
+                (unsigned long long)s->peak_stack_bytes);
     if (!s->shared_names) return;
     for (size_t i = 0; i < s->ngrammars; i++) {
         const rep_sgrammar *g = &s->grammars[i];
@@ -617,6 +666,15 @@ static int print_json(const rep_summary *s, const rep_table_options *t, const ui
                             "time_ns", (json_int_t)s->time_ns, "measured", rep_measured_json(s),
                             "grammars", grammars, "rules", list);
     if (!doc) return -1;
+    if (s->memory_processes &&
+        json_object_set_new(doc, "memory", json_pack("{s:I, s:I, s:I, s:I, s:I}", "node_bytes", (json_int_t)s->node_bytes,
+                                                     "memo_bytes", (json_int_t)s->memo_bytes, "peak_node_bytes",
+                                                     (json_int_t)s->peak_node_bytes, "peak_memo_bytes",
+                                                     (json_int_t)s->peak_memo_bytes, "peak_stack_bytes",
+                                                     (json_int_t)s->peak_stack_bytes)) < 0) {
+        json_decref(doc);
+        return -1;
+    }
     for (size_t i = 0; i < s->ngrammars; i++) {
         const rep_sgrammar *g = &s->grammars[i];
         if (!g->used) continue;
