@@ -37,7 +37,8 @@ static const char profile_usage[] =
     "\n"
     CLI_PROFILE_HELP
     "\n"
-    "The profile is printed even when an input has a syntax error.\n"
+    "The profile is printed even when an input has a syntax error; the result\n"
+    "line shows it, or the errors #recover recovered.\n"
     "Exit status: 0 when the profile was printed, 1 a grammar error or bad usage.\n";
 
 enum { OPT_SORT = CLI_OPT_FIRST_FREE, OPT_COUNT, OPT_FORMAT, OPT_HELP };
@@ -112,14 +113,41 @@ static size_t width(const char *s)
     return n;
 }
 
+/* The result of a parse as the original words it: "ok", the syntax error, or
+ * the errors #recover recovered, one a line (the text form joins them with
+ * "; "). NULL when out of memory. */
+static char *result_text(pego_status st, const pego_result *r)
+{
+    if (st != PEGO_OK) return strdup(pego_result_error(r));
+    size_t n = pego_result_recovered_count(r), len = 0;
+    if (!n) return strdup("ok");
+    /* each error and a line feed, the last one's room taken by the NUL */
+    for (size_t i = 0; i < n; i++) len += strlen(pego_result_recovered_error(r, i)) + 1;
+    char *text = malloc(len), *end = text;
+    if (!text) return NULL;
+    for (size_t i = 0; i < n; i++) end += sprintf(end, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));
+    return text;
+}
+
+/* Prints a result in the text form: its lines joined with "; ". */
+static void print_result(const char *result)
+{
+    for (; *result; result++)
+        if (*result == '\n') fputs("; ", stdout);
+        else putchar(*result);
+}
+
 static void print_text(const profile_config *c, const pego_collector_rule *rows, size_t nrows, size_t nrules,
                        const pego_collector_totals *t, uint64_t total_self, const char *const *hints,
                        size_t nhints)
 {
     char time[32];
-    if (c->nresults == 1) printf("result: %s\n", c->results[0].result);
-    else
-        for (size_t i = 0; i < c->nresults; i++) printf("result: %s: %s\n", c->results[i].label, c->results[i].result);
+    for (size_t i = 0; i < c->nresults; i++) {
+        printf("result: ");
+        if (c->nresults > 1) printf("%s: ", c->results[i].label);
+        print_result(c->results[i].result);
+        putchar('\n');
+    }
     format_time(time, sizeof time, t->time_ns);
     printf("examined %llu positions in %s (profiling included)\n", (unsigned long long)t->examined, time);
     printf("%llu calls, %llu body evaluations, %llu memo hits (%.0f%% of calls)\n",
@@ -219,7 +247,7 @@ static void print_json(const profile_config *c, const pego_collector_rule *rows,
     printf("%s]\n}\n", nhints ? "\n  " : "");
 }
 
-/* Parses one input into the collector and keeps its result line. */
+/* Parses one input into the collector and keeps its result. */
 static int profile_one(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
                        void *ctx)
 {
@@ -234,7 +262,7 @@ static int profile_one(cli_input *in, const char *prefix, const char *label, con
     }
     c->results = a;
     c->results[c->nresults].label = strdup(label);
-    c->results[c->nresults].result = strdup(st == PEGO_OK ? "ok" : pego_result_error(r));
+    c->results[c->nresults].result = result_text(st, r);
     if (!c->results[c->nresults].label || !c->results[c->nresults].result) {
         free(c->results[c->nresults].label);
         free(c->results[c->nresults].result);
