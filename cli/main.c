@@ -23,13 +23,14 @@ static const char usage[] =
     "\n"
     "The commands that parse (parse, trace, profile, explain) also take the profiling\n"
     "options --profile FILE, --profile-append, --profile-detail, --profile-clock\n"
-    "wall|cpu, --profile-interval DURATION, --profile-flush DURATION and --profile-native,\n"
+    "wall|cpu, --profile-interval DURATION, --profile-flush DURATION, --profile-native and\n"
+    "--profile-memory,\n"
     "which any program using libpego reads from PEGO_FLAGS (docs/profiling.md).\n";
 
 /* Takes the profiling options out of argv (they go with every command that
  * parses: --profile FILE, --profile=FILE, --profile-append, --profile-detail,
  * --profile-clock wall|cpu, --profile-interval DURATION, --profile-flush DURATION,
- * --profile-native) and
+ * --profile-native, --profile-memory) and
  * turns profiling on; the command line wins over PEGO_FLAGS. A malformed
  * option exits 70. */
 static int profile_options(int *argc, char **argv)

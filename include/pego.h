@@ -233,7 +233,9 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
 /* Profiling writes a zstd-compressed report (docs/report-format.md) when the
  * program exits. It is turned on without recompiling by the environment
  * variable PEGO_FLAGS ("--profile=out.zst", "--profile-append",
- * "--profile-detail", "--profile-clock=wall" or "--profile-clock=cpu"), read once, when the first parser of the process is
+ * "--profile-detail", "--profile-clock=wall" or "--profile-clock=cpu",
+ * "--profile-interval=1ms", "--profile-flush=10s", "--profile-native",
+ * "--profile-memory": docs/profiling.md), read once, when the first parser of the process is
  * created (ignored in set-user-ID and set-group-ID programs), or from code.
  * The exit writer is registered with atexit the first time a report file is
  * set, and stays: after pego_profile_stop, what was collected is still
