@@ -305,7 +305,8 @@ typedef struct pego_trace_event {
     int         memo;        /* answered from the memo table */
     uint64_t    evals;       /* body evaluations of this call, nested calls excluded;
                                 a left-recursion leader counts its growth rounds */
-    uint64_t    examined;    /* end of the input the call looked at */
+    uint64_t    examined;    /* end of the input the call looked at: one past the input's
+                                length when a failed test there found the end */
     size_t      recovered;   /* errors recovered during the call */
     const struct pego_trace_detail *detail;   /* for the helper functions below */
 } pego_trace_event;

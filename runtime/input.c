@@ -99,6 +99,7 @@ int rt_input_prepare_units(rt_input *in)
 uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
     if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte;
+    if (byte > in->len) return rt_input_unit(in, in->len) + (byte - in->len);   /* a test that found the end */
     if (!in->unit_base && rt_input_prepare_units(in) < 0) return count_units(in, byte);
     return rt_input_unit_at(in, byte);
 }

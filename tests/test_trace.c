@@ -80,7 +80,8 @@ static void test_memo_and_growth(void)
     text_sink t2 = { .len = 0 };
     err = trace_text("def main = sum def sum = sum \"+\" n / n def n = (?0-9)", "1+2", NULL, &t2);
     CU_ASSERT_PTR_NULL(err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(t2.buf, "-sum=3 e3 x3 -main"));
+    /* the last growth round fails on "+" at the end: it examined the end too */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t2.buf, "-sum=3 e3 x4 -main"));
     free(err);
 }
 

@@ -215,7 +215,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (WATCHED) {                         /* examined: up to the first differing byte */
                     uint32_t k = 0;
                     while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
-                    LOOKED(pos + k + (pos + k < len));
+                    LOOKED(pos + k + 1);
                 }
                 goto fail;
             }
@@ -229,7 +229,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             uint32_t w;
             if (pos >= len || !(w = class_at(c, s, pos, len))) {
                 EXPECT(pos, c->expect);
-                LOOKED(pos + (pos < len));
+                LOOKED(pos + 1);
                 goto fail;
             }
             pos += w;
@@ -252,7 +252,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             while (max < 0 || count < max) {
                 if (pos >= len || !(w = class_at(c, s, pos, len))) {
                     EXPECT(pos, c->expect);
-                    LOOKED(pos + (pos < len));
+                    LOOKED(pos + 1);
                     break;
                 }
                 pos += w;
@@ -284,7 +284,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             const cc_class *c = &g->classes[ip->a];
             if (pos >= len || !class_at(c, s, pos, len)) {
                 EXPECT(pos, c->expect);
-                LOOKED(pos + (pos < len));
+                LOOKED(pos + 1);
                 ip = code + ip->b;
                 NEXT;
             }
@@ -294,7 +294,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(TESTCHAR):
             if (pos >= len || s[pos] != (unsigned char)ip->a) {
                 EXPECT(pos, (uint32_t)ip->c);
-                LOOKED(pos + (pos < len));
+                LOOKED(pos + 1);
                 ip = code + ip->b;
                 NEXT;
             }
