@@ -46,6 +46,10 @@ static const char report_usage[] =
     "                     default self; with --diff calls)\n"
     "  --with-lines       with --folded, --flamegraph, --speedscope: add a frame RULE:LINE\n"
     "                     below each rule for the self time sampled at each grammar line\n"
+    "  --with-native      with --folded, --flamegraph, --speedscope: add the native frames\n"
+    "                     below the VM the samples were in (trace sinks, allocation, the\n"
+    "                     engine's own functions) below each rule (and RULE:LINE), from\n"
+    "                     reports written with --profile-native in sampled mode\n"
     "  --lines GRAMMAR    the grammar's source, each line with its share of the self time,\n"
     "                     samples and self time (sampled reports), like pprof's -list\n"
     "  --callers          the host program's functions by the time of the parses they\n"
@@ -98,7 +102,7 @@ static const char report_usage[] =
 enum {
     OPT_BY, OPT_N, OPT_GRAMMAR, OPT_RULE, OPT_PARSES, OPT_MIN_SELF, OPT_FORMAT, OPT_FOLDED, OPT_WEIGHT,
     OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF, OPT_AGAINST, OPT_FAIL, OPT_MIN_TIME, OPT_STRICT, OPT_HELP,
-    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET, OPT_LINES, OPT_WITH_LINES,
+    OPT_ANNOTATE, OPT_TITLE, OPT_WIDTH, OPT_QUIET, OPT_LINES, OPT_WITH_LINES, OPT_WITH_NATIVE,
     OPT_CALLERS,
 };
 
@@ -115,14 +119,14 @@ static const struct option_def {
     { "min-time", OPT_MIN_TIME, 1 }, { "strict", OPT_STRICT, 0 }, { "help", OPT_HELP, 0 },
     { "h", OPT_HELP, 0 },          { "annotate", OPT_ANNOTATE, 1 }, { "title", OPT_TITLE, 1 },
     { "width", OPT_WIDTH, 1 },     { "q", OPT_QUIET, 0 },           { "lines", OPT_LINES, 1 },
-    { "with-lines", OPT_WITH_LINES, 0 }, { "callers", OPT_CALLERS, 0 },
+    { "with-lines", OPT_WITH_LINES, 0 }, { "with-native", OPT_WITH_NATIVE, 0 }, { "callers", OPT_CALLERS, 0 },
 };
 
 typedef struct report_config {
     rep_table_options table;
     const char       *grammar;
     int               rows_given, format_given, folded, weight_given, diff, strict, by_given, annotate_github;
-    int               with_lines, callers;
+    int               with_lines, with_native, callers;
     const char       *flamegraph, *speedscope, *pprof, *lines;
     rep_flame_options flame;            /* weight is --weight's for --folded too */
     int               width_given, quiet;
@@ -267,6 +271,7 @@ static int apply_option(report_config *c, int id, const char *name, const char *
     case OPT_QUIET: c->quiet = 1; return 0;
     case OPT_LINES: c->lines = value; return 0;
     case OPT_WITH_LINES: c->with_lines = 1; return 0;
+    case OPT_WITH_NATIVE: c->with_native = 1; return 0;
     case OPT_CALLERS: c->callers = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_TITLE: c->flame.title = value; return 0;
@@ -362,8 +367,9 @@ static int parse_args(report_config *c, int argc, char **argv)
         return -1;
     }
     if (c->diff && !c->weight_given) c->flame.weight = REP_WEIGHT_CALLS;
-    if (c->with_lines && (!(c->folded || c->flamegraph || c->speedscope) || c->pprof || c->diff)) {
-        cli_error("--with-lines applies to --folded, --flamegraph and --speedscope only");
+    if ((c->with_lines || c->with_native) && (!(c->folded || c->flamegraph || c->speedscope) || c->pprof || c->diff)) {
+        cli_error("%s applies to --folded, --flamegraph and --speedscope only",
+                  c->with_lines ? "--with-lines" : "--with-native");
         return -1;
     }
     if (c->lines && (c->diff || c->folded || c->table.rule || c->table.all_parses || c->format_given)) {
@@ -447,7 +453,7 @@ static rep_summary *read_side(const report_config *c, const char *what, char **f
                               uint64_t *frames)
 {
     rep_summary_options so = { c->grammar, c->table.all_parses ? 0 : c->table.parse_rows, c->pprof != NULL,
-                               c->with_lines };
+                               c->with_lines, c->with_native };
     rep_summary *s = rep_summary_new(&so);
     rep_reader_sink sink = { 0 };
     if (s) rep_summary_sink(s, &sink);
@@ -512,7 +518,7 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
 
-    int tables = !c.diff && !c.folded && !c.lines && !c.callers && !c.with_lines &&
+    int tables = !c.diff && !c.folded && !c.lines && !c.callers && !c.with_lines && !c.with_native &&
                  (c.format_given || (!c.flamegraph && !c.speedscope && !c.pprof));
     if (metrics_needed(&c, base, now, tables) < 0) goto done;
 

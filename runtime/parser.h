@@ -216,12 +216,16 @@ typedef struct rt_profiler_state rt_profiler_state;
 /* The samples of a sampled parse (runtime/sampler.c: its signal handler writes
  * them): per rule, the samples that found it innermost (self) and on the stack
  * (inclusive); per instruction, the samples that found it running; the stacks,
- * each its length, the instruction running (address + 1, 0: not known), then
- * its rules from the outermost, recursion folded; samples taken, lost (the
- * stack was moving or held no call) and left out of the stacks (no room, or
- * deeper than the handler keeps). */
+ * each its length, the instruction running (address + 1, 0: not known), its
+ * weight, its number of native frames, then its rules from the outermost,
+ * recursion folded, then its native frames (with native: the code addresses
+ * the thread was at below the VM's loop, from the function the loop called to
+ * the one the signal interrupted, each in two words, low first); samples
+ * taken, lost (the stack was moving or held no call) and left out of the
+ * stacks (no room, or deeper than the handler keeps). */
 typedef struct {
     uint32_t  nrules, ncode;
+    int       native;                 /* --profile-native: samples keep their native frames */
     uint64_t *self, *incl, *stamp;
     uint64_t *at_pc;
     int32_t  *at;                     /* scratch: a rule's place on the path being folded */
@@ -307,6 +311,10 @@ struct pego_parser {
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
+/* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
+ * below the innermost of them. */
+enum { VM_NLOOPS = 7 };
+extern int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant);
 
 /* Observation points of the general call path (runtime/trace.c): they feed the
  * runtime profiler and the trace sinks; each returns non-zero when a sink aborts. */
@@ -343,20 +351,23 @@ void rt_flusher_check(void);                      /* at a parse: a forked child 
 void rt_flusher_after_fork_in_child(void);
 
 /* The sampler (runtime/sampler.c): rt_sampler_prepare makes room for a parse's
- * samples, for a grammar of nrules rules and ncode instructions (-1: out of
- * memory); rt_sampler_begin arms the calling thread's timer for a parse by p
+ * samples, for a grammar of nrules rules and ncode instructions, with their
+ * native frames when native (--profile-native; -1: out of memory);
+ * rt_sampler_begin arms the calling thread's timer for a parse by p
  * (-1: no timer; RT_SAMPLER_NO_SIGNAL: SIGPROF and every real-time signal have
  * handlers of the program's; RT_SAMPLER_REPLACED: the program replaced the
  * sampler's handler after it was installed), rt_sampler_end disarms it. */
 enum { RT_SAMPLER_NO_SIGNAL = -2, RT_SAMPLER_REPLACED = -3 };
-int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode);
+int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode, int native);
 void rt_sampler_free(rt_samples *sm);
 int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
 void rt_sampler_end(pego_parser *p);
 /* Takes a sample of weight for what p runs now into sm, as the signal
- * handler does (also, outside any handler, for --profile-memory's bytes);
- * returns the innermost rule, or -1 when it found none (counted lost). */
-int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight);
+ * handler does (also, outside any handler and with no context, for
+ * --profile-memory's bytes); context: the signal's, for the native frames
+ * below the VM. Returns the innermost rule, or -1 when it found none (counted
+ * lost). */
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *context);
 
 /* Syntax errors (runtime/expect.c): the error of a failed parse from the
  * outer expectation record, and "line:col: message" for a failure at far. */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #ifdef HAVE_LIBUNWIND
 #include <dlfcn.h>
+#define UNW_LOCAL_ONLY 1   /* the local unwinder only: libunwind.so, not libunwind-ARCH */
 #include <libunwind.h>
 #endif
 #if defined(__x86_64__) || defined(__i386__)
@@ -104,16 +105,18 @@ static void choose_clock(int cpu)
 
 /* ---- what is collected ---- */
 
-/* A node of a calling-context tree: a rule, or (CCT_LINE | i, a leaf of the
- * sampled tree) the source position lines[i] where the samples of its parent's
- * path fell. */
+/* A node of a calling-context tree: a rule; or, in the sampled tree, (CCT_LINE
+ * | i) the source position lines[i] where the samples of its parent's path
+ * fell, below the rules; or (CCT_NATIVE, with --profile-native) a native frame
+ * of the samples below the VM, the code address pc, below those. */
 typedef struct {
     uint32_t rule, parent, child, sibling;   /* child/sibling: first child, next sibling (0: none) */
+    uintptr_t pc;
     uint64_t calls, self;
     uint64_t bytes;                          /* --profile-memory: node bytes built at this path */
 } cct_node;
 
-enum { CCT_LINE = 0x80000000u };
+enum { CCT_LINE = 0x80000000u, CCT_NATIVE = 0x40000000u };
 #define NO_LINE UINT32_MAX
 
 /* Everything a thread's record knows about one grammar. The grammar's data is copied,
@@ -828,8 +831,8 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     s->sampled = prof.mode == MODE_SAMPLED;
     if (s->sampled) {
         for (int r = 0; r < n; r++) s->rules[r] = (rep_rule){ .rule = (uint32_t)r };
-        if (rt_sampler_prepare(&p->samples, (uint32_t)n, p->g->ncode) < 0) return 0;
-        if (prof.memory && rt_sampler_prepare(&s->mem, (uint32_t)n, p->g->ncode) < 0) return 0;
+        if (rt_sampler_prepare(&p->samples, (uint32_t)n, p->g->ncode, prof.native) < 0) return 0;
+        if (prof.memory && rt_sampler_prepare(&s->mem, (uint32_t)n, p->g->ncode, 0) < 0) return 0;
     }
     s->node_bytes = 0;
     p->memory = prof.memory;
@@ -894,17 +897,37 @@ static void add_caller(prof_callers *t, void *const *pcs, uint32_t n, uint64_t p
 }
 
 #ifdef HAVE_LIBUNWIND
-/* "function (object+0xOFFSET)" for the return address pc; "??" for what
- * dladdr does not name. Returns a rt_malloc'd string, or NULL. */
-static char *native_frame_name(void *pc)
+/* The name of the function at code from its object's symbol table, into
+ * name; 0 when there is none. A stripped object has only the symbols it
+ * exports: the one before code may be another function's, so the symbol's
+ * address must be where the function's unwind information says it starts. */
+static int symbol_name(uintptr_t code, char *name, size_t size)
+{
+    unw_accessors_t *a = unw_get_accessors(unw_local_addr_space);
+    unw_word_t off;
+    unw_proc_info_t pi;
+    unw_word_t at = (unw_word_t)code;
+    return a && a->get_proc_name && a->get_proc_name(unw_local_addr_space, at, name, size, &off, NULL) == 0 &&
+           unw_get_proc_info_by_ip(unw_local_addr_space, at, &pi, NULL) == 0 && at - off == pi.start_ip;
+}
+
+/* "function (object+0xOFFSET)" for the code address code, the offset being
+ * that of *offset in the object, or "function (object)" when offset is NULL.
+ * The function is named by dladdr (the symbols the object exports), else from
+ * the object's symbol table (symbol_name), which has its static functions when
+ * the object is not stripped; "??" when neither names it. Returns a rt_malloc'd string, or NULL. */
+static char *native_name(uintptr_t code, const uintptr_t *offset)
 {
     Dl_info d;
-    if (!dladdr((char *)pc - 1, &d) || !d.dli_fname) return rt_strdup("?? (?)");
+    if (!dladdr((void *)code, &d) || !d.dli_fname) return rt_strdup("?? (?)");
     const char *obj = strrchr(d.dli_fname, '/') ? strrchr(d.dli_fname, '/') + 1 : d.dli_fname;
+    char fn[256];
+    const char *name = d.dli_sname ? d.dli_sname : symbol_name(code, fn, sizeof fn) ? fn : "??";
     rt_buf b;
     rt_buf_init(&b);
-    rt_buf_printf(&b, "%s (%s+0x%lx)", d.dli_sname ? d.dli_sname : "??", *obj ? obj : "?",
-                  (unsigned long)((uintptr_t)pc - (uintptr_t)d.dli_fbase));
+    rt_buf_printf(&b, "%s (%s", name, *obj ? obj : "?");
+    if (offset) rt_buf_printf(&b, "+0x%lx", (unsigned long)(*offset - (uintptr_t)d.dli_fbase));
+    rt_buf_addc(&b, ')');
     if (b.oom) { rt_buf_free(&b); return NULL; }
     return rt_buf_take(&b);
 }
@@ -936,8 +959,10 @@ static int add_callers(rep_builder *b, double scale)
         if (!e->hash) continue;
         char *names[NATIVE_DEPTH];
         uint32_t first = first_host_frame(e), n = 0;
-        for (uint32_t k = first; k < e->n; k++)
-            if (!(names[n++] = native_frame_name(e->pcs[k]))) status = -1;
+        for (uint32_t k = first; k < e->n; k++) {
+            uintptr_t ret = (uintptr_t)e->pcs[k];
+            if (!(names[n++] = native_name(ret - 1, &ret))) status = -1;
+        }
         rep_caller rc = { .nframes = n, .frames = (const char *const *)names, .parses = e->parses,
                           .time_ns = (uint64_t)((double)e->ticks * scale) };
         if (!status) status = rep_add_caller(b, &rc);
@@ -947,6 +972,67 @@ static int add_callers(rep_builder *b, double scale)
     return status;
 }
 #endif
+
+/* The names of the native frames of the sampled trees (--profile-native):
+ * each distinct code address, in order, named once per report. */
+typedef struct {
+    uintptr_t *pcs;
+    char     **names;
+    size_t     n;
+} native_names;
+
+static int compare_pc(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void native_names_free(native_names *t)
+{
+    for (size_t i = 0; t->names && i < t->n; i++) rt_free(t->names[i]);
+    rt_free(t->names);
+    rt_free(t->pcs);
+    memset(t, 0, sizeof *t);
+}
+
+/* Names the native frames of every thread's trees; -1 when out of memory. */
+static int native_names_make(native_names *t)
+{
+    memset(t, 0, sizeof *t);
+    size_t cap = 0;
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
+            for (uint32_t k = 1; k < pg->ncct; k++) cap += pg->cct[k].rule == CCT_NATIVE;
+    if (!cap) return 0;
+    t->pcs = rt_malloc(cap * sizeof *t->pcs);
+    t->names = rt_calloc(cap, sizeof *t->names);
+    if (!t->pcs || !t->names) return -1;
+    for (prof_thread *c = prof.threads; c; c = c->next)
+        for (prof_grammar *pg = c->grammars; pg; pg = pg->next)
+            for (uint32_t k = 1; k < pg->ncct; k++)
+                if (pg->cct[k].rule == CCT_NATIVE) t->pcs[t->n++] = pg->cct[k].pc;
+    qsort(t->pcs, t->n, sizeof *t->pcs, compare_pc);
+    size_t m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (!m || t->pcs[i] != t->pcs[m - 1]) t->pcs[m++] = t->pcs[i];
+    t->n = m;
+    for (size_t i = 0; i < m; i++) {
+#ifdef HAVE_LIBUNWIND
+        t->names[i] = native_name(t->pcs[i], NULL);
+#else
+        t->names[i] = rt_strdup("?? (?)");
+#endif
+        if (!t->names[i]) return -1;
+    }
+    return 0;
+}
+
+static const char *native_name_of(const native_names *t, uintptr_t pc)
+{
+    if (!t->n) return "??";
+    const uintptr_t *at = bsearch(&pc, t->pcs, t->n, sizeof *t->pcs, compare_pc);
+    return at ? t->names[at - t->pcs] : "??";
+}
 
 /* Says once per process why the sampler cannot take samples, when it is
  * because of the program's signal handlers (status: rt_sampler_begin's). */
@@ -995,12 +1081,12 @@ int rt_profiler_parse_begin(pego_parser *p)
 
 int rt_profiler_sampled(const pego_parser *p) { return p->prof_on && p->prof && p->prof->sampled; }
 
-/* The calling-context node for rule under node, made when new; node itself
- * when out of memory. */
-static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule)
+/* The calling-context node for rule (at pc, for a native frame) under node,
+ * made when new; node itself when out of memory. */
+static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule, uintptr_t pc)
 {
     for (uint32_t k = pg->cct[node].child; k; k = pg->cct[k].sibling)
-        if (pg->cct[k].rule == rule) return k;
+        if (pg->cct[k].rule == rule && pg->cct[k].pc == pc) return k;
     if (pg->ncct == pg->capcct) {
         cct_node *a = rt_realloc(pg->cct, 2 * pg->capcct * sizeof *a);
         if (!a) return node;
@@ -1008,24 +1094,29 @@ static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule)
         pg->capcct *= 2;
     }
     uint32_t k = pg->ncct++;
-    pg->cct[k] = (cct_node){ .rule = rule, .parent = node, .sibling = pg->cct[node].child };
+    pg->cct[k] = (cct_node){ .rule = rule, .parent = node, .sibling = pg->cct[node].child, .pc = pc };
     pg->cct[node].child = k;
     return k;
 }
 
 /* Adds the stacks of the samples sm to pg's calling-context tree: the weight
- * of each to its path's node, at the instruction's line (a leaf below it) for
- * time, and as bytes for --profile-memory. */
+ * of each to its path's node, at the instruction's line (a leaf below it,
+ * with the native frames below that) for time, and as bytes for --profile-memory. */
 static void add_paths(prof_grammar *pg, const rt_samples *sm, int memory)
 {
-    for (uint32_t at = 0; at < sm->npaths; at += 3 + sm->paths[at]) {
-        uint32_t node = 0, pc = sm->paths[at + 1];
-        for (uint32_t i = 0; i < sm->paths[at]; i++) node = cct_child(pg, node, sm->paths[at + 3 + i]);
+    for (uint32_t at = 0; at < sm->npaths; at += 4 + sm->paths[at] + 2 * sm->paths[at + 3]) {
+        uint32_t node = 0, pc = sm->paths[at + 1], len = sm->paths[at], nnative = sm->paths[at + 3];
+        const uint32_t *path = sm->paths + at + 4;
+        for (uint32_t i = 0; i < len; i++) node = cct_child(pg, node, path[i], 0);
         if (memory) {
             pg->cct[node].bytes += sm->paths[at + 2];
             continue;
         }
-        if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1]);
+        if (pc && pg->line_of[pc - 1] != NO_LINE) node = cct_child(pg, node, CCT_LINE | pg->line_of[pc - 1], 0);
+        for (uint32_t i = 0; i < nnative; i++) {
+            uint64_t code = (uint64_t)path[len + 2 * i] | (uint64_t)path[len + 2 * i + 1] << 32;
+            node = cct_child(pg, node, CCT_NATIVE, (uintptr_t)code);
+        }
         pg->cct[node].self += sm->paths[at + 2];
     }
 }
@@ -1079,7 +1170,7 @@ void rt_profiler_note_memory(pego_parser *p)
     int64_t rule = -1;
     if (s->sampled) {                /* the rule running and its stack, as the sampler finds them */
         if (s->mem.npaths * 2 > s->mem.cap_paths) flush_memory_paths(s);
-        rule = rt_sampler_take(p, &s->mem, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes);
+        rule = rt_sampler_take(p, &s->mem, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes, NULL);
     } else if (s->depth) {           /* the call on top of the profiler's own stack */
         rule = s->stack[s->depth - 1].rule;
         s->pg->cct[s->cct].bytes += bytes;
@@ -1365,12 +1456,13 @@ static int write_report(void)
                      .clock_reads = reads, .sample_interval_ns = sampled ? interval : 0,
                      .samples = samples, .samples_lost = lost };
     rep_builder *b = rep_builder_new(&h);
-    int status = b ? 0 : -1;
+    native_names names = { 0 };
+    int status = b && native_names_make(&names) == 0 ? 0 : -1;
     uint32_t *frames = NULL;             /* a stack record's path, from the root */
     uint32_t capframes = 0;
     uint32_t gid = 0;
     uint64_t pid = 0;
-    for (prof_thread *c = prof.threads; c && b; c = c->next) {
+    for (prof_thread *c = prof.threads; c && b && !status; c = c->next) {
         for (prof_grammar *pg = c->grammars; pg; pg = pg->next) {
             /* the same grammar seen by several threads is written once, merged */
             int first = 1;
@@ -1448,11 +1540,19 @@ static int write_report(void)
                     if (q->g != pg->g || q->hash != pg->hash) continue;
                     for (uint32_t k = 1; k < q->ncct; k++) {
                         if (!q->cct[k].calls && !q->cct[k].self && !q->cct[k].bytes) continue;
-                        uint32_t leaf = k;
+                        uint32_t leaf = k, nnative = 0;
+                        const char *native[NATIVE_DEPTH];
+                        for (; q->cct[leaf].rule == CCT_NATIVE; leaf = q->cct[leaf].parent)
+                            if (nnative < NATIVE_DEPTH) native[nnative++] = native_name_of(&names, q->cct[leaf].pc);
+                        for (uint32_t i = 0; i < nnative / 2; i++) {   /* from the function the VM called */
+                            const char *t = native[i];
+                            native[i] = native[nnative - 1 - i];
+                            native[nnative - 1 - i] = t;
+                        }
                         rep_line at = { 0 };
-                        if (q->cct[k].rule & CCT_LINE) {
-                            at = q->lines[q->cct[k].rule & ~CCT_LINE];
-                            leaf = q->cct[k].parent;
+                        if (q->cct[leaf].rule & CCT_LINE) {
+                            at = q->lines[q->cct[leaf].rule & ~CCT_LINE];
+                            leaf = q->cct[leaf].parent;
                         }
                         size_t depth = 0;
                         for (uint32_t x = leaf; x; x = q->cct[x].parent) depth++;
@@ -1470,7 +1570,7 @@ static int write_report(void)
                         uint64_t self = sampled ? q->cct[k].self * interval : (uint64_t)((double)q->cct[k].self * scale);
                         rep_stack st = { .grammar = id, .nframes = depth, .frames = frames, .calls = q->cct[k].calls,
                                          .self_ns = self, .line = at.line, .col = at.col,
-                                         .node_bytes = q->cct[k].bytes };
+                                         .nnative = nnative, .native = native, .node_bytes = q->cct[k].bytes };
                         rep_add_stack(b, &st);
                     }
                 }
@@ -1487,6 +1587,7 @@ static int write_report(void)
         }
     }
     rt_free(frames);
+    native_names_free(&names);
 #ifdef HAVE_LIBUNWIND
     if (b && !status && add_callers(b, scale) < 0) status = -1;
 #endif

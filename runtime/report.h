@@ -119,6 +119,9 @@ typedef struct rep_stack {
     uint64_t        calls, self_ns;
     uint32_t        line, col;      /* sampled: the source position the self time was at (0: any) */
     uint64_t        node_bytes;     /* --profile-memory: bytes of the nodes built at exactly that path */
+    size_t             nnative;     /* sampled with --profile-native: the native frames the self */
+    const char *const *native;      /* time was in below the VM, from the function it called, as
+                                       "function (object)"; 0: none (the VM's own time) */
 } rep_stack;
 
 /* Where the samples (sampled mode) or the self time (exact mode) of a grammar

@@ -207,6 +207,17 @@ int rep_add_edge(rep_builder *b, const rep_edge *e)
     return close_record(b);
 }
 
+/* ,"name":["a","b"] */
+static void add_strings(rt_buf *t, const char *name, const char *const *v, size_t n)
+{
+    rt_buf_printf(t, ",\"%s\":[", name);
+    for (size_t i = 0; i < n; i++) {
+        if (i) rt_buf_addc(t, ',');
+        rt_unicode_json_string(t, v[i], strlen(v[i]));
+    }
+    rt_buf_addc(t, ']');
+}
+
 int rep_add_stack(rep_builder *b, const rep_stack *s)
 {
     rt_buf *t = &b->text;
@@ -222,6 +233,7 @@ int rep_add_stack(rep_builder *b, const rep_stack *s)
         add_count(t, "line", s->line);
         add_count(t, "col", s->col);
     }
+    if (s->nnative) add_strings(t, "native", s->native, s->nnative);
     return close_record(b);
 }
 
@@ -241,12 +253,7 @@ int rep_add_caller(rep_builder *b, const rep_caller *c)
 {
     rt_buf *t = &b->text;
     open_record(b, "caller");
-    rt_buf_adds(t, ",\"frames\":[");
-    for (size_t i = 0; i < c->nframes; i++) {
-        if (i) rt_buf_addc(t, ',');
-        rt_unicode_json_string(t, c->frames[i], strlen(c->frames[i]));
-    }
-    rt_buf_addc(t, ']');
+    add_strings(t, "frames", c->frames, c->nframes);
     add_count(t, "parses", c->parses);
     add_count(t, "time_ns", c->time_ns);
     return close_record(b);

@@ -8,7 +8,13 @@
  * (inclusive), and for the instruction running (parser.sample_ip, whose source
  * position is the sample's grammar line), and keeps the stack, folded like the
  * calling-context tree, with that instruction, for the profiler to add to the
- * tree after the parse.
+ * tree after the parse. With --profile-native it also keeps the native frames
+ * below the VM: libunwind walks the thread's stack from the signal's context
+ * (unw_init_local2 with UNW_INIT_SIGNAL_FRAME, unw_step and unw_get_reg, which
+ * libunwind documents as safe in a signal handler for local unwinding) up to
+ * the innermost frame of one of the VM's loops (vm_loops, whose code ranges
+ * are found when the handler is installed), so that a sample in a trace sink,
+ * the memo table, tree building or an allocator names that function.
  *
  * The handler touches only what rt_sampler_prepare allocated before the parse
  * and the parser's volatile fields; while the control stack or the side
@@ -29,8 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#ifdef HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY 1   /* the local unwinder only: libunwind.so, not libunwind-ARCH */
+#include <libunwind.h>
+#endif
 
-enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512 };
+/* NATIVE_MAX_FRAMES: the most native frames below the VM a sample keeps; a
+ * deeper native stack gives the sample none. */
+enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
 
 static struct {
     pthread_mutex_t  lock;
@@ -47,7 +59,7 @@ static _Thread_local struct {
 
 static _Thread_local pego_parser *volatile sampling;   /* the parse this thread samples, or NULL */
 
-int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode)
+int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode, int native)
 {
     if (!sm->self || sm->nrules != nrules || sm->ncode != ncode) {
         rt_sampler_free(sm);
@@ -69,6 +81,7 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode)
     memset(sm->self, 0, (size_t)nrules * sizeof *sm->self);
     memset(sm->incl, 0, (size_t)nrules * sizeof *sm->incl);
     memset(sm->at_pc, 0, (size_t)ncode * sizeof *sm->at_pc);
+    sm->native = native;
     sm->npaths = 0;
     sm->taken = sm->lost = sm->unplaced = 0;
     return 0;
@@ -101,10 +114,52 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
     return -1;
 }
 
+#ifdef HAVE_LIBUNWIND
+/* The code of the VM's loops, [start, end) each: found when the handler is
+ * installed, read by the handler. */
+static struct { uintptr_t start, end; } vm_code[VM_NLOOPS];
+
+static void find_vm_code(void)
+{
+    for (int i = 0; i < VM_NLOOPS; i++) {
+        unw_proc_info_t pi;
+        if (unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)(uintptr_t)vm_loops[i], &pi, NULL) == 0) {
+            vm_code[i].start = (uintptr_t)pi.start_ip;
+            vm_code[i].end = (uintptr_t)pi.end_ip;
+        }
+    }
+}
+
+static int in_vm(uintptr_t pc)
+{
+    for (int i = 0; i < VM_NLOOPS; i++)
+        if (pc >= vm_code[i].start && pc < vm_code[i].end) return 1;
+    return 0;
+}
+
+/* The native frames between the signal's context and the innermost frame of
+ * a VM loop, innermost first: the code address each was at (a return address
+ * less one, so that it falls in the calling function). Their number; 0 when
+ * the signal came in the VM itself, or outside it, or the walk failed. */
+static uint32_t native_below_vm(void *context, uintptr_t *pcs)
+{
+    unw_cursor_t cursor;
+    if (!context || unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) < 0) return 0;
+    for (uint32_t n = 0;; n++) {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0) return 0;
+        if (in_vm((uintptr_t)ip)) return n;
+        if (n == NATIVE_MAX_FRAMES || unw_step(&cursor) <= 0) return 0;
+        pcs[n] = n ? (uintptr_t)ip - 1 : (uintptr_t)ip;
+    }
+}
+#endif
+
 /* A sample that stands for weight intervals: a CPU-time timer expires at the
  * kernel's clock tick at the earliest (4 ms at 250 Hz), and the intervals it
- * overran count for what is running then. */
-int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight)
+ * overran count for what is running then. context: the signal's, for the
+ * native frames (NULL: none). */
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *context)
 {
     uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES + 1], n = 0, depth = 0;
     uint64_t stamp = sm->taken += weight;
@@ -149,13 +204,20 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight)
     const vm_ins *ip = p->sample_ip;
     uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
     if (pc) sm->at_pc[pc - 1] += weight;
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 3 + n > sm->cap_paths) {
+    uintptr_t native[NATIVE_MAX_FRAMES];
+    uint32_t nnative = 0;
+#ifdef HAVE_LIBUNWIND
+    if (sm->native) nnative = native_below_vm(context, native);
+#else
+    (void)context;
+#endif
+    if (depth > PATH_MAX_FRAMES || sm->npaths + 4 + n + 2 * nnative > sm->cap_paths) {
         sm->unplaced += weight;
         return frames[0];
     }
     /* the stack from the outermost call, folded: a rule already on the path
      * goes back to where it was */
-    uint32_t *path = sm->paths + sm->npaths + 3, len = 0;
+    uint32_t *path = sm->paths + sm->npaths + 4, len = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t r = frames[i];
         if (sm->at[r] >= 0) {
@@ -168,10 +230,16 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight)
         }
     }
     for (uint32_t j = 0; j < len; j++) sm->at[path[j]] = -1;
+    for (uint32_t i = 0; i < nnative; i++) {     /* from the function the VM called */
+        uint64_t at = (uint64_t)native[nnative - 1 - i];
+        path[len + 2 * i] = (uint32_t)at;
+        path[len + 2 * i + 1] = (uint32_t)(at >> 32);
+    }
     sm->paths[sm->npaths] = len;
     sm->paths[sm->npaths + 1] = pc;
     sm->paths[sm->npaths + 2] = weight;
-    sm->npaths += 3 + len;
+    sm->paths[sm->npaths + 3] = nnative;
+    sm->npaths += 4 + len + 2 * nnative;
     return frames[0];
 }
 
@@ -180,12 +248,11 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight)
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
-    (void)context;
     int saved = errno;
     pego_parser *p = sampling;
     if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p) {
         int overrun = my_timer.made ? timer_getoverrun(my_timer.id) : 0;
-        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u));
+        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u), context);
     }                                      /* (p NULL: one that came just after the parse) */
     errno = saved;
 }
@@ -228,6 +295,9 @@ static int install(void)
     pthread_mutex_lock(&sampler.lock);
     int status = 0;
     if (!sampler.installed) {
+#ifdef HAVE_LIBUNWIND
+        find_vm_code();                    /* before any signal */
+#endif
         int sig = signal_free(SIGPROF) ? SIGPROF : 0;
         for (int s = SIGRTMAX; !sig && s >= SIGRTMIN; s--)
             if (signal_free(s)) sig = s;

@@ -4,6 +4,8 @@
  * ends. Usage: survive_prog MODE GRAMMAR FILE
  *   exit-threads  four threads parse FILE in a loop; main exits after 5 ms
  *   flush-threads the same, main calling pego_profile_flush 20 times first
+ *   threads-for   four threads parse FILE for 3 s each; main joins them and
+ *                 returns 0
  *   fork          3 parses, fork; the child makes 2 and exits, the parent 4
  *   stress        four threads parse; main forks while they do; the child
  *                 starts two threads of its own and exits while they parse;
@@ -105,6 +107,13 @@ static void parse_for(double ms)
     for (double end = now_ms() + ms; now_ms() < end;) parse_times(1);
 }
 
+static void *parse_for_3s(void *unused)
+{
+    (void)unused;
+    parse_for(3000);
+    return NULL;
+}
+
 /* Prints whether the program's SIGPROF handler is installed, and the signals
  * it got before and after one raise(SIGPROF). */
 static void report_sigprof(void)
@@ -146,6 +155,14 @@ int main(int argc, char **argv)
         }
         sleep_ms(5);
         exit(0);
+    }
+    if (strcmp(mode, "threads-for") == 0) {
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, parse_for_3s, NULL);
+        for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+        free(input);
+        pego_grammar_free(g);
+        return 0;
     }
     if (strcmp(mode, "stress") == 0) {
         parse_times(1);

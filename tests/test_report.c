@@ -148,7 +148,9 @@ static void fmt_record(char *b, size_t n, rep_record_kind kind, const void *rec)
         for (size_t i = 0; i < s->nframes && (size_t)k < n; i++)
             k += snprintf(b + k, n - (size_t)k, "%s%u", i ? "," : " ", s->frames[i]);
         if ((size_t)k < n)
-            snprintf(b + k, n - (size_t)k, " %llu %llu", (unsigned long long)s->calls, (unsigned long long)s->self_ns);
+            k += snprintf(b + k, n - (size_t)k, " %llu %llu", (unsigned long long)s->calls, (unsigned long long)s->self_ns);
+        for (size_t i = 0; i < s->nnative && k > 0 && (size_t)k < n; i++)
+            k += snprintf(b + k, n - (size_t)k, " [%s]", s->native[i]);
         break;
     }
     case REP_REC_LINE: {
@@ -236,8 +238,8 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
     rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0 };
     rep_edge e[] = { { 1, 0, 1, 2, 5000 * scale }, { 1, 1, 1, 4, 1000 * scale }, { 1, 1, 2, 14, 2000 * scale } };
     uint32_t f0[] = { 0 }, f1[] = { 0, 1 }, f2[] = { 0, 1, 2 };
-    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale, 0, 0 }, { 1, 2, f1, 20, 3000 * scale, 0, 0 },
-                      { 1, 3, f2, 14, 2000 * scale, 0, 0 } };
+    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale, 0, 0, 0, NULL }, { 1, 2, f1, 20, 3000 * scale, 0, 0, 0, NULL },
+                      { 1, 3, f2, 14, 2000 * scale, 0, 0, 0, NULL } };
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -331,7 +333,9 @@ static void test_round_trip(void)
     rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0 };
     rep_edge e = { 7, 0, 1, 31, 32 };
     uint32_t frames[] = { 0, 1, 2, 1 };
-    rep_stack s = { 1, 4, frames, 41, 42, 0, 0 };
+    rep_stack s = { 1, 4, frames, 41, 42, 0, 0, 0, NULL };
+    static const char *const native[] = { "rt_memo_get (libpego.so.0)", "sink \"q\" \xc3\xa9 (prog)" };
+    rep_stack sn = { 1, 1, frames, 0, 43, 3, 5, 2, native };   /* sampled, with native frames */
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g1), 0);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g2), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -341,6 +345,7 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(rep_add_rule(b, &big), 0);
     CU_ASSERT_EQUAL(rep_add_edge(b, &e), 0);
     CU_ASSERT_EQUAL(rep_add_stack(b, &s), 0);
+    CU_ASSERT_EQUAL(rep_add_stack(b, &sn), 0);
     write_report(b, path, 0);
 
     capture c = { 0 };
@@ -360,6 +365,7 @@ static void test_round_trip(void)
         "rule g7 r0 9007199254740993 1 2 3 4 5 6 7 8 9 10 11",
         "edge g7 0->1 31 32",
         "stack g1 0,1,2,1 41 42",
+        "stack g1 0 0 43 [rt_memo_get (libpego.so.0)] [sink \"q\" \xc3\xa9 (prog)]",
         "end ok",
     };
     CU_ASSERT_EQUAL(c.n, sizeof want / sizeof *want);
@@ -1477,8 +1483,8 @@ static void test_flamegraph(void)
     rep_grammar g = { 1, "g", "g.pego", 1, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 }, p4[] = { 0, 1, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 1000000, 0, 0 }, { 1, 2, p1, 5, 3000000, 0, 0 }, { 1, 2, p2, 7, 2000000, 0, 0 },
-        { 1, 3, p3, 9, 4000000, 0, 0 }, { 1, 3, p4, 2, 10, 0, 0 },   /* 10 ns of 10 ms: below the cut-off */
+        { 1, 1, p0, 1, 1000000, 0, 0, 0, NULL }, { 1, 2, p1, 5, 3000000, 0, 0, 0, NULL }, { 1, 2, p2, 7, 2000000, 0, 0, 0, NULL },
+        { 1, 3, p3, 9, 4000000, 0, 0, 0, NULL }, { 1, 3, p4, 2, 10, 0, 0, 0, NULL },   /* 10 ns of 10 ms: below the cut-off */
     };
     rep_add_grammar(b, &g);
     for (size_t i = 0; i < 5; i++) rep_add_stack(b, &st[i]);
@@ -1549,9 +1555,10 @@ static void test_flamegraph_grammar_colours(void)
     rep_grammar ga = { 1, "a", "a.pego", 1, 4, rules, NULL, 0 }, gb = { 2, "b", "b.pego", 2, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 9000000, 0, 0 }, { 1, 2, p1, 5, 30000000, 0, 0 }, { 1, 2, p2, 7, 20000000, 0, 0 },
-        { 1, 3, p3, 9, 40000000, 0, 0 }, { 2, 1, p0, 1, 100000, 0, 0 },  { 2, 2, p1, 5, 30000, 0, 0 },
-        { 2, 2, p2, 7, 20000, 0, 0 },    { 2, 3, p3, 9, 40000, 0, 0 },
+        { 1, 1, p0, 1, 9000000, 0, 0, 0, NULL },  { 1, 2, p1, 5, 30000000, 0, 0, 0, NULL },
+        { 1, 2, p2, 7, 20000000, 0, 0, 0, NULL }, { 1, 3, p3, 9, 40000000, 0, 0, 0, NULL },
+        { 2, 1, p0, 1, 100000, 0, 0, 0, NULL },   { 2, 2, p1, 5, 30000, 0, 0, 0, NULL },
+        { 2, 2, p2, 7, 20000, 0, 0, 0, NULL },    { 2, 3, p3, 9, 40000, 0, 0, 0, NULL },
     };
     rep_add_grammar(b, &ga);
     rep_add_grammar(b, &gb);

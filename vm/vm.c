@@ -122,3 +122,9 @@ int vm_run(pego_parser *p, uint32_t start_variant)
              : p->memory ? vm_run_profiled_memory(p, start_variant) : vm_run_profiled(p, start_variant);
     return recognize ? vm_run_fast_recognize(p, start_variant) : vm_run_fast(p, start_variant);
 }
+
+/* Every loop, and vm_run, into which one may be inlined. */
+int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant) = {
+    vm_run_reference, vm_run_fast, vm_run_fast_recognize, vm_run_profiled, vm_run_profiled_recognize,
+    vm_run_profiled_memory, vm_run,
+};

@@ -97,7 +97,8 @@ typedef struct frame_grammar {
 
 /* fg: the index of the record's frame_grammar */
 typedef struct staged_rule  { uint32_t rule, fg; rep_counts c; } staged_rule;
-typedef struct staged_stack { size_t off, len; uint32_t fg, line; uint64_t calls, self_ns, node_bytes; } staged_stack;
+/* native: the string id of its native frames joined by newlines, or REP_NONE */
+typedef struct staged_stack { size_t off, len; uint32_t fg, line, native; uint64_t calls, self_ns, node_bytes; } staged_stack;
 
 /* A list of parses: a bounded heap whose root is the one that sorts last, or
  * (limit 0) a plain list. */
@@ -112,9 +113,9 @@ struct rep_merge {
     u64map        string_ids; /* FNV hash -> first string id; collisions chain in string_next */
     uint32_t     *string_next;
     size_t        string_next_cap;
-    u64map        rule_ids, edge_ids, node_ids, input_ids, line_ids, node_line_ids;
+    u64map        rule_ids, edge_ids, node_ids, input_ids, line_ids, node_leaf_ids;
     size_t        grammars_cap, rules_cap, edges_cap, nodes_cap, clocks_cap, modes_cap, by_input_cap;
-    size_t        lines_cap, node_lines_cap;
+    size_t        lines_cap, node_leaves_cap;
 
     /* the frame being read */
     frame_grammar *fg;
@@ -210,7 +211,7 @@ void rep_summary_free(rep_summary *s)
     map_free(&m->node_ids);
     map_free(&m->input_ids);
     map_free(&m->line_ids);
-    map_free(&m->node_line_ids);
+    map_free(&m->node_leaf_ids);
     frame_grammars_clear(m);
     free(m->fg);
     free(m->sr);
@@ -236,7 +237,7 @@ void rep_summary_free(rep_summary *s)
     free(s->edges);
     free(s->nodes);
     free(s->lines);
-    free(s->node_lines);
+    free(s->node_leaves);
     for (size_t i = 0; i < s->ncallers; i++) free(s->callers[i].frames);
     free(s->callers);
     free(s->by_input);
@@ -465,6 +466,21 @@ static int on_edge(rep_summary *s, const rep_edge *e)
     return 0;
 }
 
+/* The n strings joined by newlines (n > 0), malloc'd; NULL when out of memory. */
+static char *join_lines(const char *const *v, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) len += strlen(v[i]) + 1;
+    char *joined = malloc(len), *at = joined;
+    for (size_t i = 0; joined && i < n; i++) {
+        size_t k = strlen(v[i]);
+        memcpy(at, v[i], k);
+        at[k] = i + 1 < n ? '\n' : 0;
+        at += k + 1;
+    }
+    return joined;
+}
+
 static int on_stack(rep_summary *s, const rep_stack *st)
 {
     rep_merge *m = s->m;
@@ -473,8 +489,15 @@ static int on_stack(rep_summary *s, const rep_stack *st)
     if (rep_reserve(&m->ss, &m->ss_cap, m->nss + 1, sizeof *m->ss) < 0 ||
         rep_reserve(&m->path, &m->path_cap, m->npath + st->nframes, sizeof *m->path) < 0)
         return -1;
-    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->line, st->calls, st->self_ns,
-                                      st->node_bytes };
+    uint32_t native = REP_NONE;
+    if (st->nnative) {
+        char *joined = join_lines(st->native, st->nnative);
+        native = joined ? intern(m, joined) : REP_NONE;
+        free(joined);
+        if (native == REP_NONE) return -1;
+    }
+    m->ss[m->nss++] = (staged_stack){ m->npath, st->nframes, (uint32_t)(f - m->fg), st->line, native, st->calls,
+                                      st->self_ns, st->node_bytes };
     for (size_t i = 0; i < st->nframes; i++) m->path[m->npath++] = f->rules[st->frames[i]];
     return 0;
 }
@@ -492,18 +515,10 @@ static int on_line(rep_summary *s, const rep_line *l)
 static int on_caller(rep_summary *s, const rep_caller *c)
 {
     rep_merge *m = s->m;
-    size_t len = 0;
-    for (size_t i = 0; i < c->nframes; i++) len += strlen(c->frames[i]) + 1;
-    char *frames = malloc(len), *at = frames;
+    char *frames = join_lines(c->frames, c->nframes);
     if (!frames || rep_reserve(&m->sc, &m->sc_cap, m->nsc + 1, sizeof *m->sc) < 0) {
         free(frames);
         return -1;
-    }
-    for (size_t i = 0; i < c->nframes; i++) {
-        size_t n = strlen(c->frames[i]);
-        memcpy(at, c->frames[i], n);
-        at[n] = i + 1 < c->nframes ? '\n' : 0;
-        at += n + 1;
     }
     m->sc[m->nsc++] = (rep_scaller){ frames, c->parses, c->time_ns };
     return 0;
@@ -571,20 +586,29 @@ static int add_line(rep_summary *s, const rep_sline *l)
     return 0;
 }
 
-/* Adds self time that a stack record placed at a line to its node's line; -1 when out of memory. */
-static int add_node_line(rep_summary *s, uint32_t node, uint32_t line, uint64_t self_ns)
+/* Adds self time that a stack record placed at a line, or in native frames
+ * (native: their string id, or REP_NONE), to its node's leaf; -1 when out of
+ * memory. The leaves of a node and line are chained from the first. */
+static int add_node_leaf(rep_summary *s, uint32_t node, uint32_t line, uint32_t native, uint64_t self_ns)
 {
     rep_merge *m = s->m;
     uint64_t key = (uint64_t)node << 32 | line;
-    uint32_t k = map_get(&m->node_line_ids, key);
+    const char *frames = native == REP_NONE ? NULL : m->strings[native];
+    uint32_t first = map_get(&m->node_leaf_ids, key), k = first;
+    while (k != REP_NONE && s->node_leaves[k].native != frames) k = s->node_leaves[k].next;
     if (k == REP_NONE) {
-        if (rep_reserve(&s->node_lines, &m->node_lines_cap, s->nnode_lines + 1, sizeof *s->node_lines) < 0) return -1;
-        k = (uint32_t)s->nnode_lines;
-        if (map_put(&m->node_line_ids, key, k) < 0) return -1;
-        s->node_lines[k] = (rep_snode_line){ node, line, 0 };
-        s->nnode_lines++;
+        if (rep_reserve(&s->node_leaves, &m->node_leaves_cap, s->nnode_leaves + 1, sizeof *s->node_leaves) < 0)
+            return -1;
+        k = (uint32_t)s->nnode_leaves;
+        if (first == REP_NONE && map_put(&m->node_leaf_ids, key, k) < 0) return -1;
+        s->node_leaves[k] = (rep_snode_leaf){ node, line, frames, 0, REP_NONE };
+        if (first != REP_NONE) {
+            s->node_leaves[k].next = s->node_leaves[first].next;
+            s->node_leaves[first].next = k;
+        }
+        s->nnode_leaves++;
     }
-    s->node_lines[k].self_ns = rep_sum(s->node_lines[k].self_ns, self_ns);
+    s->node_leaves[k].self_ns = rep_sum(s->node_leaves[k].self_ns, self_ns);
     return 0;
 }
 
@@ -729,7 +753,8 @@ static int frame_commit(rep_summary *s)
         s->nodes[node].calls = rep_sum(s->nodes[node].calls, st->calls);
         s->nodes[node].self_ns = rep_sum(s->nodes[node].self_ns, st->self_ns);
         s->nodes[node].node_bytes = rep_sum(s->nodes[node].node_bytes, st->node_bytes);
-        if (st->line && add_node_line(s, node, st->line, st->self_ns) < 0) return -1;
+        if ((st->line || st->native != REP_NONE) && add_node_leaf(s, node, st->line, st->native, st->self_ns) < 0)
+            return -1;
         uint32_t input = m->fg[st->fg].input;
         if (input != REP_NONE && add_by_input(s, input, node, s->nodes[node].rule, st->calls, st->self_ns) < 0)
             return -1;
@@ -826,9 +851,10 @@ static int by_position(const void *a, const void *b)
 
 static int by_node_then_line(const void *a, const void *b)
 {
-    const rep_snode_line *x = a, *y = b;
+    const rep_snode_leaf *x = a, *y = b;
     if (x->node != y->node) return x->node < y->node ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(x->native ? x->native : "", y->native ? y->native : "");
 }
 
 /* By input name, then rules before nodes, each by index. */
@@ -851,24 +877,46 @@ static int by_parent_then_label(const void *a, const void *b, void *ctx)
     return strcmp(s->rules[x->rule].label, s->rules[y->rule].label);
 }
 
-/* --with-lines: below each node, a node of the rule "rule:LINE" for the self
- * time sampled at each line (node_lines), which the node keeps no more. The
- * rules made for them have no counts (pego report prints no table then). */
-static int add_line_frames(rep_summary *s)
+/* The node below parent of a frame named name: of a rule made for it, which
+ * has no counts (pego report prints no table then). REP_NONE when out of memory. */
+static uint32_t frame_node(rep_summary *s, uint32_t parent, uint32_t grammar, const char *name)
 {
-    for (size_t i = 0; i < s->nnode_lines; i++) {
-        const rep_snode_line *l = &s->node_lines[i];
-        const rep_srule *r = &s->rules[s->nodes[l->node].rule];
-        size_t n = strlen(r->name) + 12;
-        char *name = malloc(n);
-        if (!name) return -1;
-        snprintf(name, n, "%s:%u", r->name, (unsigned)l->line);
-        uint32_t rule = merged_rule(s, r->grammar, name);
-        free(name);
-        if (rule == REP_NONE) return -1;
-        s->rules[rule].used = 1;
-        uint32_t node = node_for(s, l->node, rule);
-        if (node == REP_NONE) return -1;
+    uint32_t rule = merged_rule(s, grammar, name);
+    if (rule == REP_NONE) return REP_NONE;
+    s->rules[rule].used = 1;
+    return node_for(s, parent, rule);
+}
+
+/* --with-lines and --with-native: below each node, a node "rule:LINE" for the
+ * self time sampled at each line, and below it (or below the node, without
+ * --with-lines) a node per native frame below the VM the time was in, from
+ * the function the VM called; the deepest takes the time, which the node
+ * keeps no more. */
+static int add_leaf_frames(rep_summary *s)
+{
+    for (size_t i = 0; i < s->nnode_leaves; i++) {
+        const rep_snode_leaf *l = &s->node_leaves[i];
+        uint32_t node = l->node, grammar = s->rules[s->nodes[node].rule].grammar;
+        if (s->opt.with_lines && l->line) {
+            const char *rule = s->rules[s->nodes[node].rule].name;
+            size_t n = strlen(rule) + 12;
+            char *name = malloc(n);
+            if (!name) return -1;
+            snprintf(name, n, "%s:%u", rule, (unsigned)l->line);
+            node = frame_node(s, node, grammar, name);
+            free(name);
+            if (node == REP_NONE) return -1;
+        }
+        for (const char *at = s->opt.with_native ? l->native : NULL; at;) {
+            size_t len = strcspn(at, "\n");
+            char *name = strndup(at, len);
+            if (!name) return -1;
+            node = frame_node(s, node, grammar, name);
+            free(name);
+            if (node == REP_NONE) return -1;
+            at = at[len] ? at + len + 1 : NULL;
+        }
+        if (node == l->node) continue;
         rep_snode *parent = &s->nodes[l->node];
         uint64_t moved = l->self_ns < parent->self_ns ? l->self_ns : parent->self_ns;
         parent->self_ns -= moved;
@@ -881,7 +929,7 @@ int rep_summary_finish(rep_summary *s)
 {
     rep_merge *m = s->m;
     if (m->oom) return -1;
-    if (s->opt.with_lines && add_line_frames(s) < 0) return -1;
+    if ((s->opt.with_lines || s->opt.with_native) && add_leaf_frames(s) < 0) return -1;
     rep_counts *miss = &s->missing;
     memset(miss, 0, sizeof *miss);
     if (!s->detail_processes) miss->repeats = miss->max_repeats = miss->max_repeats_pos = miss->wasted = REP_UNSET;
@@ -913,7 +961,7 @@ int rep_summary_finish(rep_summary *s)
     if (s->nmodes) qsort(s->modes, s->nmodes, sizeof *s->modes, by_processes);
     if (s->nby_input) qsort(s->by_input, s->nby_input, sizeof *s->by_input, by_input_order);
     if (s->nlines) qsort(s->lines, s->nlines, sizeof *s->lines, by_position);
-    if (s->nnode_lines) qsort(s->node_lines, s->nnode_lines, sizeof *s->node_lines, by_node_then_line);
+    if (s->nnode_leaves) qsort(s->node_leaves, s->nnode_leaves, sizeof *s->node_leaves, by_node_then_line);
 
     /* link the calling-context tree: children in label order */
     uint32_t *order = malloc((s->nnodes ? s->nnodes : 1) * sizeof *order);

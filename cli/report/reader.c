@@ -80,7 +80,7 @@ struct rep_reader {
     size_t         rules_cap;
     uint32_t      *frames;
     size_t         frames_cap;
-    const char   **names;            /* a caller record's frames */
+    const char   **names;            /* a caller record's frames, a stack record's native frames */
     size_t         names_cap;
     const char   **argv;
     size_t         argv_cap;
@@ -522,6 +522,16 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         rec.s.node_bytes = count_field(r, "node_bytes", &bad);
         rec.s.line = position_field(r, "line", &bad);
         rec.s.col = position_field(r, "col", &bad);
+        json_t *native = json_object_get(o, "native");   /* absent from older writers, and from exact frames */
+        size_t nn = json_is_array(native) ? json_array_size(native) : 0;
+        if (native && !json_is_array(native) && !bad) bad = "native";
+        if (!oom && rep_reserve(&r->names, &r->names_cap, nn, sizeof *r->names) < 0) oom = 1;
+        for (size_t i = 0; i < nn && !bad && !oom; i++) {
+            r->names[i] = json_string_value(json_array_get(native, i));
+            if (!r->names[i] || !*r->names[i]) bad = "native";
+        }
+        rec.s.nnative = nn;
+        rec.s.native = r->names;
     } else if (strcmp(type, "line") == 0) {
         kind = REP_REC_LINE;
         g = grammar_field(r, &bad);

@@ -74,11 +74,16 @@ typedef struct rep_sline {
 } rep_sline;
 
 /* The self time of a tree node that sampled reports placed at a grammar line
- * (stack records with a line): the frames "rule:LINE" of --with-lines. */
-typedef struct rep_snode_line {
-    uint32_t node, line;
-    uint64_t self_ns;
-} rep_snode_line;
+ * or in native frames below the VM (stack records with a line, with native
+ * frames): the frames "rule:LINE" of --with-lines, and the native frames of
+ * --with-native below them. */
+typedef struct rep_snode_leaf {
+    uint32_t    node, line;      /* line 0: none */
+    const char *native;          /* interned: the native frames joined by newlines, from the
+                                    function the VM called; NULL: none */
+    uint64_t    self_ns;
+    uint32_t    next;            /* while merging: the next leaf of the same node and line */
+} rep_snode_leaf;
 
 /* A native call stack of the measured programs (caller records, merged by
  * their frames): frames joined by newlines, innermost first. */
@@ -101,7 +106,8 @@ typedef struct rep_summary_options {
     const char *grammar;      /* only grammars of this name (or label name@HASH8); NULL: all */
     size_t      parse_limit;  /* the slowest parses kept; 0: every parse */
     int         by_input;     /* also keep the tree's and the rules' counts per input (rep_sinput) */
-    int         with_lines;   /* finish adds a node "rule:LINE" below each node for its node_lines */
+    int         with_lines;   /* finish adds a node "rule:LINE" below each node for its node_leaves */
+    int         with_native;  /* finish adds the native frames of node_leaves below those */
 } rep_summary_options;
 
 /* With by_input: the calls and self time that the frames whose parses of a
@@ -147,8 +153,8 @@ typedef struct rep_summary {
     uint32_t      root;           /* first root node (linked by sibling), or REP_NONE */
     rep_sline    *lines;          /* after finish: by grammar, line, column */
     size_t        nlines;
-    rep_snode_line *node_lines;   /* after finish: by node, then line */
-    size_t        nnode_lines;
+    rep_snode_leaf *node_leaves;  /* after finish: by node, then line, then native frames */
+    size_t        nnode_leaves;
     rep_sinput   *by_input;       /* with opt.by_input; after finish, by input name, rules before nodes */
     size_t        nby_input;
     rep_scaller  *callers;        /* caller records (--profile-native), in the order first seen */
