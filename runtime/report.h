@@ -33,12 +33,12 @@ typedef struct rep_header {
     const char        *mode;        /* "exact": the clock is read at every frame transfer;
                                        "sampled": rules' times are samples times the interval */
     int                detail;      /* repeats and wasted were collected: rule records have them */
-    int                memory;      /* --profile-memory: rule, parse and stack records have the
-                                       memory counts */
     uint64_t           clock_reads; /* clock readings of the whole process (0 when unknown) */
     uint64_t           sample_interval_ns;   /* sampled: the interval between samples */
     uint64_t           samples;     /* sampled: samples taken during parses */
     uint64_t           samples_lost;/* sampled: of those, not attributed to a rule or a stack */
+    int                memory;      /* --profile-memory: rule, parse and stack records have the
+                                       memory counts */
 } rep_header;
 
 /* One rule of a grammar: its id is its index in the grammar's rules list. */
@@ -118,10 +118,10 @@ typedef struct rep_stack {
     const uint32_t *frames;
     uint64_t        calls, self_ns;
     uint32_t        line, col;      /* sampled: the source position the self time was at (0: any) */
-    uint64_t        node_bytes;     /* --profile-memory: bytes of the nodes built at exactly that path */
     size_t             nnative;     /* sampled with --profile-native: the native frames the self */
     const char *const *native;      /* time was in below the VM, from the function it called, as
                                        "function (object)"; 0: none (the VM's own time) */
+    uint64_t        node_bytes;     /* --profile-memory: bytes of the nodes built at exactly that path */
 } rep_stack;
 
 /* Where the samples (sampled mode) or the self time (exact mode) of a grammar

@@ -16,14 +16,16 @@
  *   frame pid=1 host=ci-1 start=1764434400 detail=1 argv=pego,parse,x.json
  *         clock=monotonic mode=exact clock_reads=100
  *         (mode=sampled: sample_interval_ns=250000 samples=40 samples_lost=0)
+ *         (memory=1: the memory fields of parse, rule and stack records)
  *   grammar id=1 name=json file=json.pego hash=00000000000000aa rules=main,value,string
  *   parse grammar=1 input=a.json bytes=100 unit=bytes result=ok time_ns=5000
  *         calls=50 evals=40 memo=10 clock_reads=100 top_rule=value
+ *         (memory frames: node_bytes memo_bytes peak_node_bytes peak_memo_bytes peak_stack_bytes)
  *   rule grammar=1 rule=value calls=10 evals=9 memo=1 matched=8 failed=2 repeats=0
  *         max_repeats=0 max_repeats_pos=0 consumed=90 wasted=3 time_ns=900 self_ns=400
- *         (sampled frames: samples=12)
+ *         (sampled frames: samples=12; memory frames: nodes node_bytes memo_entries memo_bytes)
  *   edge grammar=1 caller=main callee=value calls=1 time_ns=900
- *   stack grammar=1 frames=main,value calls=1 self_ns=400
+ *   stack grammar=1 frames=main,value calls=1 self_ns=400 (memory frames: node_bytes)
  *
  * A frame's clock and mode default to monotonic and exact; without detail=1,
  * its rule records have no repeats and wasted, as the writer writes them.
@@ -140,6 +142,7 @@ static void start_frame(state *s, char **w, int n)
         .mode = value(w, n, "mode") ? value(w, n, "mode") : "exact", .detail = (int)number(s, w, n, "detail"),
         .clock_reads = number(s, w, n, "clock_reads"), .sample_interval_ns = number(s, w, n, "sample_interval_ns"),
         .samples = number(s, w, n, "samples"), .samples_lost = number(s, w, n, "samples_lost"),
+        .memory = (int)number(s, w, n, "memory"),
     };
     if (!(s->b = rep_builder_new(&h))) die(s, "out of memory", NULL);
 }
@@ -195,6 +198,9 @@ static void add_record(state *s, char **w, int n)
             .time_ns = number(s, w, n, "time_ns"), .calls = number(s, w, n, "calls"),
             .evals = number(s, w, n, "evals"), .memo = number(s, w, n, "memo"),
             .clock_reads = number(s, w, n, "clock_reads"), .top_rule = top ? rule_id(s, g, top) : REP_NO_RULE,
+            .node_bytes = number(s, w, n, "node_bytes"), .memo_bytes = number(s, w, n, "memo_bytes"),
+            .peak_node_bytes = number(s, w, n, "peak_node_bytes"), .peak_memo_bytes = number(s, w, n, "peak_memo_bytes"),
+            .peak_stack_bytes = number(s, w, n, "peak_stack_bytes"),
         };
         rc = rep_add_parse(s->b, &p);
     } else if (strcmp(kind, "rule") == 0) {
@@ -207,6 +213,8 @@ static void add_record(state *s, char **w, int n)
             .max_repeats_pos = number(s, w, n, "max_repeats_pos"), .consumed = number(s, w, n, "consumed"),
             .wasted = number(s, w, n, "wasted"), .time_ns = number(s, w, n, "time_ns"),
             .self_ns = number(s, w, n, "self_ns"), .samples = number(s, w, n, "samples"),
+            .nodes = number(s, w, n, "nodes"), .node_bytes = number(s, w, n, "node_bytes"),
+            .memo_entries = number(s, w, n, "memo_entries"), .memo_bytes = number(s, w, n, "memo_bytes"),
         };
         rc = rep_add_rule(s->b, &r);
     } else if (strcmp(kind, "edge") == 0) {
@@ -226,7 +234,7 @@ static void add_record(state *s, char **w, int n)
         for (char *p = strtok(copy, ","); p && nf < MAX_WORDS; p = strtok(NULL, ",")) frames[nf++] = rule_id(s, g, p);
         free(copy);
         rep_stack st = { .grammar = g->id, .nframes = nf, .frames = frames, .calls = number(s, w, n, "calls"),
-                          .self_ns = number(s, w, n, "self_ns") };
+                          .self_ns = number(s, w, n, "self_ns"), .node_bytes = number(s, w, n, "node_bytes") };
         rc = rep_add_stack(s->b, &st);
     } else {
         die(s, "unknown record: ", kind);
@@ -278,7 +286,7 @@ static void synthetic(const char *dir, unsigned long count)
     for (unsigned long k = 0; k < count; k++) {
         uint64_t x = 0x9E3779B97F4A7C15ULL ^ (k + 1);
         rep_header h = { REP_FORMAT_VERSION, "0.1.0", (int64_t)(1000 + k), "ci-1", 4, argv, 1764434400, "monotonic",
-                         "exact", 1, 0, 0, 0, 0 };
+                         "exact", 1, 0, 0, 0, 0, 0 };
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { .id = 1, .name = "json", .file = "json.pego", .hash = 0x1234abcd5678ef00ULL, .nrules = NSYN, .rules = info };
         int rc = b ? rep_add_grammar(b, &g) : -1;
@@ -287,13 +295,13 @@ static void synthetic(const char *dir, unsigned long count)
             snprintf(input, sizeof input, "corpus/batch-%lu/doc-%u.json", k, i);
             uint64_t calls = 2000 + next_random(&x) % 20000;
             rep_parse p = { i + 1, 1, input, calls * 4, REP_UNIT_BYTES, REP_RESULT_OK, calls * 40, calls,
-                            calls - calls / 10, calls / 10, 2 * calls + 2, (uint32_t)(next_random(&x) % NSYN) };
+                            calls - calls / 10, calls / 10, 2 * calls + 2, (uint32_t)(next_random(&x) % NSYN), 0, 0, 0, 0, 0 };
             rc = rep_add_parse(b, &p);
         }
         for (uint32_t r = 0; r < NSYN && rc == 0; r++) {
             uint64_t calls = 100 + next_random(&x) % 100000;
             rep_rule rr = { 1, r, calls, calls - calls / 8, calls / 8, calls / 2, calls - calls / 2, calls / 50,
-                            2, 100, calls * 3, calls / 4, calls * 60, calls * 20, 0 };
+                            2, 100, calls * 3, calls / 4, calls * 60, calls * 20, 0, 0, 0, 0, 0 };
             rc = rep_add_rule(b, &rr);
         }
         for (uint32_t r = 0; r < NSYN && rc == 0; r++)

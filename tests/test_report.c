@@ -219,7 +219,7 @@ static const char *const test_argv[] = { "pego", "parse", "-g", "json.pego", "a 
 
 static rep_header header(int64_t pid)
 {
-    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72, 0, 0, 0 };
+    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72, 0, 0, 0, 0 };
     return h;
 }
 
@@ -231,15 +231,15 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
     rep_header h = header(pid);
     rep_builder *b = rep_builder_new(&h);
     rep_grammar g = { 1, "json", "json.pego", 0xabcdef0123456789ULL, 3, json_rules, NULL, 0 };
-    rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, 5000 * scale, 30, 25, 5, 60, 1 };
-    rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 1000 * scale, 6, 6, 0, 12, 2 };
-    rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale, 0 };
-    rep_rule r1 = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000 * scale, 3000 * scale, 0 };
-    rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0 };
+    rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, 5000 * scale, 30, 25, 5, 60, 1, 0, 0, 0, 0, 0 };
+    rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 1000 * scale, 6, 6, 0, 12, 2, 0, 0, 0, 0, 0 };
+    rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale, 0, 0, 0, 0, 0 };
+    rep_rule r1 = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000 * scale, 3000 * scale, 0, 0, 0, 0, 0 };
+    rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0, 0, 0, 0, 0 };
     rep_edge e[] = { { 1, 0, 1, 2, 5000 * scale }, { 1, 1, 1, 4, 1000 * scale }, { 1, 1, 2, 14, 2000 * scale } };
     uint32_t f0[] = { 0 }, f1[] = { 0, 1 }, f2[] = { 0, 1, 2 };
-    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale, 0, 0, 0, NULL }, { 1, 2, f1, 20, 3000 * scale, 0, 0, 0, NULL },
-                      { 1, 3, f2, 14, 2000 * scale, 0, 0, 0, NULL } };
+    rep_stack s[] = { { 1, 1, f0, 2, 1000 * scale, 0, 0, 0, NULL, 0 }, { 1, 2, f1, 20, 3000 * scale, 0, 0, 0, NULL, 0 },
+                      { 1, 3, f2, 14, 2000 * scale, 0, 0, 0, NULL, 0 } };
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -326,16 +326,16 @@ static void test_round_trip(void)
     rep_grammar g2 = { 7, "calc \"x\"", "", 0x1ULL, 2, calc_rules, NULL, 0 };
     /* names with characters JSON must escape, UTF-8 kept, an invalid byte read as U+FFFD */
     rep_parse p1 = { 1, 1, "in \"q\" \\ \n\t\x01 \xc3\xa9 \xff", 123456, REP_UNIT_CODEPOINTS, REP_RESULT_OK, 812345,
-                     20433, 20001, 432, 40868, 2 };
-    rep_parse p2 = { 2, 7, "-i", 3, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 5, 6, 7, 8, 9, REP_NO_RULE };
-    rep_parse p3 = { 3, 7, "<stdin>", 0, REP_UNIT_BYTES, REP_RESULT_ABORTED, 1, 2, 3, 4, 5, 1 };
-    rep_rule r = { 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 0 };
-    rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0 };
+                     20433, 20001, 432, 40868, 2, 0, 0, 0, 0, 0 };
+    rep_parse p2 = { 2, 7, "-i", 3, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 5, 6, 7, 8, 9, REP_NO_RULE, 0, 0, 0, 0, 0 };
+    rep_parse p3 = { 3, 7, "<stdin>", 0, REP_UNIT_BYTES, REP_RESULT_ABORTED, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0, 0 };
+    rep_rule r = { 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 0, 0, 0, 0, 0 };
+    rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0, 0, 0 };
     rep_edge e = { 7, 0, 1, 31, 32 };
     uint32_t frames[] = { 0, 1, 2, 1 };
-    rep_stack s = { 1, 4, frames, 41, 42, 0, 0, 0, NULL };
+    rep_stack s = { 1, 4, frames, 41, 42, 0, 0, 0, NULL, 0 };
     static const char *const native[] = { "rt_memo_get (libpego.so.0)", "sink \"q\" \xc3\xa9 (prog)" };
-    rep_stack sn = { 1, 1, frames, 0, 43, 3, 5, 2, native };   /* sampled, with native frames */
+    rep_stack sn = { 1, 1, frames, 0, 43, 3, 5, 2, native, 0 };   /* sampled, with native frames */
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g1), 0);
     CU_ASSERT_EQUAL(rep_add_grammar(b, &g2), 0);
     CU_ASSERT_EQUAL(rep_add_parse(b, &p1), 0);
@@ -420,7 +420,7 @@ static void test_detail_fields(void)
         h.detail = detail;
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules, NULL, 0 };
-        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0 };
+        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0, 0, 0, 0, 0 };
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
         CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
         CU_ASSERT_EQUAL(rep_add_rule(b, &r), 0);
@@ -520,7 +520,7 @@ static void test_append_concurrent(void)
             for (unsigned i = 0; i < 3000; i++) {
                 char input[64];
                 snprintf(input, sizeof input, "corpus/%d/%u-%u.json", k, i * 2654435761u, i);
-                rep_parse p = { 3 + i, 1, input, i, REP_UNIT_BYTES, REP_RESULT_OK, i * 7919u % 10007u, i, i, 0, 2 * i, 0 };
+                rep_parse p = { 3 + i, 1, input, i, REP_UNIT_BYTES, REP_RESULT_OK, i * 7919u % 10007u, i, i, 0, 2 * i, 0, 0, 0, 0, 0, 0 };
                 rep_add_parse(b, &p);
             }
             if (read(gate[0], &c, 1) < 0) _exit(3);   /* returns when the parent closes the pipe */
@@ -1305,8 +1305,8 @@ static void test_merge_shared_name(void)
     rep_builder *b = rep_builder_new(&h);
     rep_grammar g1 = { 1, "json", "old/json.pego", 0x1111111122222222ULL, 3, json_rules, NULL, 0 };
     rep_grammar g2 = { 2, "json", "new/json.pego", 0x3333333344444444ULL, 3, json_rules, NULL, 0 };
-    rep_rule r1 = { 1, 1, 10, 10, 0, 10, 0, 0, 0, 0, 0, 0, 100, 100, 0 };
-    rep_rule r2 = { 2, 1, 20, 20, 0, 20, 0, 0, 0, 0, 0, 0, 200, 200, 0 };
+    rep_rule r1 = { 1, 1, 10, 10, 0, 10, 0, 0, 0, 0, 0, 0, 100, 100, 0, 0, 0, 0, 0 };
+    rep_rule r2 = { 2, 1, 20, 20, 0, 20, 0, 0, 0, 0, 0, 0, 200, 200, 0, 0, 0, 0, 0 };
     rep_add_grammar(b, &g1);
     rep_add_grammar(b, &g2);
     rep_add_rule(b, &r1);
@@ -1483,8 +1483,8 @@ static void test_flamegraph(void)
     rep_grammar g = { 1, "g", "g.pego", 1, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 }, p4[] = { 0, 1, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 1000000, 0, 0, 0, NULL }, { 1, 2, p1, 5, 3000000, 0, 0, 0, NULL }, { 1, 2, p2, 7, 2000000, 0, 0, 0, NULL },
-        { 1, 3, p3, 9, 4000000, 0, 0, 0, NULL }, { 1, 3, p4, 2, 10, 0, 0, 0, NULL },   /* 10 ns of 10 ms: below the cut-off */
+        { 1, 1, p0, 1, 1000000, 0, 0, 0, NULL, 0 }, { 1, 2, p1, 5, 3000000, 0, 0, 0, NULL, 0 }, { 1, 2, p2, 7, 2000000, 0, 0, 0, NULL, 0 },
+        { 1, 3, p3, 9, 4000000, 0, 0, 0, NULL, 0 }, { 1, 3, p4, 2, 10, 0, 0, 0, NULL, 0 },   /* 10 ns of 10 ms: below the cut-off */
     };
     rep_add_grammar(b, &g);
     for (size_t i = 0; i < 5; i++) rep_add_stack(b, &st[i]);
@@ -1555,10 +1555,10 @@ static void test_flamegraph_grammar_colours(void)
     rep_grammar ga = { 1, "a", "a.pego", 1, 4, rules, NULL, 0 }, gb = { 2, "b", "b.pego", 2, 4, rules, NULL, 0 };
     uint32_t p0[] = { 0 }, p1[] = { 0, 1 }, p2[] = { 0, 2 }, p3[] = { 0, 2, 3 };
     rep_stack st[] = {
-        { 1, 1, p0, 1, 9000000, 0, 0, 0, NULL },  { 1, 2, p1, 5, 30000000, 0, 0, 0, NULL },
-        { 1, 2, p2, 7, 20000000, 0, 0, 0, NULL }, { 1, 3, p3, 9, 40000000, 0, 0, 0, NULL },
-        { 2, 1, p0, 1, 100000, 0, 0, 0, NULL },   { 2, 2, p1, 5, 30000, 0, 0, 0, NULL },
-        { 2, 2, p2, 7, 20000, 0, 0, 0, NULL },    { 2, 3, p3, 9, 40000, 0, 0, 0, NULL },
+        { 1, 1, p0, 1, 9000000, 0, 0, 0, NULL, 0 },  { 1, 2, p1, 5, 30000000, 0, 0, 0, NULL, 0 },
+        { 1, 2, p2, 7, 20000000, 0, 0, 0, NULL, 0 }, { 1, 3, p3, 9, 40000000, 0, 0, 0, NULL, 0 },
+        { 2, 1, p0, 1, 100000, 0, 0, 0, NULL, 0 },   { 2, 2, p1, 5, 30000, 0, 0, 0, NULL, 0 },
+        { 2, 2, p2, 7, 20000, 0, 0, 0, NULL, 0 },    { 2, 3, p3, 9, 40000, 0, 0, 0, NULL, 0 },
     };
     rep_add_grammar(b, &ga);
     rep_add_grammar(b, &gb);
