@@ -423,6 +423,16 @@ static int single_byte(const ast_expr *e)
     return e->kind == AST_LITERAL && e->len == 1 && (unsigned char)e->text[0] < 0x80;
 }
 
+/* One byte of a set: a single byte, or a choice of single bytes ("a" / "b" /
+ * (?0-9)), which matches the same as the class of their union. */
+static int byte_of_set(const ast_expr *e)
+{
+    if (e->kind != AST_CHOICE) return single_byte(e);
+    for (int i = 0; i < e->nkids; i++)
+        if (!single_byte(e->kids[i])) return 0;
+    return 1;
+}
+
 /* Rules compiled into their value-free call sites in the fast program: small,
  * not recursive, without what sees the call boundary (cut, #error), calling only
  * rules that are themselves compiled in. size is the expression count with the
@@ -1005,7 +1015,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
         }
         return;
     }
-    if (m->fast && !v && single_byte(kid) && max < 0 && min <= 1) {   /* "a"*: a byte span too */
+    if (m->fast && !v && byte_of_set(kid) && max < 0 && min <= 1) {   /* "a"*, ("a" / "b")*: byte spans too */
         cc_first f;
         first_of(m, kid, &f);
         ins(m, e, min ? OP_BSPAN1 : OP_BSPAN, intern_byteset(m, f.bits), 0, 0);

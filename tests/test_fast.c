@@ -55,6 +55,10 @@ static const fast_case cases[] = {
       "def main = @\"a\"* -\"b\"+ @\"c\"+ $$\n",
       "BSPAN [a]|BSPAN1 [b]|BSPAN1 [c]|!REP",
       INPUTS("", "b", "ab", "aab", "abbc", "bc", "aaac", "a", "ba", "abcc", "c") },
+    { "a repetition of a choice of one-byte literals and classes is a byte span",
+      "def main = @(\"a\" / \"b\")* -(\",\" / (?0-9) / \" \")+ @(\"x\" / \"y\")+ $$\n",
+      "BSPAN [a-b]|BSPAN1 [\\x20,0-9]|BSPAN1 [x-y]|!REP|!CHOICE",
+      INPUTS("", ",", "ab,x", "ba1 2,y", "abab, 9xyx", "a", "ab", ",x", "a,b", "x", "ab,c", "a1y", "b ,xz") },
     { "jump table: alternatives that fail after consuming input",
       "def main = (s -\";\")*\n"
       "def s = \"x\" \"1\" \"2\" / \"y\" \"2\" / \"z\" / \"w\" s\n",
