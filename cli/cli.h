@@ -34,7 +34,7 @@
     "  --profile-native       also record the program's native call stack at the\n" \
     "                         start of each parse (pego report --callers)\n" \
     "  --profile-memory       also count the tree nodes each rule builds and the\n" \
-    "                         memo entries it stores, with their bytes (about three\n" \
+    "                         memo entries it stores, with their bytes (about 1.4\n" \
     "                         times the cost of a profiled parse that builds a tree)\n" \
     "A malformed profiling option exits with status 70.\n"
 

@@ -368,6 +368,8 @@ void rt_sampler_end(pego_parser *p);
  * below the VM. Returns the innermost rule, or -1 when it found none (counted
  * lost). */
 int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *context);
+/* The rule running innermost, as rt_sampler_take finds it, or -1. */
+int64_t rt_sampler_innermost(const pego_parser *p);
 
 /* Syntax errors (runtime/expect.c): the error of a failed parse from the
  * outer expectation record, and "line:col: message" for a failure at far. */

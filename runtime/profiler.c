@@ -144,6 +144,10 @@ typedef struct prof_grammar {
  * of parses (return addresses, innermost first, pego's own frames included),
  * with the parses made from it and their time in ticks. */
 enum { NATIVE_DEPTH = 32 };
+
+/* The bytes between two stack samples of --profile-memory in sampled mode,
+ * on average: each stands for that many bytes (sample_memory_stack). */
+enum { MEMORY_SAMPLE_BYTES = 512 };
 typedef struct {
     void    *pcs[NATIVE_DEPTH];
     uint32_t n;
@@ -200,9 +204,12 @@ struct rt_profiler_state {
     uint64_t     *seen_keys; uint32_t *seen_counts; uint32_t seen_n, seen_cap;
     void         *native[NATIVE_DEPTH];   /* --profile-native: this parse's native call stack */
     uint32_t      nnative;
-    /* --profile-memory: in sampled mode, the rules and stacks that built
-     * nodes, as samples weighted by their bytes; this parse's node bytes */
+    /* --profile-memory: in sampled mode, the stacks that built nodes, as
+     * samples weighted by bytes (sample_memory_stack), the bytes to the next
+     * sample and the generator of the gaps; this parse's node bytes */
     rt_samples    mem;
+    int64_t       mem_countdown;
+    uint64_t      mem_random;
     uint64_t      node_bytes;
 };
 
@@ -835,6 +842,8 @@ static int begin_locked(pego_parser *p, prof_thread *c)
         if (prof.memory && rt_sampler_prepare(&s->mem, (uint32_t)n, p->g->ncode, 0) < 0) return 0;
     }
     s->node_bytes = 0;
+    s->mem_random = 0x9E3779B97F4A7C15ull;
+    s->mem_countdown = MEMORY_SAMPLE_BYTES;
     p->memory = prof.memory;
     return 1;
 }
@@ -1159,6 +1168,29 @@ static void flush_memory_paths(rt_profiler_state *s)
     s->mem.npaths = 0;
 }
 
+/* Sampled mode: the stack that built the bytes just noted, when the
+ * countdown to the next memory stack sample ran out, as a sample of
+ * MEMORY_SAMPLE_BYTES for each time it ran out. Walking the stack at every
+ * note would cost as much as the stack is deep (a parse of deep nesting
+ * would cost its depth squared); sampled like this, a path's bytes are right
+ * on average, and each rule's are counted exactly anyway. The gaps between
+ * samples are random (uniform from 1 to twice the mean, from a generator
+ * seeded the same for every parse), so that a grammar that builds the same
+ * bytes at every step is not always sampled in the same rule. */
+static void sample_memory_stack(pego_parser *p, rt_profiler_state *s)
+{
+    uint32_t n = 0;
+    while (s->mem_countdown <= 0) {
+        s->mem_random ^= s->mem_random << 13;      /* xorshift64 */
+        s->mem_random ^= s->mem_random >> 7;
+        s->mem_random ^= s->mem_random << 17;
+        s->mem_countdown += 1 + (int64_t)(s->mem_random % (2 * MEMORY_SAMPLE_BYTES - 1));
+        n++;
+    }
+    if (s->mem.npaths * 2 > s->mem.cap_paths) flush_memory_paths(s);
+    rt_sampler_take(p, &s->mem, n * MEMORY_SAMPLE_BYTES, NULL);
+}
+
 void rt_profiler_note_memory(pego_parser *p)
 {
     rt_profiler_state *s = p->prof;
@@ -1168,9 +1200,9 @@ void rt_profiler_note_memory(pego_parser *p)
     uint64_t bytes = tree_bytes(nodes, kids, fields, grown(t->nrefs, &t->noted_refs));
     if (!bytes) return;
     int64_t rule = -1;
-    if (s->sampled) {                /* the rule running and its stack, as the sampler finds them */
-        if (s->mem.npaths * 2 > s->mem.cap_paths) flush_memory_paths(s);
-        rule = rt_sampler_take(p, &s->mem, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes, NULL);
+    if (s->sampled) {                /* the rule running, as the sampler finds it; sometimes its stack */
+        rule = rt_sampler_innermost(p);
+        if (rule >= 0 && (s->mem_countdown -= (int64_t)bytes) <= 0) sample_memory_stack(p, s);
     } else if (s->depth) {           /* the call on top of the profiler's own stack */
         rule = s->stack[s->depth - 1].rule;
         s->pg->cct[s->cct].bytes += bytes;

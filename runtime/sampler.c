@@ -114,6 +114,21 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
     return -1;
 }
 
+int64_t rt_sampler_innermost(const pego_parser *p)
+{
+    const pego_grammar *g = p->g;
+    uint32_t inl = p->inline_depth, chain = UINT32_MAX, caller;
+    if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
+    if (p->inline_span) chain = p->inline_span - 1;
+    else if (inl) chain = p->inline_rule[inl - 1];
+    if (chain == UINT32_MAX) {
+        int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller) : -1;
+        return rule < 0 ? -1 : rule % g->nrules;
+    }
+    if (chain >= g->nchains || !g->chains[chain].n) return -1;
+    return g->chain_rules[g->chains[chain].first + g->chains[chain].n - 1] % (uint32_t)g->nrules;
+}
+
 #ifdef HAVE_LIBUNWIND
 /* The code of the VM's loops, [start, end) each: found when the handler is
  * installed, read by the handler. */
