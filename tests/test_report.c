@@ -432,6 +432,57 @@ static void test_detail_fields(void)
     }
 }
 
+/* The memory metrics are written only when the header says memory: in the
+ * header, rule, parse and stack records; without it those have none of the
+ * fields. */
+static void test_memory_fields(void)
+{
+    const char *want[2][4] = {
+        { "\"detail\":true,\"clock_reads\":72}\n",
+          "{\"type\":\"parse\",\"id\":1,\"grammar\":1,\"input\":\"a\",\"bytes\":5,\"unit\":\"bytes\",\"result\":\"ok\","
+          "\"time_ns\":6,\"calls\":7,\"evals\":8,\"memo\":9,\"clock_reads\":10,\"top_rule\":1}\n",
+          "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+          "\"failed\":2,\"repeats\":3,\"max_repeats\":2,\"max_repeats_pos\":7,\"consumed\":90,\"wasted\":4,"
+          "\"time_ns\":5000,\"self_ns\":3000}\n",
+          "{\"type\":\"stack\",\"grammar\":1,\"frames\":[0,1],\"calls\":2,\"self_ns\":3}\n" },
+        { "\"detail\":true,\"memory\":true,\"clock_reads\":72}\n",
+          "{\"type\":\"parse\",\"id\":1,\"grammar\":1,\"input\":\"a\",\"bytes\":5,\"unit\":\"bytes\",\"result\":\"ok\","
+          "\"time_ns\":6,\"calls\":7,\"evals\":8,\"memo\":9,\"clock_reads\":10,\"top_rule\":1,\"node_bytes\":11,"
+          "\"memo_bytes\":12,\"peak_node_bytes\":13,\"peak_memo_bytes\":14,\"peak_stack_bytes\":15}\n",
+          "{\"type\":\"rule\",\"grammar\":1,\"rule\":1,\"calls\":20,\"evals\":15,\"memo\":5,\"matched\":18,"
+          "\"failed\":2,\"repeats\":3,\"max_repeats\":2,\"max_repeats_pos\":7,\"consumed\":90,\"wasted\":4,"
+          "\"time_ns\":5000,\"self_ns\":3000,\"nodes\":16,\"node_bytes\":17,\"memo_entries\":18,\"memo_bytes\":19}\n",
+          "{\"type\":\"stack\",\"grammar\":1,\"frames\":[0,1],\"calls\":2,\"self_ns\":3,\"node_bytes\":20}\n" },
+    };
+    for (int memory = 0; memory < 2; memory++) {
+        rep_header h = header(1);
+        h.memory = memory;
+        rep_builder *b = rep_builder_new(&h);
+        rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules, NULL, 0 };
+        rep_parse p = { 1, 1, "a", 5, REP_UNIT_BYTES, REP_RESULT_OK, 6, 7, 8, 9, 10, 1, 11, 12, 13, 14, 15 };
+        rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0, 16, 17, 18, 19 };
+        uint32_t frames[] = { 0, 1 };
+        rep_stack st = { 1, 2, frames, 2, 3, 0, 0, 0, NULL, 20 };
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_EQUAL(rep_add_grammar(b, &g), 0);
+        CU_ASSERT_EQUAL(rep_add_parse(b, &p), 0);
+        CU_ASSERT_EQUAL(rep_add_rule(b, &r), 0);
+        CU_ASSERT_EQUAL(rep_add_stack(b, &st), 0);
+        size_t len;
+        const char *text = rep_builder_text(b, &len);
+        const char *at[] = { strstr(text, "\"detail\""), strstr(text, "{\"type\":\"parse\""),
+                             strstr(text, "{\"type\":\"rule\""), strstr(text, "{\"type\":\"stack\"") };
+        for (int i = 0; i < 4; i++) {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(at[i]);
+            const char *end = strchr(at[i], '\n');
+            CU_ASSERT_FATAL(end != NULL);
+            CU_ASSERT_EQUAL(strncmp(at[i], want[memory][i], (size_t)(end - at[i]) + 1), 0);
+            CU_ASSERT_EQUAL(strlen(want[memory][i]), (size_t)(end - at[i]) + 1);
+        }
+        rep_builder_free(b);
+    }
+}
+
 /* ---- writing files ---- */
 
 static size_t count_dir_entries(const char *path)
@@ -1592,6 +1643,7 @@ int main(void)
         { "round trip of every record and field", test_round_trip },
         { "footer and one frame", test_footer },
         { "detail-only metrics only with detail", test_detail_fields },
+        { "memory metrics only with memory", test_memory_fields },
         { "replace mode", test_replace_mode },
         { "append from 8 processes at once", test_append_concurrent },
         { "%p %h %t %% expansion", test_expand_path },
