@@ -400,16 +400,14 @@ static int parse_args(report_config *c, int argc, char **argv)
     return 0;
 }
 
-/* Which side has no report with the metrics that option collects (a count of
- * processes of a summary): NULL when every side read has one, "" when none
- * has (or there is one side), else "base " or "new ". */
-static const char *side_missing(const rep_summary *base, const rep_summary *now, size_t processes)
+/* Which side has no report with the metrics an option collects, given the
+ * processes of each side whose reports have them: NULL when every side read
+ * has one, "" when none has (or there is one side), else "base " or "new ". */
+static const char *side_missing(uint64_t in_base, const rep_summary *now, uint64_t in_now)
 {
-    uint64_t b = *(const uint64_t *)((const char *)base + processes);
-    uint64_t n = now ? *(const uint64_t *)((const char *)now + processes) : 0;
-    if (b && (!now || n)) return NULL;
-    if (!now || (!b && !n)) return "";
-    return b ? "new " : "base ";
+    if (in_base && (!now || in_now)) return NULL;
+    if (!now || (!in_base && !in_now)) return "";
+    return in_base ? "new " : "base ";
 }
 
 /* A --by, --fail or --weight on a metric that only some reports have
@@ -419,20 +417,20 @@ static int metrics_needed(const report_config *c, const rep_summary *base, const
 {
     static const struct {
         int (*needs)(rep_by by);
-        size_t      processes;
+        int         memory;         /* the memory metrics, else the detail-only ones */
         const char *option;
-    } kinds[] = {
-        { rep_by_detail, offsetof(rep_summary, detail_processes), "--profile-detail" },
-        { rep_by_memory, offsetof(rep_summary, memory_processes), "--profile-memory" },
-    };
+    } kinds[] = { { rep_by_detail, 0, "--profile-detail" }, { rep_by_memory, 1, "--profile-memory" } };
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-        const char *side = side_missing(base, now, kinds[k].processes);
+        int memory = kinds[k].memory;
+        uint64_t in_base = memory ? base->memory_processes : base->detail_processes;
+        uint64_t in_now = !now ? 0 : memory ? now->memory_processes : now->detail_processes;
+        const char *side = side_missing(in_base, now, in_now);
         if (!side) continue;
         if ((tables || (c->diff && c->by_given)) && kinds[k].needs(c->table.by)) {
             cli_error("--by %s: no %sreport was written with %s", rep_by_name(c->table.by), side, kinds[k].option);
             return -1;
         }
-        if (kinds[k].needs == rep_by_memory && c->flame.weight == REP_WEIGHT_BYTES && (c->folded || c->flamegraph)) {
+        if (memory && c->flame.weight == REP_WEIGHT_BYTES && (c->folded || c->flamegraph)) {
             cli_error("--weight bytes: no %sreport was written with %s", side, kinds[k].option);
             return -1;
         }
