@@ -211,6 +211,8 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->site_calls);
     rt_free(g->chains);
     rt_free(g->chain_rules);
+    rt_free(g->inline_at);
+    rt_free(g->inline_ctx);
     rt_free(g->src);
     rt_free(g->source);
     rt_free(g->name);

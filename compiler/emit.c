@@ -1470,6 +1470,35 @@ static void fuse_punctuation(pego_grammar *g)
     cc_free(target);
 }
 
+/* The calls compiled in that are running at each instruction of the profiled
+ * program (grammar.inline_at), from the order of its code: a rule's code
+ * between PIN and POUT is its body, laid out in one piece, and nothing in it
+ * is a real call. PIN belongs to the caller, POUT to the call. PUNCT in place
+ * of a PIN counts a span that the sampler reads from the PUNCT itself. */
+static void note_inline_contexts(pego_grammar *g)
+{
+    g->inline_at = table_new(g->ncode, sizeof *g->inline_at);
+    uint32_t n = 0, open[CC_INLINE_LEVELS + 1] = { 0 }, depth = 0;
+    for (uint32_t i = g->prof_start; i < g->ncode; i++)
+        if (g->code[i].op == OP_PIN) n++;
+    g->inline_ctx = table_new(n ? n : 1, sizeof *g->inline_ctx);
+    n = 0;
+    for (uint32_t i = g->prof_start; i < g->ncode; i++) {
+        const vm_ins *in = &g->code[i];
+        uint32_t level = (uint32_t)in->b;
+        if ((in->op == OP_PIN || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
+        if (in->op == OP_PIN) depth = level;
+        g->inline_at[i] = depth ? open[depth - 1] : 0;
+        if (in->op == OP_PIN) {
+            g->inline_ctx[n] = (cc_inline_ctx){ (uint32_t)in->a, depth ? open[depth - 1] : 0 };
+            open[depth++] = ++n;
+        } else if (in->op == OP_POUT) {
+            g->inline_at[i] = open[level];
+            depth = level;
+        }
+    }
+}
+
 static int uses_recover(const ast_expr *e)
 {
     if (!e) return 0;
@@ -1817,6 +1846,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
             if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET)
                 g->code[i].flags |= INS_TAIL;
         fuse_punctuation(g);
+        note_inline_contexts(g);
     }
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
         vm_ins *in = &g->code[i];

@@ -127,6 +127,13 @@ typedef struct {
     uint32_t first, n;          /* its rules, outermost first: chain_rules[first .. first + n - 1] */
 } cc_chain;
 
+/* The calls compiled in that are running at an instruction of the profiled
+ * program, for the sampler: the innermost one's chain, and the context of the
+ * call it is compiled into (an index in inline_ctx + 1; 0: none). */
+typedef struct {
+    uint32_t chain, parent;
+} cc_inline_ctx;
+
 /* First-byte set of an expression (compiler/first.c): the bytes that can begin
  * a non-empty match, and whether it can match the empty string. */
 typedef struct {
@@ -215,6 +222,9 @@ struct pego_grammar {
     uint32_t    nchains;
     uint32_t   *chain_rules;    /* rule indexes */
     uint32_t    nchain_rules;
+    uint32_t   *inline_at;      /* per instruction: the calls compiled in running there
+                                   (an index in inline_ctx + 1; 0: none; NULL: no profiled program) */
+    cc_inline_ctx *inline_ctx;
     cc_type    *types;          /* node types defined by the grammar (NODE_STRUCT, NODE_TERMINAL) */
     int         ntypes;
     cc_action  *actions;        /* operands of ACTION */

@@ -144,9 +144,9 @@ static void fold_counts(pego_parser *p)
         const vm_chain_count *c = &p->chain_counts[k];
         for (uint32_t i = 0; i < ch->n; i++) {
             vm_count *o = &out[g->chain_rules[ch->first + i]];
-            o->calls += c->entered;
-            o->evals += c->entered;
-            o->matched += c->matched;
+            o->calls += c->entered + c->spans;
+            o->evals += c->entered + c->spans;
+            o->matched += c->matched + c->spans;
             o->failed += c->entered - c->matched;
             o->consumed += c->consumed;
         }

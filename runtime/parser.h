@@ -292,16 +292,12 @@ struct pego_parser {
     uint32_t    inline_start[CC_INLINE_LEVELS];  /* where the calls compiled in began */
     /* What the sampler's signal handler reads (runtime/sampler.c): the
      * innermost call frame (its index in es + 1, 0: none; frames link to their
-     * callers), the calls compiled in that are running (their chains), the
-     * byte span of punctuation that is a call running (its chain + 1, 0: none;
-     * innermost), whether es is being moved, and the instruction of the
-     * profiled program running (NULL: none; its source position is the
-     * sample's line). */
+     * callers), whether es is being moved, and the instruction of the
+     * profiled program running (NULL: none), which tells the calls compiled
+     * in that are running there (grammar.inline_at) and whose source position
+     * is the sample's line. */
     volatile uint32_t sample_top;
     const vm_ins *volatile sample_ip;
-    volatile uint32_t inline_depth;
-    volatile uint32_t inline_rule[CC_INLINE_LEVELS];
-    volatile uint32_t inline_span;
     volatile int      es_moving;
     /* where a repetition last began an iteration, for pego_parser_progress;
      * written and read with relaxed atomics, as another thread may read it */
@@ -364,10 +360,11 @@ int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
 void rt_sampler_end(pego_parser *p);
 /* Takes a sample of weight for what p runs now into sm, as the signal
  * handler does (also, outside any handler and with no context, for
- * --profile-memory's bytes); context: the signal's, for the native frames
- * below the VM. Returns the innermost rule, or -1 when it found none (counted
- * lost). */
-int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *context);
+ * --profile-memory's bytes); spans: whether punctuation's byte spans count
+ * as running (time, not memory); context: the signal's, for the native
+ * frames below the VM. Returns the innermost rule, or -1 when it found none
+ * (counted lost). */
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spans, void *context);
 /* The rule running innermost, as rt_sampler_take finds it, or -1. */
 int64_t rt_sampler_innermost(const pego_parser *p);
 

@@ -1188,7 +1188,7 @@ static void sample_memory_stack(pego_parser *p, rt_profiler_state *s)
         n++;
     }
     if (s->mem.npaths * 2 > s->mem.cap_paths) flush_memory_paths(s);
-    rt_sampler_take(p, &s->mem, n * MEMORY_SAMPLE_BYTES, NULL);
+    rt_sampler_take(p, &s->mem, n * MEMORY_SAMPLE_BYTES, 0, NULL);
 }
 
 void rt_profiler_note_memory(pego_parser *p)

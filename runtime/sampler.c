@@ -3,7 +3,8 @@
  * has a SIGPROF handler of its own) at a fixed interval of its wall-clock or CPU time while
  * it parses, and the signal handler, which reads the running rules off the
  * parser: the call frames, which link to their callers' (parser.sample_top),
- * and the calls compiled in that are running (parser.inline_rule). It counts
+ * and the instruction running (parser.sample_ip), which tells the calls
+ * compiled in that are running there (grammar.inline_at). It counts
  * a sample for the innermost rule (self), once for every rule on the stack
  * (inclusive), and for the instruction running (parser.sample_ip, whose source
  * position is the sample's grammar line), and keeps the stack, folded like the
@@ -114,13 +115,25 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
     return -1;
 }
 
+/* The calls compiled in that run at the instruction ip of the profiled
+ * program, innermost first: *span, the chain of a byte span of punctuation,
+ * which PUNCT counts, if spans (UINT32_MAX: none), and the context of the
+ * others (an index in grammar.inline_ctx + 1; 0: none). */
+static uint32_t inline_context(const pego_grammar *g, const vm_ins *ip, int spans, uint32_t *span)
+{
+    *span = UINT32_MAX;
+    if (!ip || !g->inline_at || ip < g->code + g->prof_start || ip >= g->code + g->ncode) return 0;
+    if (spans && ip->op == OP_PUNCT && (ip->flags & (INS_COUNT | INS_COUNT_AFTER)))
+        *span = (uint32_t)(ip->flags & INS_COUNT ? ip[2].a : ip[ip->d - 1].a);
+    return g->inline_at[ip - g->code];
+}
+
 int64_t rt_sampler_innermost(const pego_parser *p)
 {
     const pego_grammar *g = p->g;
-    uint32_t inl = p->inline_depth, chain = UINT32_MAX, caller;
-    if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
-    if (p->inline_span) chain = p->inline_span - 1;
-    else if (inl) chain = p->inline_rule[inl - 1];
+    uint32_t chain, caller;
+    uint32_t ctx = inline_context(g, p->sample_ip, 0, &chain);
+    if (chain == UINT32_MAX && ctx) chain = g->inline_ctx[ctx - 1].chain;
     if (chain == UINT32_MAX) {
         int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller) : -1;
         return rule < 0 ? -1 : rule % g->nrules;
@@ -172,9 +185,11 @@ static uint32_t native_below_vm(void *context, uintptr_t *pcs)
 
 /* A sample that stands for weight intervals: a CPU-time timer expires at the
  * kernel's clock tick at the earliest (4 ms at 250 Hz), and the intervals it
- * overran count for what is running then. context: the signal's, for the
- * native frames (NULL: none). */
-int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *context)
+ * overran count for what is running then. spans: whether a byte span of
+ * punctuation that is a call counts as running while its PUNCT runs (time:
+ * it takes most of that time; memory: it builds nothing). context: the
+ * signal's, for the native frames (NULL: none). */
+int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spans, void *context)
 {
     uint32_t nrules = sm->nrules, frames[PATH_MAX_FRAMES + 1], n = 0, depth = 0;
     uint64_t stamp = sm->taken += weight;
@@ -183,19 +198,23 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *c
         return -1;
     }
     /* innermost first: the calls compiled in, then the call frames */
-    uint32_t inl = p->inline_depth;
-    if (inl > CC_INLINE_LEVELS) inl = CC_INLINE_LEVELS;
-    uint32_t k = p->sample_top, span = p->inline_span;
     const pego_grammar *g = p->g;
-    uint32_t chain = 0, in_chain = 0;       /* the rules of the chain being read, innermost first */
+    const vm_ins *ip = p->sample_ip;
+    uint32_t k = p->sample_top, chain, ctx = inline_context(g, ip, spans, &chain);
+    uint32_t in_chain = 0;                  /* the rules of the chain being read, innermost first */
+    if (chain == UINT32_MAX && ctx) {
+        chain = g->inline_ctx[ctx - 1].chain;
+        ctx = g->inline_ctx[ctx - 1].parent;
+    }
+    if (chain < g->nchains) in_chain = g->chains[chain].n;
     for (uint32_t steps = 0;; steps++) {
         int64_t rule;
         if (in_chain) {
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
-        } else if (span || inl) {
-            chain = span ? span - 1 : p->inline_rule[--inl];
-            span = 0;
-            if (chain >= g->nchains) break;
+        } else if (ctx) {
+            chain = g->inline_ctx[ctx - 1].chain;
+            ctx = g->inline_ctx[ctx - 1].parent;
+            if (chain >= g->nchains || !g->chains[chain].n) break;
             in_chain = g->chains[chain].n;
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
         } else {
@@ -216,7 +235,6 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, void *c
         sm->lost += weight;
         return -1;
     }
-    const vm_ins *ip = p->sample_ip;
     uint32_t pc = ip && ip >= g->code && ip < g->code + sm->ncode ? (uint32_t)(ip - g->code) + 1 : 0;   /* 0: not known */
     if (pc) sm->at_pc[pc - 1] += weight;
     uintptr_t native[NATIVE_MAX_FRAMES];
@@ -267,7 +285,7 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     pego_parser *p = sampling;
     if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p) {
         int overrun = my_timer.made ? timer_getoverrun(my_timer.id) : 0;
-        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u), context);
+        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u), 1, context);
     }                                      /* (p NULL: one that came just after the parse) */
     errno = saved;
 }
@@ -364,8 +382,6 @@ int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
                                                                                  : t.it_interval;
     p->sample_top = 0;
     p->sample_ip = NULL;
-    p->inline_depth = 0;
-    p->inline_span = 0;
     p->es_moving = 0;
     sampling = p;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

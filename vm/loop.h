@@ -47,16 +47,13 @@
                                    : (void)0)
 
 /* A byte span of PUNCT that is a call compiled in (profiled program): PIN,
- * BSPAN and POUT in one, with the chain from out, its POUT in place; the
- * sampler sees the call running in parser.inline_span. */
+ * BSPAN and POUT in one, with the chain from out, its POUT in place. A span
+ * matches: it counts a call entered that matched (spans). */
 #define SPAN_CALL(set, out) do { \
         vm_chain_count *c_ = &p->chain_counts[(out)->a]; \
         uint32_t from_ = pos; \
-        p->inline_span = (uint32_t)(out)->a + 1; \
         while (pos < len && (set)[s[pos]]) pos++; \
-        p->inline_span = 0; \
-        c_->entered++; \
-        c_->matched++; \
+        c_->spans++; \
         c_->consumed += pos - from_; \
     } while (0)
 
@@ -83,12 +80,9 @@
  * height of the variable stack that entry e restores. */
 #define SET_VARS(e) (REFERENCE ? (void)(p->nvars = p->vmarks[(e) - es]) : (void)0)
 /* Back to the state an entry saved. */
-#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), SET_VARS(e), \
-                          PROFILED ? (void)(p->inline_depth = (e)->level) : (void)0)
+#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), SET_VARS(e))
 
-/* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. In
- * the profiled program it notes the calls compiled in that are running, which
- * a failure the entry handles restores (RESTORE_ENTRY). */
+/* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. */
 #define PUSH_ENTRY(k) do { \
         if (esn == p->capes) { \
             if (vm_grow_entries(p, esn + 1) < 0) goto oom; \
@@ -96,7 +90,6 @@
         } \
         e = &es[esn++]; \
         FILL_ENTRY(e, (k)); \
-        if (PROFILED) e->level = (uint16_t)p->inline_depth; \
     } while (0)
 
 /* The plain path: a frame and a jump to the body, returning to address to.
@@ -327,9 +320,15 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         }
         CASE(SPANTEST): {
             const uint8_t *set = g->bytesets[ip->a].in;
-            uint32_t from = pos;
-            while (pos < len && set[s[pos]]) pos++;
-            if (PROFILED && (ip->flags & INS_COUNT)) p->site_runs[ip->d] += vm_characters(s, from, pos, len);
+            if (PROFILED && (ip->flags & INS_COUNT)) {
+                /* a counting site per character: bytes, unless a byte is not ASCII */
+                uint32_t from = pos;
+                unsigned high = 0;
+                while (pos < len && set[s[pos]]) high |= s[pos++];
+                p->site_runs[ip->d] += high & 0x80 ? vm_characters(s, from, pos, len) : pos - from;
+            } else {
+                while (pos < len && set[s[pos]]) pos++;
+            }
             if (pos >= len || !g->bytesets[ip->c].in[s[pos]]) {
                 ip = code + ip->b;
                 NEXT;
@@ -413,19 +412,17 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         CASE(PIN):
-            /* calls compiled in: those that do not match failed */
+            /* calls compiled in: those that do not match failed; the sampler
+             * tells they run from the instruction (grammar.inline_at) */
             if (!PROFILED) break;
             NOTE_MEMORY();
             p->chain_counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
-            p->inline_rule[ip->b] = (uint32_t)ip->a;
-            p->inline_depth = (uint32_t)ip->b + 1;
             ip++;
             NEXT;
         CASE(POUT):
             if (!PROFILED) break;
             NOTE_MEMORY();
-            p->inline_depth = (uint32_t)ip->b;
             p->chain_counts[ip->a].matched++;
             p->chain_counts[ip->a].consumed += pos - p->inline_start[ip->b];
             ip++;

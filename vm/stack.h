@@ -83,8 +83,9 @@ typedef struct {
 typedef struct { uint64_t plain_matched, plain_failed, calls, evals, memo, matched, failed, consumed; } vm_count;
 
 /* What it counts for a chain of calls compiled in (cc_chain): entered, matched,
- * and the input they consumed; each rule of the chain made those calls. */
-typedef struct { uint64_t entered, matched, consumed; } vm_chain_count;
+ * calls that are byte spans of punctuation (each entered and matched), and the
+ * input they consumed; each rule of the chain made those calls. */
+typedef struct { uint64_t entered, matched, spans, consumed; } vm_chain_count;
 
 /* A capture on the trail: its label and the value captured. */
 typedef struct { uint32_t label, value; } vm_capture;
