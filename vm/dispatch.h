@@ -3,8 +3,7 @@
  * table of label addresses (NEXT), which skips the switch's range check and
  * gives each jump its own branch history. Elsewhere, or built with
  * -DPEGO_SWITCH_DISPATCH (configure --enable-switch-dispatch, which CI tests),
- * NEXT goes back to the top of the loop and its switch (DISPATCH_OP). Either
- * way the variant's NOTE_PC runs before each instruction. */
+ * NEXT goes back to the top of the loop and its switch (DISPATCH_OP). */
 #ifndef PEGO_VM_DISPATCH_H
 #define PEGO_VM_DISPATCH_H
 
@@ -14,13 +13,13 @@
 #define VM_LABEL(name, fmt, doc) [OP_##name] = &&op_##name,
 #define DISPATCH_TABLE static const void *const op_label[OP__COUNT] = { VM_OPCODES(VM_LABEL) }
 #define CASE(name) case OP_##name: op_##name
-#define NEXT goto *(NOTE_PC(), op_label[ip->op])
+#define NEXT goto *op_label[ip->op]
 #define DISPATCH_OP ((vm_opcode)ip->op)
 #else
 #define DISPATCH_TABLE ((void)0)
 #define CASE(name) case OP_##name
 #define NEXT continue
-#define DISPATCH_OP (NOTE_PC(), (vm_opcode)ip->op)
+#define DISPATCH_OP ((vm_opcode)ip->op)
 #endif
 
 #endif

@@ -17,10 +17,15 @@
  * control-stack entry, CALL_FRAME a plain call's frame; TAIL_CALLS lets a call
  * in tail position reuse its caller's frame, FRAME_DEPTH says how many levels
  * of nesting a plain frame stands for; SYNTAX_ERROR is the result of a failed
- * parse; NOTE_PC runs before every instruction (the profiled program stores its
- * address for the sampler), NOTE_MEMORY before every change of the rule running
- * (with --profile-memory, the profiled program gives the tree nodes built so far
- * to the rule that built them). How instructions are dispatched (computed goto, or a
+ * parse; NOTE_PC(at) shows the sampler the instruction running (the profiled
+ * program stores at, where a context may change: calls, returns, failures,
+ * PIN and POUT, which show the instruction after them, and where a run of
+ * input is read: spans, literals, classes, repetitions; the cheap
+ * instructions between count for the last one shown, which runs in the same
+ * calls), NOTE_MEMORY
+ * before every change of the rule running (with --profile-memory, the
+ * profiled program gives the tree nodes built so far to the rule that built
+ * them). How instructions are dispatched (computed goto, or a
  * switch) is vm/dispatch.h's choice.
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
@@ -197,6 +202,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
         /* ---- matching ---- */
         CASE(LIT): {
+            NOTE_PC(ip);
             const cc_literal *l = &g->literals[ip->a];
             uint32_t start = pos, end;
             /* the first byte decides most comparisons: test it before the rest */
@@ -218,6 +224,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(CLASS): {
+            NOTE_PC(ip);
             const cc_class *c = &g->classes[ip->a];
             uint32_t w;
             if (pos >= len || !(w = class_at(c, s, pos, len))) {
@@ -239,6 +246,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(SPAN): {
+            NOTE_PC(ip);
             const cc_class *c = &g->classes[ip->a];
             int64_t count = 0, max = ip->c;
             uint32_t w;
@@ -303,6 +311,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         CASE(BSPAN): {
+            NOTE_PC(ip);
             const uint8_t *set = g->bytesets[ip->a].in;
             uint32_t from = pos;
             while (pos < len && set[s[pos]]) pos++;
@@ -311,6 +320,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(BSPAN1): {
+            NOTE_PC(ip);
             const uint8_t *set = g->bytesets[ip->a].in;
             if (pos >= len || !set[s[pos]]) goto fail;
             pos++;
@@ -319,6 +329,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(SPANTEST): {
+            NOTE_PC(ip);
             const uint8_t *set = g->bytesets[ip->a].in;
             if (PROFILED && (ip->flags & INS_COUNT)) {
                 /* a counting site per character: bytes, unless a byte is not ASCII */
@@ -347,6 +358,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         CASE(PUNCT):
+            NOTE_PC(ip);
             if (ip->a >= 0) {
                 const uint8_t *set = g->bytesets[ip->a].in;
                 if (PROFILED && (ip->flags & INS_COUNT)) SPAN_CALL(set, ip + 2);
@@ -416,6 +428,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
              * tells they run from the instruction (grammar.inline_at) */
             if (!PROFILED) break;
             NOTE_MEMORY();
+            NOTE_PC(ip + 1);
             p->chain_counts[ip->a].entered++;
             p->inline_start[ip->b] = pos;
             ip++;
@@ -423,6 +436,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(POUT):
             if (!PROFILED) break;
             NOTE_MEMORY();
+            NOTE_PC(ip + 1);
             p->chain_counts[ip->a].matched++;
             p->chain_counts[ip->a].consumed += pos - p->inline_start[ip->b];
             ip++;
@@ -439,6 +453,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip = code + ip->a;
             NEXT;
         CASE(REP):
+            NOTE_PC(ip);
             PUSH_ENTRY(E_ITER);
             e->u.iter.rep = (uint32_t)(ip - code);
             e->u.iter.count = 0;
@@ -524,12 +539,14 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
         /* ---- rule calls ---- */
         CASE(CALL):
+            NOTE_PC(ip);
             if (!noplain) {
                 PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
                 NEXT;
             }
             GENERAL_CALL();
         CASE(CALLG):
+            NOTE_PC(ip);
             if ((ip->flags & INS_DEFER) && defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
                  * its first call at a position is a plain call (vm/call.c); the
@@ -545,6 +562,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             GENERAL_CALL();
         CASE(RET):
+            NOTE_PC(ip);
             NOTE_MEMORY();
             e = &es[esn - 1];
             if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
@@ -730,10 +748,12 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             break;
         }
+        NOTE_PC(ip);
         NEXT;
 
     called_out:
         RELOAD();
+        NOTE_PC(ip);
         switch (step) {
         case VM_NEXT:       NEXT;
         case VM_FAIL:       goto fail;

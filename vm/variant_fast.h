@@ -16,6 +16,6 @@
 #define CALL_FRAME(e, var, lvl) ((e)->u.call.extra_levels = 0)
 #define TAIL_CALLS 1
 #define FRAME_DEPTH(e) (1u + (e)->u.call.extra_levels)
-#define NOTE_PC() ((void)0)
+#define NOTE_PC(at) ((void)0)
 #define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() PEGO_SYNTAX_ERROR

@@ -4,8 +4,10 @@
  * calls, returns and failures of plain frames, and the instructions PCOUNT, PIN
  * and POUT); CALL_FRAME keeps the variant a plain frame called, to count its
  * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
- * that every return counts; NOTE_PC stores the address of each instruction
- * for the sampler, which gives the sample to its source line. */
+ * that every return counts; NOTE_PC stores the address of the instruction
+ * running for the sampler (where the running calls may change, and where a
+ * run of input is read: vm/loop.h), which gives the sample to those calls
+ * and to the instruction's source line. */
 #include "variant_fast.h"
 #undef VM_RUN
 #undef PROFILED
@@ -19,4 +21,4 @@
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
 /* the instruction running, for the sampler: its source position is the sample's line */
-#define NOTE_PC() ((void)(p->sample_ip = ip))
+#define NOTE_PC(at) ((void)(p->sample_ip = (at)))

@@ -14,4 +14,4 @@
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
 /* the instruction running, for the sampler: its source position is the sample's line */
-#define NOTE_PC() ((void)(p->sample_ip = ip))
+#define NOTE_PC(at) ((void)(p->sample_ip = (at)))

@@ -16,6 +16,6 @@
 #define CALL_FRAME(e, var, lvl) ((e)->u.call.variant = (uint32_t)(var), (e)->level = (uint16_t)(lvl))
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
-#define NOTE_PC() ((void)0)
+#define NOTE_PC(at) ((void)0)
 #define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() rt_expect_syntax_error(p)
