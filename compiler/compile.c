@@ -183,9 +183,10 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->expects);
     rt_free(g->expect_rank);
     rt_free(g->expect_message);
-    for (int i = 0; i < g->npratts; i++) {
+    for (int i = 0; i < 3 * g->npratts; i++) {
         rt_free(g->pratts[i].operands);
         rt_free(g->pratts[i].vf_operands);
+        rt_free(g->pratts[i].operand_actions);
         rt_free(g->pratts[i].prefix);
         rt_free(g->pratts[i].tail);
     }

@@ -1297,11 +1297,31 @@ static uint32_t emit_line(emitter *m, const ast_expr *e, int v, int label_rule, 
     return at;
 }
 
-/* The tables and lines of the Pratt expression that is rule r's body. */
+/* The record of rule r's Pratt expression in the program being emitted
+ * (grammar.pratts). */
+static int pratt_index(const emitter *m, int r)
+{
+    return m->g->rules[r].pratt + (m->fast ? (1 + m->profiled) * m->g->npratts : 0);
+}
+
+/* The body of rule r, a Pratt expression: the machine runs its lines. */
+static void emit_pratt_rule(emitter *m, int r, int valued)
+{
+    const ast_expr *body = m->ast->rules[r].body;
+    ins(m, body, OP_PSTART, pratt_index(m, r), valued, 0);
+    ins(m, body, OP_PRATT, pratt_index(m, r), 0, 0);
+    if (valued) ins(m, body, OP_RULEEND, r, 0, 0);
+    ins(m, body, OP_RET, 0, 0, 0);
+}
+
+/* The tables and lines of the Pratt expression that is rule r's body, in the
+ * program being emitted. The actions are compiled once, for the reference
+ * program, and shared. */
 static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
 {
     pego_grammar *g = m->g;
-    cc_pratt *p = &g->pratts[g->rules[r].pratt];
+    cc_pratt *p = &g->pratts[pratt_index(m, r)];
+    const cc_pratt *ref = m->fast ? &g->pratts[g->rules[r].pratt] : NULL;
     p->rule = r;
     m->rule = r;
     m->valued = 1;
@@ -1314,11 +1334,13 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     p->noperands = pr->noperands;
     p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->vf_operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
+    p->operand_actions = table_new((size_t)pr->noperands + 1, sizeof(int));
     for (int i = 0; i < pr->noperands; i++) {
         const ast_pratt_operand *o = &pr->operands[i];
-        int action = o->action ? cc_action_compile(g, m->ast, &m->tm, r, o->expr, o->action, 0) : -1;
+        p->operand_actions[i] = ref ? ref->operand_actions[i]
+                              : o->action ? cc_action_compile(g, m->ast, &m->tm, r, o->expr, o->action, 0) : -1;
         m->valued = 1;
-        p->operands[i] = emit_line(m, o->expr, 1, r, action);
+        p->operands[i] = emit_line(m, o->expr, 1, r, p->operand_actions[i]);
         m->valued = 0;
         p->vf_operands[i] = emit_line(m, o->expr, 0, -1, -1);
     }
@@ -1330,11 +1352,13 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     for (int l = 0; l < pr->nlevels; l++) {
         for (int o = 0; o < pr->levels[l].nops; o++) {
             const ast_pratt_op *op = &pr->levels[l].ops[o];
-            cc_pratt_op *c = op->kind == PRATT_PREFIX ? &p->prefix[p->nprefix++] : &p->tail[p->ntail++];
+            int prefix = op->kind == PRATT_PREFIX;
+            cc_pratt_op *c = prefix ? &p->prefix[p->nprefix++] : &p->tail[p->ntail++];
             c->kind = (uint8_t)op->kind;
             c->level = l + 1;
             c->number = number++;
-            c->action = op->action ? cc_action_compile(g, m->ast, &m->tm, r, op->expr, op->action, 1) : -1;
+            c->action = ref ? (prefix ? ref->prefix : ref->tail)[c - (prefix ? p->prefix : p->tail)].action
+                      : op->action ? cc_action_compile(g, m->ast, &m->tm, r, op->expr, op->action, 1) : -1;
             m->valued = 1;
             c->code = emit_line(m, op->expr, 1, -1, -1);
             m->valued = 0;
@@ -1497,17 +1521,6 @@ static void note_inline_contexts(pego_grammar *g)
             depth = level;
         }
     }
-}
-
-static int uses_recover(const ast_expr *e)
-{
-    if (!e) return 0;
-    if (e->kind == AST_ATTRIBUTE && strcmp(e->name, "recover") == 0) return 1;
-    for (int i = 0; i < e->nkids; i++)
-        if (uses_recover(e->kids[i])) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (uses_recover(e->args[i].value)) return 1;
-    return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1774,34 +1787,24 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         g->rules[r].pratt = -1;
         if (ast->rules[r].body->kind == AST_PRATT) g->rules[r].pratt = npratts++;
     }
-    g->pratts = table_new((size_t)npratts + 1, sizeof(cc_pratt));
+    g->pratts = table_new(3 * (size_t)npratts + 1, sizeof(cc_pratt));
     g->npratts = npratts;
     for (int valued = 1; valued >= 0; valued--) {
         for (int r = 0; r < ast->nrules; r++) {
-            const ast_rule *ar = &ast->rules[r];
             m.rule = r;
             m.valued = valued;
             if (valued) g->rules[r].entry = here(&m);
             else g->rules[r].vf_entry = here(&m);
-            if (g->rules[r].pratt >= 0) {
-                ins(&m, ar->body, OP_PSTART, g->rules[r].pratt, 0, 0);
-                ins(&m, ar->body, OP_PRATT, g->rules[r].pratt, 0, 0);
-                if (valued) ins(&m, ar->body, OP_RULEEND, r, 0, 0);
-                ins(&m, ar->body, OP_RET, 0, 0, 0);
-            } else {
-                emit_rule(&m, r, valued);
-            }
+            if (g->rules[r].pratt >= 0) emit_pratt_rule(&m, r, valued);
+            else emit_rule(&m, r, valued);
         }
     }
     for (int r = 0; r < ast->nrules; r++)
         if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
     /* The fast program: every rule again, for parses nobody observes. Grammars
-     * with Pratt expressions or #recover have none (their machinery needs the
-     * expectations the fast program does not record), nor grammars with
-     * predicates (their variables live in the reference program's entries). */
-    int recover = 0;
-    for (int r = 0; r < ast->nrules; r++) recover |= uses_recover(ast->rules[r].body);
-    if (!g->npratts && !recover && !m.pred_labels) {
+     * with predicates have none (their variables live in the reference
+     * program's entries). */
+    if (!m.pred_labels) {
         cc_callgraph cg;
         cc_callgraph_init(&cg, ast);
         m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
@@ -1824,9 +1827,12 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
                     m.valued = valued;
                     *(m.profiled ? (valued ? &rule->prof_entry : &rule->prof_vf_entry)
                                  : (valued ? &rule->fast_entry : &rule->fast_vf_entry)) = here(&m);
-                    emit_rule(&m, r, valued);
+                    if (rule->pratt >= 0) emit_pratt_rule(&m, r, valued);
+                    else emit_rule(&m, r, valued);
                 }
             }
+            for (int r = 0; r < ast->nrules; r++)
+                if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
         }
         m.profiled = 0;
         /* A call compiled in stands for nest levels of nesting; a call skipped by
@@ -1843,7 +1849,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         if (g->fast_reserve < 1) g->fast_reserve = 1;
         thread_jumps(g);
         for (uint32_t i = g->fast_start; i + 1 < g->ncode; i++)
-            if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET)
+            if ((g->code[i].op == OP_CALL || g->code[i].op == OP_CALLG) && g->code[i + 1].op == OP_RET &&
+                g->rules[g->code[i].a % g->nrules].pratt < 0)   /* PSTART reads its own frame */
                 g->code[i].flags |= INS_TAIL;
         fuse_punctuation(g);
         note_inline_contexts(g);

@@ -75,11 +75,14 @@ typedef struct {
     uint32_t code, vf_code;
 } cc_pratt_op;
 
+/* One program's record of a Pratt expression: the reference, fast and
+ * profiled programs each have their own lines (grammar.pratts). */
 typedef struct {
     int          rule;
     int          has_skip;
     uint32_t     skip;          /* value-free, run silently */
     uint32_t    *operands, *vf_operands;
+    int         *operand_actions;   /* the operands' actions, -1: none */
     int          noperands;
     cc_pratt_op *prefix;        /* prefix operators, in declaration order */
     int          nprefix;
@@ -199,7 +202,8 @@ struct pego_grammar {
     int         nexpects;
     char      **labels;         /* capture labels, sorted byte-wise (id order = print order) */
     int         nlabels;
-    cc_pratt   *pratts;
+    cc_pratt   *pratts;         /* per Pratt expression k: the reference program's record k, the
+                                   fast program's npratts + k, the profiled program's 2 * npratts + k */
     int         npratts;
     int         label_message;  /* label id of the Error node's message field, or -1 */
     int         label_operator; /* label id of the Operator node's operator field, or -1 */

@@ -348,6 +348,50 @@ static const fast_case cases[] = {
       "def main = (\"a\"? \"b\"?)* \"c\" (_ / \"d\")* (\"\"*)* \"e\"{0,0}\n",
       "LIST",
       INPUTS("c", "abc", "ababbc", "cd", "c", "ac", "bbc", "d", "ce", "") },
+    { "a Pratt expression: operands, prefix, postfix, infix left, right and none, a skip, cuts",
+      "def main = e -\" \"* $$\n"
+      "def e = pratt {\n"
+      "    skip \" \"*\n"
+      "    operand @(?0-9)+\n"
+      "    operand -\"(\" e -\" \"* -\")\"\n"
+      "    operand \"#\" ^ @(?a-z)+\n"
+      "    level { infix none \"<\" infix none \"==\" }\n"
+      "    level { infix left \"+\" / \"-\" }\n"
+      "    level { infix left \"*\" }\n"
+      "    level { prefix \"-\" postfix \"!\" }\n"
+      "    level { infix right \"^\" }\n"
+      "}\n",
+      "PSTART|PRATT|SUBRET",
+      INPUTS("1", "1+2*3", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
+             "#ab + #c", "#1", "#", "2^^3", "((1)", "1 2", "", "-", "1+", "1*-2^3!") },
+    { "Pratt: calls of a level, a rule calling the expression, an operator's action",
+      "def main = (s -\";\")* $$\n"
+      "def s = -\"=\" e(mul) / e\n"
+      "def e = pratt {\n"
+      "    operand n:@(?0-9)+ -> $n\n"
+      "    operand -\"[\" s -\"]\"\n"
+      "    level add { infix left \"+\" }\n"
+      "    level mul { infix left \"*\" -> $lhs }\n"
+      "    level { postfix \"?\" }\n"
+      "}\n",
+      "PSTART|PRATT",
+      INPUTS("", "1;", "1+2;", "=1*2;", "=1+2;", "[=1*2]+3;", "1?*2?;", "=[1+2]*3?;", "1;=;", "[1;", "1+;") },
+    { "#recover: the fast program runs the skip, and gives up a parse that recovers",
+      "def main = item* $$\n"
+      "def item = (@(?a-z)+ \";\") #recover(skip=(?^;)* \";\")\n",
+      "RECOVER|SKIPEND",
+      INPUTS("", "ab;", "ab;cd;", "ab;1;cd;", "1;", ";", "ab", "ab;;", "ab;1", "x;y;z;") },
+    { "#recover in a choice, a lookahead and a repetition, with #error",
+      "def main = (st / -\"!\")* $$\n"
+      "def st = (&\"k\" \"k\" v #error(message=\"a value\") \".\") #recover(skip=(?^.!)+ \".\")\n"
+      "def v = (?0-9)+ / \"(\" v \")\"\n",
+      "RECOVER",
+      INPUTS("", "k1.", "k1.!k2.", "kx.", "k(1).", "k(1.", "x.", "!!", "k1!", "k.", "kk1.", "k1.x.k2.") },
+    { "#recover before an alternative that matches where it recovers: the fast program gives up, not fails",
+      "def main = (x / \"ab\")* $$\n"
+      "def x = (\"a\" \"c\") #recover(skip=\"a\")\n",
+      "RECOVER",
+      INPUTS("", "ac", "ab", "aca", "acab", "abac", "b", "a") },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -593,6 +637,7 @@ static void generate(const fast_case *c, size_t index, input_set *out)
 typedef struct {
     pego_status status;
     uint32_t    fast;     /* stats: the fast program gave the result */
+    size_t      recovered;   /* errors recovered by #recover */
     char       *text;     /* the S-expression and node count, or the error and its details */
     char       *json;     /* the JSON form, which also shows every node's range; "" on failure */
 } outcome;
@@ -613,6 +658,7 @@ static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pe
     outcome out;
     out.status = pego_parse(p, (const char *)in, len, o, &r);
     out.fast = pego_result_stats(r)->fast_program;
+    out.recovered = pego_result_recovered_count(r);
     if (out.status == PEGO_OK) {
         char *sexpr = pego_result_print(r, PEGO_PRINT_SEXPR), *json = pego_result_print(r, PEGO_PRINT_JSON);
         char count[64];
@@ -771,8 +817,11 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     else if (strcmp(fast.text, ref.text) != 0 || strcmp(fast.json, ref.json) != 0) why = "result";
     else if (ref.fast) why = "the reference parse reports the fast program";
     /* a match must come from the fast program itself: falling back to the
-     * reference program would hide the fast program's mistakes */
-    else if (fast.status == PEGO_OK && !fast.fast && !at_limit) why = "a match not answered by the fast program";
+     * reference program would hide the fast program's mistakes; only a match
+     * with errors recovered by #recover is the reference program's */
+    else if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered)
+        why = "a match not answered by the fast program";
+    else if (fast.fast && fast.recovered) why = "recovered errors answered by the fast program";
     /* anything else is decided by the reference program */
     else if (fast.status != PEGO_OK && fast.fast) why = "a failure answered by the fast program";
     char counts[512];
@@ -858,7 +907,7 @@ static void test_compile(void)
         char *code = fast_sections(g);
         CU_ASSERT_PTR_NOT_NULL(code);
         if (!code) { pego_grammar_free(g); continue; }
-        /* without Pratt expressions and #recover, every grammar has a fast program */
+        /* without predicates, every grammar has a fast program */
         CU_ASSERT(code[0] != 0);
         if (!code[0]) fprintf(stderr, "\n  %s: no fast program", c->what);
         char want[128];
@@ -1133,8 +1182,40 @@ static void gen_choice(grammar_gen *g, int depth, int nocap)
     }
 }
 
+/* A Pratt expression over the grammar's rules: random operands and
+ * operators of every kind, on up to three levels, sometimes with a skip. */
+static void gen_pratt(grammar_gen *g)
+{
+    static const char *const kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };
+    static const char *const ops[] = { "\"a\"", "\"b\"", "\"ab\"", "\"c\"", "(?b-c)" };
+    gen_add(g, "pratt {");
+    if (below(&g->rng, 3) == 0) gen_add(g, " skip \" \"*");
+    size_t operands = 1 + below(&g->rng, 2);
+    for (size_t i = 0; i < operands; i++) {
+        gen_add(g, " operand ");
+        gen_prefixed(g, 1, 1);
+    }
+    size_t levels = below(&g->rng, 4);
+    for (size_t l = 0; l < levels; l++) {
+        gen_add(g, " level {");
+        size_t n = 1 + below(&g->rng, 2);
+        for (size_t k = 0; k < n; k++) {
+            gen_add(g, " ");
+            gen_add(g, kinds[below(&g->rng, sizeof kinds / sizeof kinds[0])]);
+            gen_add(g, " ");
+            gen_add(g, ops[below(&g->rng, sizeof ops / sizeof ops[0])]);
+        }
+        gen_add(g, " }");
+    }
+    gen_add(g, " }");
+}
+
+/* Rules are choices; one in six is a Pratt expression, and one choice in
+ * five is attributed with #recover (a skip of a class or a literal, without
+ * captures). */
 static void random_grammar(grammar_gen *g, uint64_t seed)
 {
+    static const char *const skips[] = { "(?a-b)+", "(?^a)", "\"c\"", "(?^\\u{e9})* \"b\"", "." };
     g->len = 0;
     g->text[0] = 0;
     g->rng = seed;
@@ -1143,7 +1224,17 @@ static void random_grammar(grammar_gen *g, uint64_t seed)
         char head[32];
         snprintf(head, sizeof head, "def r%d = ", r);
         gen_add(g, head);
-        gen_choice(g, 0, 0);
+        if (r && below(&g->rng, 6) == 0) {
+            gen_pratt(g);
+        } else if (below(&g->rng, 5) == 0) {
+            gen_add(g, "(");
+            gen_choice(g, 0, 0);
+            gen_add(g, ") #recover(skip=");
+            gen_add(g, skips[below(&g->rng, sizeof skips / sizeof skips[0])]);
+            gen_add(g, ")");
+        } else {
+            gen_choice(g, 0, 0);
+        }
         gen_add(g, "\n");
     }
     gen_add(g, "def main = r0\n");
@@ -1156,12 +1247,14 @@ static void test_random_grammars(void)
     };
     static grammar_gen gen;
     tally t = { 0 };
-    int compiled = 0;
+    int compiled = 0, pratt = 0, recover = 0;
     for (int i = 0; i < RANDOM_GRAMMARS; i++) {
         random_grammar(&gen, 0x6a09e667f3bcc908ull + 1000003ull * (uint64_t)i);
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
         compiled++;
+        pratt += strstr(gen.text, "pratt {") != NULL;
+        recover += strstr(gen.text, "#recover") != NULL;
         fast_case c = { "random grammar", gen.text, "", NULL };
         pego_parser *p = pego_parser_new(g);
         unsigned long before = t.differences;
@@ -1181,14 +1274,16 @@ static void test_random_grammars(void)
         pego_parser_free(p);
         pego_grammar_free(g);
     }
-    fprintf(stderr, "\n  random grammars: %d compiled, %lu comparisons (%lu matched, %lu counted), %lu differences ",
-            compiled, t.comparisons, t.matched, t.counted, t.differences);
+    fprintf(stderr, "\n  random grammars: %d compiled (%d with Pratt expressions, %d with #recover), "
+            "%lu comparisons (%lu matched, %lu counted), %lu differences ",
+            compiled, pratt, recover, t.comparisons, t.matched, t.counted, t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
     totals.counted += t.counted;
     /* most random grammars compile, and their inputs match often enough */
     CU_ASSERT(compiled > RANDOM_GRAMMARS / 2);
+    CU_ASSERT(pratt >= RANDOM_GRAMMARS / 20 && recover >= RANDOM_GRAMMARS / 20);
     CU_ASSERT(t.matched > t.comparisons / 20);
     CU_ASSERT_EQUAL(t.differences, 0);
 }
@@ -1200,7 +1295,7 @@ static const fast_case fixture_case = { "fixture", "(a fixture grammar)", "", NU
 static int fixture_counts(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
 {
     tally *t = ctx;
-    if (!g->has_fast) return 0;         /* Pratt expressions, #recover: profiled on the reference program */
+    if (!g->has_fast) return 0;         /* predicates: profiled on the reference program */
     pego_parser *p = pego_parser_new(g);
     unsigned long before = t->differences;
     for (int rec = 0; rec < 2; rec++) {

@@ -18,6 +18,7 @@
 extern int vm_fault_skip_traced_merge;
 extern int vm_fault_memoize_traced;
 extern int vm_fault_fast_span;
+extern int vm_fault_fast_pratt;
 
 /* ---- a sink that writes events as compact text ---- */
 typedef struct {
@@ -236,6 +237,7 @@ static int check_event(const pego_trace_event *ev, void *ud)
 typedef struct {
     char      *out;
     int        ok;
+    size_t     recovered;   /* errors recovered by #recover */
     pego_stats stats;
 } outcome;
 
@@ -248,6 +250,7 @@ static outcome run(pego_parser *p, const char *in, size_t len, const pego_option
     if (st == PEGO_OK) res.out = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
     else res.out = strdup(pego_result_error(r));
     res.stats = *pego_result_stats(r);
+    res.recovered = pego_result_recovered_count(r);
     return res;
 }
 
@@ -268,9 +271,10 @@ static int compare_traced(const pego_grammar *g, const char *in, size_t len, con
                  * one); a: the reference program unobserved; b: traced */
                 outcome fast = run(plain, in, len, &o), a = run(plain, in, len, &ref), b = run(traced, in, len, &o);
                 /* the fast program must give the result itself whenever the input
-                 * matches: a fallback to the reference program would hide its bugs */
+                 * matches without errors recovered by #recover: a fallback to
+                 * the reference program would hide its bugs */
                 int fast_bad = strcmp(fast.out, b.out) != 0 ||
-                               (g->has_fast && a.ok && !fast.stats.fast_program);
+                               (g->has_fast && a.ok && !a.recovered && !fast.stats.fast_program);
                 /* and its statistics are the reference program's, as a traced parse counts them */
                 fast.stats.fast_program = 0;
                 fast_bad |= memcmp(&fast.stats, &b.stats, sizeof b.stats) != 0;
@@ -319,31 +323,34 @@ static void test_equivalence(void)
     CU_ASSERT(inputs >= 10);
 }
 
-static void test_mutation_skip_merge(void)
+/* With one fault injected, the harness must report differences. */
+static void expect_caught(int *fault, const char *what)
 {
     int inputs;
-    fprintf(stderr, "\n  (differences below are expected: traced calls do not merge their expectations)");
-    vm_fault_skip_traced_merge = 1;
+    fprintf(stderr, "\n  (differences below are expected: %s)", what);
+    *fault = 1;
     CU_ASSERT(harness(&inputs) > 0);
-    vm_fault_skip_traced_merge = 0;
+    *fault = 0;
+}
+
+static void test_mutation_skip_merge(void)
+{
+    expect_caught(&vm_fault_skip_traced_merge, "traced calls do not merge their expectations");
 }
 
 static void test_mutation_fast_span(void)
 {
-    int inputs;
-    fprintf(stderr, "\n  (differences below are expected: the fast program's byte spans stop short)");
-    vm_fault_fast_span = 1;
-    CU_ASSERT(harness(&inputs) > 0);
-    vm_fault_fast_span = 0;
+    expect_caught(&vm_fault_fast_span, "the fast program's byte spans stop short");
+}
+
+static void test_mutation_fast_pratt(void)
+{
+    expect_caught(&vm_fault_fast_pratt, "the fast program's infix right operators associate left");
 }
 
 static void test_mutation_memoize(void)
 {
-    int inputs;
-    fprintf(stderr, "\n  (differences below are expected: traced calls are always memoized)");
-    vm_fault_memoize_traced = 1;
-    CU_ASSERT(harness(&inputs) > 0);
-    vm_fault_memoize_traced = 0;
+    expect_caught(&vm_fault_memoize_traced, "traced calls are always memoized");
 }
 
 int main(void)
@@ -359,6 +366,7 @@ int main(void)
     CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
     CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
     CU_add_test(s, "harness catches a fast program that differs", test_mutation_fast_span);
+    CU_add_test(s, "harness catches a fast Pratt machine that differs", test_mutation_fast_pratt);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -663,28 +663,41 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip = code + ip->a;
             NEXT;
 
-        /* ---- the reference program's cold instructions ---- */
+        /* ---- cold instructions: #error and #recover, Pratt expressions,
+         * predicates. The fast program runs #recover's skip where its
+         * expression fails, and when the skip matches, a recovery: it gives
+         * the parse up to the reference program, which recovers. ---- */
         CASE(LABEL):
             if (!REFERENCE) break;
             CALL_OUT(vm_recover_open(p, &r, E_LABEL));
         CASE(RECOVER):
-            if (!REFERENCE) break;
+            if (!REFERENCE) {
+                PUSH_ENTRY(E_RECOVER);
+                e->u.window.target = (uint32_t)ip->a;
+                ip++;
+                NEXT;
+            }
             CALL_OUT(vm_recover_open(p, &r, E_RECOVER));
         CASE(LABELEND):
         CASE(RECOVEREND):
-            if (!REFERENCE) break;
+            if (!REFERENCE) {
+                esn--;
+                ip = code + ip->a;
+                NEXT;
+            }
             CALL_OUT(vm_recover_close(p, &r));
         CASE(SKIPEND):
-            if (!REFERENCE) break;
+            if (!REFERENCE) {
+                if (pos == es[esn - 1].pos) goto fail;   /* an empty skip is no recovery */
+                FLUSH_CALLS();
+                return SYNTAX_ERROR();                    /* given up */
+            }
             CALL_OUT(vm_recover_skip_end(p, &r));
         CASE(PSTART):
-            if (!REFERENCE) break;
             CALL_OUT(vm_pratt_start(p, &r));
         CASE(PRATT):
-            if (!REFERENCE) break;
             CALL_OUT(vm_pratt_run(p, &r));
         CASE(SUBRET):
-            if (!REFERENCE) break;
             CALL_OUT(vm_pratt_line_matched(p, &r));
         CASE(PRED):
             if (!REFERENCE) break;
@@ -737,10 +750,17 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             case E_LABEL:
             case E_RECOVER:
             case E_SKIP:
-                if (!REFERENCE) goto corrupt;
+                if (!REFERENCE) {
+                    if (e->kind == E_SKIP) continue;     /* the skip failed: no recovery */
+                    if (e->kind != E_RECOVER) goto corrupt;
+                    RESTORE_ENTRY(e);                    /* the skip, from where the expression began */
+                    e->kind = E_SKIP;
+                    esn++;
+                    ip = code + e->u.window.target;
+                    break;
+                }
                 CALL_OUT(vm_recover_failed(p, &r, e));
             case E_SUB:
-                if (!REFERENCE) goto corrupt;
                 CALL_OUT(vm_pratt_line_failed(p, &r, e));
             case E_BOTTOM:
                 FLUSH_CALLS();

@@ -3,8 +3,8 @@
  * needs one of the expression's lines matched: it pushes a line entry (E_SUB)
  * and the loop runs the line; SUBRET, or a failure reaching the entry, brings
  * the outcome back here and the loop runs PRATT again. Each parse(min) is a
- * frame on the parser's Pratt stack and counts one level of nesting. Only the
- * reference program has Pratt expressions. */
+ * frame on the parser's Pratt stack and counts one level of nesting. Each
+ * program has its own lines (grammar.pratts); the machine is the same. */
 #include "vm.h"
 #include "action.h"
 
@@ -72,15 +72,17 @@ static vm_step apply_operator(pego_parser *p, const vm_regs *r, const cc_pratt *
 
 vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
 {
-    /* The outer parse of a Pratt rule, at the level of the call (the rule's call
-     * entry is on top). */
+    /* The outer parse of a Pratt rule, valued or not (b), at the level of the
+     * call: the level operand of the call instruction that made the rule's
+     * frame, which is on top (calls of Pratt rules are never tail calls; the
+     * start rule is called from address 0 at no level). */
     const vm_entry *e = &p->es[r->esn - 1];
-    uint32_t variant = e->kind == E_GCALL ? p->gf[e->u.gcall.frame].variant : e->u.call.variant;
+    uint32_t ret = e->kind == E_GCALL ? e->u.gcall.ret : e->u.call.ret;
+    uint32_t level = ret ? (uint32_t)p->g->code[ret - 1].c : 0;
     if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
         return VM_OOM;
     p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)r->ip->a, .state = PS_HEAD, .outer = 1,
-                                   .valued = variant < (uint32_t)p->g->nrules,
-                                   .min = e->level ? e->level - 1u : 0 };
+                                   .valued = r->ip->b != 0, .min = level ? level - 1u : 0 };
     if (++r->depth > p->max_depth) return VM_TOO_DEEP;
     r->ip++;
     return VM_NEXT;
@@ -248,7 +250,8 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
                 continue;
             }
             f->state = PS_TAIL_RHS;
-            if ((pushed = push_parse(p, r, &f, (uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT))) < 0)
+            if ((pushed = push_parse(p, r, &f, (uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT &&
+                                                                     !FAULT_RIGHT_AS_LEFT(p)))) < 0)
                 goto push_failed;
             continue;
         }

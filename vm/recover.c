@@ -3,7 +3,8 @@
  * recorded by its message at the farthest position reached inside it; #recover
  * holds the failure, restores the state and runs its skip, and when the skip
  * matches, the held failure becomes a recovered error (and an Error node).
- * Only the reference program has them. */
+ * Only the reference program runs them: the fast program gives a failure of
+ * a #recover expression up to it (vm/loop.h). */
 #include "vm.h"
 
 #include <string.h>

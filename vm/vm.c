@@ -15,6 +15,7 @@
 int vm_fault_skip_traced_merge;
 int vm_fault_memoize_traced;
 int vm_fault_fast_span;
+int vm_fault_fast_pratt;
 #endif
 
 /* Whether code point ch is in class c. */

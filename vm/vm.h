@@ -48,9 +48,12 @@ typedef struct { uint32_t variant, entry, level, ret, tail; } vm_call;
 extern int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its expectations */
 extern int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
 extern int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
+extern int vm_fault_fast_pratt;          /* the fast program's right-associative operators associate left */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
+#define FAULT_RIGHT_AS_LEFT(p) (vm_fault_fast_pratt && (p)->fast)
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
+#define FAULT_RIGHT_AS_LEFT(p) 0
 #endif
 
 /* The characters in s[from, to), as a class's iterations step over them. */
