@@ -187,6 +187,9 @@ void pego_grammar_free(pego_grammar *g)
         rt_free(g->pratts[i].operands);
         rt_free(g->pratts[i].vf_operands);
         rt_free(g->pratts[i].operand_actions);
+        rt_free(g->pratts[i].operand_may);
+        rt_free(g->pratts[i].prefix_may);
+        rt_free(g->pratts[i].tail_may);
         rt_free(g->pratts[i].prefix);
         rt_free(g->pratts[i].tail);
     }

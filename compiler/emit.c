@@ -1314,6 +1314,33 @@ static void emit_pratt_rule(emitter *m, int r, int valued)
     ins(m, body, OP_RET, 0, 0, 0);
 }
 
+static int has_cut(const ast_expr *e)
+{
+    if (e->kind == AST_CUT) return 1;
+    for (int i = 0; i < e->nkids; i++)
+        if (has_cut(e->kids[i])) return 1;
+    return 0;
+}
+
+/* Notes in may (257 masks, per next byte and the end of the input) that line
+ * k, expression e, may match where it begins: at the bytes that can begin it,
+ * everywhere when it can match empty or has a cut. */
+static void note_line_first(emitter *m, uint64_t *may, int k, const ast_expr *e)
+{
+    cc_first f;
+    first_of(m, e, &f);
+    int any = f.nullable || has_cut(e);
+    for (int b = 0; b < 257; b++)
+        if (any || (b < 256 && ((f.bits[b >> 5] >> (b & 31)) & 1))) may[b] |= 1ull << k;
+}
+
+/* The fast program's table of kind of lines (cc_pratt.operand_may, ...) for
+ * n lines, or NULL. */
+static uint64_t *line_table(const emitter *m, int n)
+{
+    return m->fast && !m->profiled && n <= 64 ? table_new(257, sizeof(uint64_t)) : NULL;
+}
+
 /* The tables and lines of the Pratt expression that is rule r's body, in the
  * program being emitted. The actions are compiled once, for the reference
  * program, and shared. */
@@ -1325,18 +1352,24 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     p->rule = r;
     m->rule = r;
     m->valued = 1;
+    p->skip_span = -1;
     if (pr->skip) {
         p->has_skip = 1;
         m->valued = 0;
         p->skip = emit_line(m, pr->skip, 0, -1, -1);
         m->valued = 1;
+        const vm_ins *c = &g->code[p->skip];
+        if (m->fast && !m->profiled && c[0].op == OP_BSPAN && c[1].op == OP_SUBRET) p->skip_span = c[0].a;
     }
     p->noperands = pr->noperands;
     p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->vf_operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->operand_actions = table_new((size_t)pr->noperands + 1, sizeof(int));
+    p->fast = m->fast && !m->profiled;
+    p->operand_may = line_table(m, pr->noperands);
     for (int i = 0; i < pr->noperands; i++) {
         const ast_pratt_operand *o = &pr->operands[i];
+        if (p->operand_may) note_line_first(m, p->operand_may, i, o->expr);
         p->operand_actions[i] = ref ? ref->operand_actions[i]
                               : o->action ? cc_action_compile(g, m->ast, &m->tm, r, o->expr, o->action, 0) : -1;
         m->valued = 1;
@@ -1348,6 +1381,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;
     p->prefix = table_new((size_t)total + 1, sizeof(cc_pratt_op));
     p->tail = table_new((size_t)total + 1, sizeof(cc_pratt_op));
+    p->prefix_may = line_table(m, total);
+    p->tail_may = line_table(m, total);
     int number = 0;
     for (int l = 0; l < pr->nlevels; l++) {
         for (int o = 0; o < pr->levels[l].nops; o++) {
@@ -1357,6 +1392,8 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
             c->kind = (uint8_t)op->kind;
             c->level = l + 1;
             c->number = number++;
+            uint64_t *may = prefix ? p->prefix_may : p->tail_may;
+            if (may) note_line_first(m, may, (int)(c - (prefix ? p->prefix : p->tail)), op->expr);
             c->action = ref ? (prefix ? ref->prefix : ref->tail)[c - (prefix ? p->prefix : p->tail)].action
                       : op->action ? cc_action_compile(g, m->ast, &m->tm, r, op->expr, op->action, 1) : -1;
             m->valued = 1;

@@ -88,6 +88,46 @@ vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
     return VM_NEXT;
 }
 
+/* The first line from k on, of those whose table may (cc_pratt.tail_may,
+ * ...) says may match at pos, or n: the fast program leaves out the lines
+ * that would fail there without passing a cut. */
+static int next_line(const pego_parser *p, const uint64_t *may, int k, int n, uint32_t pos)
+{
+    if (!may || k >= n) return k;
+    uint64_t left = may[pos < p->in.len ? (unsigned char)p->in.input[pos] : 256] & (~0ull << k);
+    if (!left) return n;
+#if defined(__GNUC__)
+    return __builtin_ctzll(left);
+#else
+    while (!((left >> k) & 1)) k++;
+    return k;
+#endif
+}
+
+/* The skip runs as a line, silently, except in the fast program when it is
+ * one byte span, which the machine scans itself (cc_pratt.skip_span). */
+static int skip_is_line(const cc_pratt *pr) { return pr->has_skip && pr->skip_span < 0; }
+
+static void skip_span(const pego_parser *p, vm_regs *r, const cc_pratt *pr)
+{
+    const uint8_t *set = p->g->bytesets[pr->skip_span].in;
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    while (r->pos < p->in.len && set[s[r->pos]]) r->pos++;
+}
+
+/* The chosen operator's line runs again, valued, to make its value. A
+ * value-free line the fast program does not run again: it would end where
+ * it ended, with the same cut, and its calls change only the memo table. */
+static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
+{
+    if (!pr->fast) return 0;
+    r->pos = f->best_end;
+    f->out_ok = 1;
+    f->out_cut = f->best_cut;
+    f->out_value = VAL_NIL;
+    return 1;
+}
+
 /* Runs line (an address) of the Pratt expression under a line entry; the loop
  * comes back to the PRATT instruction at r->ip when it is over. */
 static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
@@ -109,10 +149,11 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
         switch ((pratt_state)f->state) {
         case PS_HEAD:
             f->state = PS_HEAD_SKIPPED;
-            if (pr->has_skip) { p->silent++; return run_line(p, r, pr->skip); }
+            if (skip_is_line(pr)) { p->silent++; return run_line(p, r, pr->skip); }
+            if (pr->has_skip) skip_span(p, r, pr);
             continue;
         case PS_HEAD_SKIPPED:
-            if (pr->has_skip) p->silent--;
+            if (skip_is_line(pr)) p->silent--;
             f->m = mark(p, r);
             f->idx = 0;
             f->best = -1;
@@ -120,6 +161,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->state = PS_PREFIX_TRY;
             continue;
         case PS_PREFIX_TRY:
+            f->idx = next_line(p, pr->prefix_may, f->idx, pr->nprefix, f->m.pos);
             if (f->idx < pr->nprefix) {
                 restore(p, r, f->m);
                 f->state = PS_PREFIX_TRIED;
@@ -128,6 +170,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (f->best >= 0) {
                 restore(p, r, f->m);
                 f->state = PS_PREFIX_RERUN;
+                if (!f->valued && skip_rerun(pr, r, f)) continue;
                 return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
             }
             if (f->cut_failed) { finished = -1; break; }
@@ -138,6 +181,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (f->out_ok && r->pos > f->m.pos && (f->best < 0 || r->pos > f->best_end)) {
                 f->best = f->idx;
                 f->best_end = r->pos;
+                f->best_cut = f->out_cut;
             }
             if (!f->out_ok && f->out_cut) f->cut_failed = 1;
             restore(p, r, f->m);
@@ -169,6 +213,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->state = PS_OPERAND;
             continue;
         case PS_OPERAND:
+            f->idx = next_line(p, pr->operand_may, f->idx, pr->noperands, f->m.pos);
             if (f->idx >= pr->noperands) { finished = -1; break; }
             restore(p, r, f->m);
             f->state = PS_OPERAND_TRIED;
@@ -188,10 +233,11 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
         case PS_LOOP:
             f->m = mark(p, r);
             f->state = PS_LOOP_SKIPPED;
-            if (pr->has_skip) { p->silent++; return run_line(p, r, pr->skip); }
+            if (skip_is_line(pr)) { p->silent++; return run_line(p, r, pr->skip); }
+            if (pr->has_skip) skip_span(p, r, pr);
             continue;
         case PS_LOOP_SKIPPED:
-            if (pr->has_skip) p->silent--;
+            if (skip_is_line(pr)) p->silent--;
             f->m2 = mark(p, r);
             f->idx = 0;
             f->best = -1;
@@ -199,6 +245,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->state = PS_TAIL_TRY;
             continue;
         case PS_TAIL_TRY: {
+            f->idx = next_line(p, pr->tail_may, f->idx, pr->ntail, f->m2.pos);
             if (f->idx < pr->ntail) {
                 restore(p, r, f->m2);
                 f->state = PS_TAIL_TRIED;
@@ -218,6 +265,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             }
             restore(p, r, f->m2);
             f->state = PS_TAIL_RERUN;
+            if (!f->valued && skip_rerun(pr, r, f)) continue;
             return run_line(p, r, f->valued ? op->code : op->vf_code);
         }
         case PS_TAIL_TRIED: {
@@ -226,6 +274,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (matched && (f->best < 0 || r->pos > f->best_end)) {
                 f->best = f->idx;
                 f->best_end = r->pos;
+                f->best_cut = f->out_cut;
             }
             if (!f->out_ok && f->out_cut) f->cut_failed = 1;
             restore(p, r, f->m2);

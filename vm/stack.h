@@ -111,7 +111,7 @@ typedef struct {
     uint16_t pratt;
     uint8_t  state;
     uint8_t  outer;        /* the rule's own parse, not an operand parse */
-    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, pad[3];
+    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, best_cut, pad[2];
     uint32_t min, last_none;
     uint32_t lhs, lhs_start;
     vm_mark  m, m2;        /* before and after the skip */
