@@ -271,8 +271,12 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         }
         if (pass == 1 || pass == 2) {
             status = vm_decide(p, (uint32_t)CC_VF(g, rule), bound, pass == 1, &decided);
-            if (decided) decided = pass;
-            else status = PEGO_SYNTAX_ERROR;   /* not decided: on to the next pass */
+            if (decided) {
+                decided = pass;
+                continue;
+            }
+            if (status != PEGO_SYNTAX_ERROR) bound = 0;   /* ended otherwise: no second run */
+            status = PEGO_SYNTAX_ERROR;                   /* not decided: on to the next pass */
             continue;
         }
         status = vm_run(p, variant);
