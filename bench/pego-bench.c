@@ -17,7 +17,7 @@
  * profile-accuracy benchmark compares the times of inputs with one another).
  *
  * mbps is 10^6 input bytes per second at the median time. Exit status: 0 when every
- * parse matched, 1 when the input was rejected (the syntax error goes to standard
+ * parse matched (with --reject: was rejected), 1 when the input was rejected (accepted) (the syntax error goes to standard
  * error), 2 on a usage, grammar or I/O error, or any other failure.
  *
  * Options:
@@ -32,6 +32,8 @@
  *   --start RULE           start rule (default main)
  *   --reference            run the reference program (pego_options.reference), not the
  *                          fast program an unobserved parse runs
+ *   --reject               every parse must end in a syntax error instead (the cost of
+ *                          an error: the inputs are corrupted copies)
  *   --trace-noop           attach a trace sink that does nothing (only in a driver built
  *                          with -DPEGO_BENCH_TRACE, against a library with tracing)
  *   --cpu-time             time with the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID),
@@ -55,7 +57,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
-            "       [--memo default|all|none] [--start RULE] [--reference] [--trace-noop] [--cpu-time]\n"
+            "       [--memo default|all|none] [--start RULE] [--reference] [--reject] [--trace-noop] [--cpu-time]\n"
             "       GRAMMAR INPUT...\n",
             progname);
     exit(2);
@@ -138,10 +140,20 @@ static int trace_noop(const pego_trace_event *ev, void *userdata)
 }
 #endif
 
-/* Checks one parse: 0 when it matched (and built a tree in tree mode), else prints the
- * reason and returns the exit status. */
+static int reject;    /* --reject: parses must end in a syntax error */
+
+/* Checks one parse: 0 when it matched (and built a tree in tree mode), or with
+ * --reject when it ended in a syntax error; else prints the reason and returns the
+ * exit status. */
 static int check_result(pego_status st, const pego_result *res, int recognize, const char *input_name)
 {
+    if (reject) {
+        if (st == PEGO_SYNTAX_ERROR)
+            return 0;
+        fprintf(stderr, "%s: %s: %s\n", progname, input_name,
+                st == PEGO_OK ? "accepted, with --reject" : "parse failed, with --reject");
+        return st == PEGO_OK ? 1 : 2;
+    }
     if (st == PEGO_SYNTAX_ERROR) {
         fprintf(stderr, "%s: %s: rejected: %s\n", progname, input_name, pego_result_error(res));
         return 1;
@@ -188,6 +200,8 @@ int main(int argc, char **argv)
             trace = 1;
         else if (strcmp(a, "--reference") == 0)
             reference = 1;
+        else if (strcmp(a, "--reject") == 0)
+            reject = 1;
         else if (strcmp(a, "--cpu-time") == 0)
             timing_clock = CLOCK_THREAD_CPUTIME_ID;
         else

@@ -114,10 +114,10 @@ size_ok() { [ -n "$1" ] && [ "$(stat -c %s "$1")" -ge 10000 ] && [ "$(stat -c %s
 for spec in "json json json recognize" "json-typed json json tree" "csv csv csv recognize" "arith arith txt recognize"; do
     read -r g kind ext mode <<<"$spec"
     grammar=$srcdir/fixtures/$( [ "$g" = arith ] && echo arith_lr || echo "$g" ).pego
-    input=$(ls "$out"/inputs/"$kind"-*."$ext" 2>/dev/null | grep -v -e '\.stray\.' -e '\.trunc\.' | sed -n 1p || true)
+    input=$(ls "$out"/inputs/"$kind"-*."$ext" 2>/dev/null | grep -v -e '\.stray\.' -e '\.trunc\.' -e '\.err90\.' | sed -n 1p || true)
     check "the $g input exists and is about 10 kB" size_ok "$input"
     check "pego accepts the $g input" accepts "$grammar" "${input:-/nonexistent}"
-    for bad in "$out"/inputs/"$kind"-*.stray."$ext" "$out"/inputs/"$kind"-*.trunc."$ext"; do
+    for bad in "$out"/inputs/"$kind"-*.stray."$ext" "$out"/inputs/"$kind"-*.trunc."$ext" "$out"/inputs/"$kind"-*.err90."$ext"; do
         [ -e "$bad" ] || continue
         check "pego $g rejects $(basename "$bad") ($mode)" rejects "$grammar" "$bad" "$mode"
     done

@@ -114,17 +114,36 @@ static void count_line_col(rt_input *in, uint32_t byte, int *line, int *col)
     *col = (int)(rt_input_unit(in, byte) - rt_input_unit(in, start)) + 1;
 }
 
+/* rt_input_unit(in, byte) - rt_input_unit(in, from) for from a character's
+ * start and byte <= len, counted from from without the tables (a syntax
+ * error's column needs only its line's). */
+static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
+{
+    if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte - from;
+    if (in->unit_base) return rt_input_unit_at(in, byte) - rt_input_unit_at(in, from);
+    const unsigned char *s = (const unsigned char *)in->input;
+    uint64_t k = 0;
+    while (from < byte) {
+        uint32_t width = 1, cp;
+        if (s[from] >= 0x80) width = (uint32_t)rt_unicode_decode(s + from, in->len - from, &cp);
+        if (from + width > byte) break;          /* byte continues this character */
+        from += width;
+        k++;
+    }
+    return k;
+}
+
 void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
 {
     if (!in->line_starts) {
+        const char *s = in->input, *end = s + in->len, *c;
         uint32_t n = 1;
-        for (uint32_t i = 0; i < in->len; i++) n += in->input[i] == '\n';
+        for (c = s; (c = memchr(c, '\n', (size_t)(end - c))); c++) n++;
         in->line_starts = rt_malloc((size_t)n * sizeof(uint32_t));
         if (!in->line_starts) { count_line_col(in, byte, line, col); return; }
         in->line_starts[0] = 0;
         in->nlines = 1;
-        for (uint32_t i = 0; i < in->len; i++)
-            if (in->input[i] == '\n') in->line_starts[in->nlines++] = i + 1;
+        for (c = s; (c = memchr(c, '\n', (size_t)(end - c))); c++) in->line_starts[in->nlines++] = (uint32_t)(c - s) + 1;
     }
     uint32_t lo = 0, hi = in->nlines;          /* last line start <= byte */
     while (hi - lo > 1) {
@@ -132,5 +151,6 @@ void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
         if (in->line_starts[mid] <= byte) lo = mid; else hi = mid;
     }
     *line = (int)lo + 1;
-    *col = (int)(rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
+    *col = (int)(byte <= in->len ? units_between(in, in->line_starts[lo], byte)
+                                 : rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
 }

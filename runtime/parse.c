@@ -75,6 +75,7 @@ void pego_parser_free(pego_parser *p)
     rt_free(p->rule_counts);
     rt_sampler_free(&p->samples);
     rt_free(p->pf);
+    pego_parser_free(p->prober);
     rt_free(p->rec);
     rt_free(p->held);
     rt_buf_free(&p->strings);
@@ -224,17 +225,34 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * so that it never succeeds where the reference program would stop at the
      * limit.
      * Whatever else it ends with (a syntax error, the limit, no memory) is
-     * decided by the reference program, which also writes the error message. */
+     * decided by the reference program, which also writes the error message:
+     * a syntax error, by the deciding run when it can (below). */
     int fast = fast_ok && !p->observing;
     /* Counting runs the profiled program instead, with the default memo policy
      * (the one it counts the reference program's calls for). */
     int count = fast && (sampled_fast || opt->count_stats) && opt->memo == PEGO_MEMO_DEFAULT;
+    /* A syntax error of the fast program is decided by the deciding run
+     * (vm/decide.c), unless the parse counts: the reference program, value-free,
+     * with probes of the fast program standing for the calls that cannot change
+     * the error. When its result is not exact, it runs again with a lower bound,
+     * and then the reference program decides. */
+    int decide = fast && !count && !sampled_fast;
     p->counted = 0;
-    int status = PEGO_SYNTAX_ERROR;
+    int status = PEGO_SYNTAX_ERROR, decided = 0;
+    uint32_t bound = 0;
     if (count && prepare_counts(p) < 0) status = out_of_memory(p);
-    for (int pass = fast ? 0 : 1; pass < 2 && status != PEGO_OK && status != PEGO_ENOMEM; pass++) {
+    /* pass 0: the fast program; 1 and 2: the deciding run; 3: the reference program */
+    for (int pass = fast ? 0 : 3; pass < 4 && !decided && status != PEGO_OK && status != PEGO_ENOMEM; pass++) {
+        if (pass == 1) {
+            /* a parse the fast program gave up recovers: the reference program's */
+            if (!decide || status != PEGO_SYNTAX_ERROR || p->gave_up) continue;
+            bound = __atomic_load_n(&p->progress, __ATOMIC_RELAXED);
+        } else if (pass == 2) {
+            if (!decide || status != PEGO_SYNTAX_ERROR || p->exp.far >= bound) continue;
+            bound = p->exp.far;
+        }
         if (pass) rt_parse_clear_result(p);
-        if (pass && sampled_fast) {           /* not matched: counted on the reference program */
+        if (pass == 3 && sampled_fast) {      /* not matched: counted on the reference program */
             p->observing = 1;
             p->noplain = 1;
         }
@@ -252,6 +270,16 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             status = out_of_memory(p);
             break;
         }
+        if (pass == 1 || pass == 2) {
+            status = vm_decide(p, (uint32_t)CC_VF(g, rule), bound, pass == 1, &decided);
+            if (decided) {
+                decided = pass;
+                continue;
+            }
+            if (status != PEGO_SYNTAX_ERROR) bound = 0;   /* ended otherwise: no second run */
+            status = PEGO_SYNTAX_ERROR;                   /* not decided: on to the next pass */
+            continue;
+        }
         status = vm_run(p, variant);
         p->counted = p->counting && status == PEGO_OK;
         p->counting = 0;
@@ -261,6 +289,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->res.status = PEGO_ENOMEM;
         status = rt_parse_abort(p, "out of memory");
     }
+    p->decided = decided;
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
@@ -274,12 +303,14 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->res.status = PEGO_OK;
         p->res.has_value = !opt->recognize;
         p->res.nrecovered = p->nrec;
-        if (p->res.stats.fast_program && !p->counted) {
-            p->res.stats_pending = 1;
-            p->res.stats_opt = *opt;
-            p->res.stats_opt.reference = 1;
-            p->res.stats_opt.input_name = NULL;
-        }
+    }
+    /* statistics the run did not count: a match found by the fast program, or
+     * an error the deciding run decided */
+    if ((status == PEGO_OK && p->res.stats.fast_program && !p->counted) || (decided && status == PEGO_SYNTAX_ERROR)) {
+        p->res.stats_pending = 1;
+        p->res.stats_opt = *opt;
+        p->res.stats_opt.reference = 1;
+        p->res.stats_opt.input_name = NULL;
     }
     return p->res.status;
 }
@@ -287,9 +318,10 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
 pego_status pego_result_status(const pego_result *r) { return r->status; }
 
 /* The statistics describe the reference program, the grammar's calls as written,
- * whichever program found the match: the same counts with tracing or profiling
- * on and off. A match found by the fast program is parsed again, once, by the
- * reference program on a parser of its own (the result's tree stays intact). */
+ * whichever program found the match or decided the error: the same counts with
+ * tracing or profiling on and off. A match found by the fast program, or an
+ * error the deciding run decided, is parsed again, once, by the reference
+ * program on a parser of its own (the result's tree stays intact). */
 const pego_stats *pego_result_stats(const pego_result *r)
 {
     pego_result *m = (pego_result *)r;     /* a cache filled on first use; results are not shared */
@@ -299,9 +331,9 @@ const pego_stats *pego_result_stats(const pego_result *r)
         if (q) {
             const pego_result *qr;
             q->internal = 1;
-            if (pego_parse(q, m->parser->in.input, m->parser->in.len, &m->stats_opt, &qr) == PEGO_OK) {
+            if (pego_parse(q, m->parser->in.input, m->parser->in.len, &m->stats_opt, &qr) == m->status) {
                 m->stats = qr->stats;
-                m->stats.fast_program = 1;
+                m->stats.fast_program = m->status == PEGO_OK;
             }
             pego_parser_free(q);
         }

@@ -233,6 +233,16 @@ typedef struct {
     uint64_t  taken, lost, unplaced;
 } rt_samples;
 
+/* The state of a deciding run (vm/decide.c). */
+typedef struct {
+    uint32_t bound;       /* no probe stands for a call reaching this position */
+    uint32_t skipped;     /* 1 + the farthest reach of the probes that stood for calls
+                             outside lookaheads (0: none) */
+    uint64_t waste;       /* input bytes the probes that did not stand for calls ran over */
+    uint64_t budget;      /* past this much waste, calls are made */
+    int      probing;
+} rt_decider;
+
 struct pego_parser {
     const pego_grammar *g;
     /* stacks, reused across parses */
@@ -284,6 +294,8 @@ struct pego_parser {
     uint32_t   *env_slots; uint32_t nenv_slots;         /* hash index of the environments: id, 0 empty */
     /* counting with the profiled program (docs/architecture.md, The profiled program) */
     int         counting;       /* this run executes the profiled program */
+    int         gave_up;        /* the fast program's run gave the parse up to the reference
+                                   program: a #recover would recover an error (vm/loop.h) */
     int         counted;        /* the last parse's counts are complete (rt_parse_counts) */
     vm_count   *counts;         /* per rule variant (2 * nrules) */
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */
@@ -304,12 +316,23 @@ struct pego_parser {
     uint32_t          progress;
     int         sampled;        /* this parse is sampled: frames keep sample_top */
     rt_samples  samples;
+    /* deciding a syntax error (vm/decide.c): the parser the probes run on, and
+     * the probe's start, cap and end (on that parser) */
+    struct pego_parser *prober;
+    uint32_t    start_pos, probe_cap, probe_end;
+    rt_decider  decider;
+    int         decided;        /* the last parse's error was decided by the deciding run's
+                                   first (1) or second (2) run; 0: not by it */
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
+/* Runs the deciding run (vm/decide.c) for a parse the fast program did not
+ * match, with the given bound; fresh: the probes' memo table starts empty.
+ * *exact says whether its result is the reference program's. */
+int  vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact);
 /* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
  * below the innermost of them. */
-enum { VM_NLOOPS = 7 };
+enum { VM_NLOOPS = 9 };
 extern int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant);
 
 /* Observation points of the general call path (runtime/trace.c): they feed the

@@ -1324,6 +1324,21 @@ static char *generated(const char *command, size_t *len)
     return b;
 }
 
+/* The benchmark's JSON grammar (fixtures/json.pego), its source in json_source;
+ * NULL when it cannot be read or compiled. */
+static char json_source[16384];
+static pego_grammar *json_grammar(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fixtures/json.pego", fixtures_srcdir());
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t n = fread(json_source, 1, sizeof json_source - 1, f);
+    fclose(f);
+    json_source[n] = 0;
+    return pego_compile(json_source, n, "json.pego", NULL);
+}
+
 static void test_fixture_counts(void)
 {
     tally t = { 0 };
@@ -1331,15 +1346,7 @@ static void test_fixture_counts(void)
     CU_ASSERT_EQUAL(fixtures_each(fixture_counts, &t, &grammars, &inputs), 0);
     /* the JSON benchmark's inputs, from its generator, at two sizes and seeds */
     static const char *const commands[] = { "./bench/gen-json 20000 1", "./bench/gen-json 200000 7" };
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fixtures/json.pego", fixtures_srcdir());
-    FILE *f = fopen(path, "rb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    static char src[16384];
-    size_t n = fread(src, 1, sizeof src - 1, f);
-    fclose(f);
-    src[n] = 0;
-    pego_grammar *g = pego_compile(src, n, "json.pego", NULL);
+    pego_grammar *g = json_grammar();
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         size_t len = 0;
@@ -1362,6 +1369,56 @@ static void test_fixture_counts(void)
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
+/* Syntax errors in a large input: the benchmark's JSON with one byte changed
+ * at a tenth, half, nine tenths and near the end of it, in three ways. The
+ * error must be the reference program's, and decided by the deciding run
+ * (docs/architecture.md), which stands the fast program's probes for the calls
+ * below the error: the first run must decide all but a few. */
+static void test_large_errors(void)
+{
+    pego_grammar *g = json_grammar();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    size_t len = 0;
+    char *in = generated("./bench/gen-json 100000 3", &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    pego_parser *p = pego_parser_new(g);
+    fast_case c = { "generated JSON with one byte changed", json_source, "", NULL };
+    static const char bytes[] = { 0x01, 'x', ']' };
+    static const int permille[] = { 100, 500, 900, 998 };
+    tally t = { 0 };
+    int first = 0, runs = 0;
+    for (size_t b = 0; b < sizeof bytes; b++) {
+        for (size_t k = 0; k < sizeof permille / sizeof permille[0]; k++) {
+            size_t at = len * (size_t)permille[k] / 1000;
+            char saved = in[at];
+            in[at] = bytes[b];
+            for (int rec = 0; rec < 2; rec++) {
+                for (int m = 0; m < 2; m++) {
+                    pego_options o = { .recognize = rec, .memo = m ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT };
+                    const pego_result *r;
+                    if (pego_parse(p, in, len, &o, &r) == PEGO_SYNTAX_ERROR) {
+                        runs++;
+                        first += p->decided == 1;
+                        CU_ASSERT(p->decided != 0);
+                    }
+                    compare(p, &c, (const unsigned char *)in, len, &o, 0, &t);
+                }
+            }
+            in[at] = saved;
+        }
+    }
+    fprintf(stderr, "\n  %d syntax errors, %d decided by the first deciding run, %lu differences ", runs, first,
+            t.differences);
+    CU_ASSERT(runs >= 30);
+    CU_ASSERT(first >= runs - 4);
+    CU_ASSERT_EQUAL(t.differences, 0);
+    totals.comparisons += t.comparisons;
+    totals.differences += t.differences;
+    free(in);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -1373,6 +1430,7 @@ int main(void)
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
     CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
+    CU_add_test(s, "syntax errors in a large input, decided by the deciding run", test_large_errors);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

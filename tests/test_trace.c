@@ -14,11 +14,14 @@
 #include "pego.h"
 #include "fixtures.h"
 #include "../compiler/program.h"   /* has_fast: the harness also checks the fast program */
+#include "../runtime/parser.h"    /* decided: which run decided a syntax error */
 
 extern int vm_fault_skip_traced_merge;
 extern int vm_fault_memoize_traced;
 extern int vm_fault_fast_span;
 extern int vm_fault_fast_pratt;
+extern int vm_fault_decide_unchecked;
+extern int vm_fault_probe_end;
 
 /* ---- a sink that writes events as compact text ---- */
 typedef struct {
@@ -353,6 +356,103 @@ static void test_mutation_memoize(void)
     expect_caught(&vm_fault_memoize_traced, "traced calls are always memoized");
 }
 
+/* ---- the deciding run (vm/decide.c) ---- */
+
+/* Repeats s n times. */
+static char *repeat(const char *s, int n, const char *tail)
+{
+    size_t k = strlen(s), t = strlen(tail);
+    char *out = malloc(k * (size_t)n + t + 1);
+    for (int i = 0; i < n; i++) memcpy(out + k * (size_t)i, s, k);
+    memcpy(out + k * (size_t)n, tail, t + 1);
+    return out;
+}
+
+/* Grammars and failing inputs whose syntax errors the deciding run decides,
+ * with the run that must decide them: 1, the first (probes stood for calls
+ * below the error); 2, the second (the first stood probes for calls whose
+ * expectations the error keeps, and saw it: the error's position was not past
+ * their reach). */
+typedef struct { const char *src, *unit, *tail; int n, run; } decide_case;
+static const decide_case decide_cases[] = {
+    /* items in a loop, the last one broken: the loop's last iteration is the bound */
+    { "def main = item* \"end\"\ndef item = \"(\" (?a-z)* \")\" \",\"?", "(ab),(cd),", "(a!", 300, 1 },
+    /* calls longer than a probe's span are made, their own calls probed */
+    { "def main = block* \"end\"\ndef block = \"{\" item* \"}\"\ndef item = (?a-z)+ \";\"",
+      "{ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;ab;cd;ef;gh;ij;kl;mn;op;qr;st;uv;wx;yz;}",
+      "{ab;cd;e!", 40, 1 },
+    /* left recursion: calls of its cycle are always made, the others probed */
+    { "def main = sum \";\"\ndef sum = sum \"+\" num / num\ndef num = (?0-9)+", "12+345+", "6+x", 200, 1 },
+    /* #error messages and lookaheads with rule calls (probed silent) */
+    { "def main = (&word stmt)* \"end\"\ndef stmt = word (\"=\" word \";\") #error(message=\"a statement\")\n"
+      "def word = (?a-z)+", "ab=cd;", "ef=!", 200, 1 },
+    /* the loop that sets the bound runs in a lookahead, past the error: w's
+     * expectation at its end is the error, below the first run's bound */
+    { "def main = \"x\" \"x\"? w &((\"a\" \",\")* \"!\")\ndef w = \"y\"*", "", "xyya,a,a,k", 1, 2 },
+};
+
+/* Parses every case untraced and with the reference program, in both modes:
+ * the error, its position, its expected items and the statistics must be the
+ * same, and the deciding run must have decided (with the run listed when
+ * check_run). Returns the number of differences. */
+static int decide_differences(int check_run)
+{
+    int bad = 0;
+    for (size_t k = 0; k < sizeof decide_cases / sizeof decide_cases[0]; k++) {
+        const decide_case *c = &decide_cases[k];
+        pego_grammar *g = pego_compile(c->src, strlen(c->src), "t", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        char *in = repeat(c->unit, c->n, c->tail);
+        size_t len = strlen(in);
+        for (int rec = 0; rec < 2; rec++) {
+            pego_parser *p = pego_parser_new(g), *q = pego_parser_new(g);
+            pego_options o = { .recognize = rec }, ref = { .recognize = rec, .reference = 1 };
+            const pego_result *r, *s;
+            pego_status st = pego_parse(p, in, len, &o, &r);
+            int decided = p->decided;
+            pego_status want = pego_parse(q, in, len, &ref, &s);
+            int differs = st != want || st != PEGO_SYNTAX_ERROR || strcmp(pego_result_error(r), pego_result_error(s)) ||
+                          pego_result_error_offset(r) != pego_result_error_offset(s) ||
+                          pego_result_expected_count(r) != pego_result_expected_count(s) ||
+                          memcmp(pego_result_stats(r), pego_result_stats(s), sizeof(pego_stats)) != 0;
+            for (size_t i = 0; !differs && i < pego_result_expected_count(r); i++)
+                differs = strcmp(pego_result_expected(r, i), pego_result_expected(s, i)) != 0;
+            if (check_run && decided != c->run) differs = 1;
+            if (differs) {
+                bad++;
+                fprintf(stderr, "\n  deciding case %zu (%s): decided by run %d (want %d):\n    %s\n    %s (reference)\n", k,
+                        rec ? "recognition" : "tree", decided, c->run, pego_result_error(r), pego_result_error(s));
+            }
+            pego_parser_free(p);
+            pego_parser_free(q);
+        }
+        free(in);
+        pego_grammar_free(g);
+    }
+    return bad;
+}
+
+static void test_decide(void)
+{
+    CU_ASSERT_EQUAL(decide_differences(1), 0);
+}
+
+static void test_mutation_decide_unchecked(void)
+{
+    fprintf(stderr, "\n  (differences below are expected: the deciding run's result is not checked)");
+    vm_fault_decide_unchecked = 1;
+    CU_ASSERT(decide_differences(0) > 0);
+    vm_fault_decide_unchecked = 0;
+}
+
+static void test_mutation_probe_end(void)
+{
+    fprintf(stderr, "\n  (differences below are expected: a probe's reach leaves out the call's end)");
+    vm_fault_probe_end = 1;
+    CU_ASSERT(decide_differences(0) > 0);
+    vm_fault_probe_end = 0;
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -365,6 +465,9 @@ int main(void)
     CU_add_test(s, "traced equals untraced on every fixture", test_equivalence);
     CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
     CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
+    CU_add_test(s, "the deciding run decides syntax errors as the reference program", test_decide);
+    CU_add_test(s, "it catches a deciding run that does not check its result", test_mutation_decide_unchecked);
+    CU_add_test(s, "it catches probes whose reach leaves out the end", test_mutation_probe_end);
     CU_add_test(s, "harness catches a fast program that differs", test_mutation_fast_span);
     CU_add_test(s, "harness catches a fast Pratt machine that differs", test_mutation_fast_pratt);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -7,6 +7,10 @@
  *   vm/variant_profiled.h          the profiled program (the fast program with
  *   vm/variant_profiled_recognize.h  counters), building trees or not
  *   vm/variant_profiled_memory.h   the profiled program counting memory too
+ *   vm/variant_probe.h             the probe (the fast program's recognition
+ *                                  for one call, measuring how far it reaches)
+ *   vm/variant_decide.h            the deciding run (the reference program,
+ *                                  standing probes for calls)
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
@@ -25,7 +29,10 @@
  * calls), NOTE_MEMORY
  * before every change of the rule running (with --profile-memory, the
  * profiled program gives the tree nodes built so far to the rule that built
- * them). How instructions are dispatched (computed goto, or a
+ * them); PROBE says whether it is the probe (it starts at parser.start_pos,
+ * and stops when its reach gets to parser.probe_cap), DECIDE whether it is
+ * the deciding run (it asks whether a probe can stand for a call before
+ * making it). How instructions are dispatched (computed goto, or a
  * switch) is vm/dispatch.h's choice.
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
@@ -114,6 +121,21 @@
         ip = code + (body); \
     } while (0)
 
+/* The deciding run: a probe may stand for the call instruction at ip
+ * (vm/decide.c); then the call is done, else the instruction makes it. A
+ * statement of its own, without do-while: NEXT may be a continue. */
+#define DECIDE_CALL() \
+    if (DECIDE) { \
+        uint32_t end_; \
+        int probed_ = vm_decide_call(p, ip, pos, depth, &end_); \
+        if (probed_ < 0) goto fail; \
+        if (probed_) { \
+            pos = end_; \
+            ip++; \
+            NEXT; \
+        } \
+    }
+
 /* Hands the call instruction at ip to the general path. */
 #define GENERAL_CALL() do { \
         NOTE_MEMORY(); \
@@ -156,7 +178,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     /* The registers: the position, the heights of the control stack, value stack
      * and capture trail, where the values of a finished loop begin, the nesting
      * depth and the plain calls not yet counted. */
-    uint32_t pos = 0, esn = 0, vsn = 0, tn = 0, list_base = 0, depth = 0;
+    uint32_t pos = PROBE ? p->start_pos : 0, esn = 0, vsn = 0, tn = 0, list_base = 0, depth = 0;
     uint64_t plain_calls = 0;
     const uint32_t max_depth = p->max_depth;
     vm_entry *es = p->es;                 /* the control stack, reloaded when it grows */
@@ -176,18 +198,20 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     p->nheld = 0;
     p->hw = 0;
     p->nvars = 0;
+    p->gave_up = 0;
     vm_env_reset(p);
     if (PROFILED || REFERENCE) p->sample_ip = NULL;  /* nothing from an earlier run */
     rt_buf_reset(&p->strings);
     PUSH_ENTRY(E_BOTTOM);
     {
-        /* the start rule, called like any rule, returning to address 0 (END) */
+        /* the start rule, called like any rule, returning to address 0 (EOI,
+         * then END); the probe's call, to address 1 (END: it ends anywhere) */
         const cc_rule *rule = &g->rules[start_variant % nrules];
         int vf = start_variant >= nrules;
         uint32_t entry = PROFILED ? (vf ? rule->prof_vf_entry : rule->prof_entry)
                        : p->fast  ? (vf ? rule->fast_vf_entry : rule->fast_entry)
                                   : (vf ? rule->vf_entry : rule->entry);
-        call = (vm_call){ start_variant, entry, 0, 0, 0 };
+        call = (vm_call){ start_variant, entry, 0, PROBE ? 1u : 0u, 0 };
         if ((rule->flags & RULE_LEADER) || ((rule->flags & RULE_MEMO) && !(rule->flags & RULE_TRANSIENT)) || noplain)
             CALL_OUT(vm_call_enter(p, &r, &call));
         goto plain_call;
@@ -197,6 +221,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         switch (DISPATCH_OP) {
         CASE(END):
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
+            if (PROBE) {
+                p->probe_end = pos;
+                if (pos >= p->probe_cap) goto capped;
+            }
             FLUSH_CALLS();
             return PEGO_OK;
 
@@ -519,6 +547,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         CASE(LOOKFAIL):
+            if (PROBE) LOOKED(pos);                /* the probe's reach: before pos goes back */
             e = &es[--esn];
             p->silent--;
             pos = e->pos;
@@ -540,6 +569,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         /* ---- rule calls ---- */
         CASE(CALL):
             NOTE_PC(ip);
+            DECIDE_CALL();
             if (!noplain) {
                 PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
                 NEXT;
@@ -547,6 +577,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             GENERAL_CALL();
         CASE(CALLG):
             NOTE_PC(ip);
+            DECIDE_CALL();
             if ((ip->flags & INS_DEFER) && defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
                  * its first call at a position is a plain call (vm/call.c); the
@@ -690,7 +721,8 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (!REFERENCE) {
                 if (pos == es[esn - 1].pos) goto fail;   /* an empty skip is no recovery */
                 FLUSH_CALLS();
-                return SYNTAX_ERROR();                    /* given up */
+                p->gave_up = 1;
+                return SYNTAX_ERROR();
             }
             CALL_OUT(vm_recover_skip_end(p, &r));
         CASE(PSTART):
@@ -806,6 +838,9 @@ oom:
     FLUSH_CALLS();
     p->res.status = PEGO_ENOMEM;
     return rt_parse_abort(p, "out of memory");
+capped:
+    FLUSH_CALLS();
+    return VM_CAPPED;
 }
 
 #undef FLUSH_CALLS
@@ -823,6 +858,7 @@ oom:
 #undef PUSH_ENTRY
 #undef PLAIN_CALL
 #undef GENERAL_CALL
+#undef DECIDE_CALL
 #undef CALL_OUT
 #undef RELOAD
 #undef PUSH_VALUE
@@ -843,3 +879,5 @@ oom:
 #undef SYNTAX_ERROR
 #undef NOTE_PC
 #undef NOTE_MEMORY
+#undef PROBE
+#undef DECIDE

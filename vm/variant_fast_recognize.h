@@ -16,3 +16,5 @@
 #define NOTE_PC(at) ((void)0)
 #define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() PEGO_SYNTAX_ERROR
+#define PROBE 0
+#define DECIDE 0

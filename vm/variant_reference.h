@@ -19,3 +19,5 @@
 #define NOTE_PC(at) ((void)0)
 #define NOTE_MEMORY() ((void)0)
 #define SYNTAX_ERROR() rt_expect_syntax_error(p)
+#define PROBE 0
+#define DECIDE 0

@@ -16,6 +16,8 @@ int vm_fault_skip_traced_merge;
 int vm_fault_memoize_traced;
 int vm_fault_fast_span;
 int vm_fault_fast_pratt;
+int vm_fault_decide_unchecked;
+int vm_fault_probe_end;
 #endif
 
 /* Whether code point ch is in class c. */
@@ -114,6 +116,15 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 #include "variant_profiled_memory.h"
 #include "loop.h"
 
+#include "variant_decide.h"
+#include "loop.h"
+
+#include "variant_probe.h"
+#include "loop.h"
+
+int vm_run_decide_loop(pego_parser *p, uint32_t start_variant) { return vm_run_decide(p, start_variant); }
+int vm_run_probe_loop(pego_parser *p, uint32_t start_variant) { return vm_run_probe(p, start_variant); }
+
 int vm_run(pego_parser *p, uint32_t start_variant)
 {
     int recognize = start_variant >= (uint32_t)p->g->nrules;
@@ -127,5 +138,5 @@ int vm_run(pego_parser *p, uint32_t start_variant)
 /* Every loop, and vm_run, into which one may be inlined. */
 int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant) = {
     vm_run_reference, vm_run_fast, vm_run_fast_recognize, vm_run_profiled, vm_run_profiled_recognize,
-    vm_run_profiled_memory, vm_run,
+    vm_run_profiled_memory, vm_run_decide, vm_run_probe, vm_run,
 };

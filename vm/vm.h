@@ -28,6 +28,17 @@ typedef enum {
     VM_ACTION_ERROR /* an action failed: the parse's result holds its error */
 } vm_step;
 
+/* What a probe (vm/variant_probe.h) returns when its reach gets to its cap. */
+enum { VM_CAPPED = -1 };
+
+/* The deciding run (vm/decide.c): before the call instruction at ip, at pos
+ * and nesting depth depth, whether a probe stands for the call: 1 when it
+ * matched, ending at *end; -1 when it failed; 0 when the call is to be made. */
+int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t depth, uint32_t *end);
+/* The loops of the deciding run and of the probe (vm/vm.c). */
+int vm_run_decide_loop(pego_parser *p, uint32_t start_variant);
+int vm_run_probe_loop(pego_parser *p, uint32_t start_variant);
+
 /* A rule call handed to the general path: the variant called, its body, the
  * level number of a level-restricted call (else 0), the return address, and
  * whether it is in tail position (fast program). */
@@ -49,6 +60,8 @@ extern int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its e
 extern int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
 extern int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
 extern int vm_fault_fast_pratt;          /* the fast program's right-associative operators associate left */
+extern int vm_fault_decide_unchecked;    /* the deciding run's first result is taken unchecked */
+extern int vm_fault_probe_end;           /* a probe's reach leaves out where the call ended */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
 #define FAULT_RIGHT_AS_LEFT(p) (vm_fault_fast_pratt && (p)->fast)
 #else

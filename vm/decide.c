@@ -1,0 +1,122 @@
+/* Deciding a syntax error without parsing the whole input again with the
+ * reference program (docs/architecture.md, Deciding a syntax error).
+ *
+ * A parse the fast program did not match is decided by the reference program,
+ * value-free: the deciding run. The error it writes depends only on the
+ * expectations recorded at the farthest position any was recorded at. So a
+ * call whose run could record expectations only below that position needs no
+ * run of its own: what it matches is enough, and the fast program computes
+ * that. Before a call, the deciding run probes it: the fast program's
+ * recognition runs the call alone, on a parser of its own (the prober, whose
+ * memo table the probes share: a call's outcome does not depend on who asks),
+ * and measures its reach, the farthest position it held. The reference
+ * program's run of the same call holds the same positions (the fast program
+ * skips only what fails at the byte where it begins) and records expectations
+ * only at positions it holds. A probe stands for the call when its reach stays
+ * below the probe's cap; else the call is made, and its own calls are probed in
+ * turn.
+ *
+ * The run is exact when the error's position is past the reach of every probe
+ * that stood for a call outside a lookahead (whose expectations are never
+ * recorded): what those calls would have recorded lies below it, where the
+ * error keeps nothing. The caller checks it (vm_decide) and, when it does not
+ * hold, decides again with a lower cap, or runs the reference program.
+ *
+ * The cap is the smaller of a bound (where the fast program last began an
+ * iteration, a guess of the error's position; then the position of a first
+ * run's error) and PROBE_SPAN bytes past the call: a call that reaches the
+ * error costs a probe of at most that many bytes before it is made. The
+ * probes that did not stand for calls may run over at most about the input's
+ * length in all; past that, calls are made. Calls of rules in left-recursive
+ * cycles and level-restricted calls are always made: their outcome depends on
+ * the seed being grown. */
+#include "vm.h"
+
+
+enum { PROBE_SPAN = 4096 };
+
+int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t depth, uint32_t *end)
+{
+    const pego_grammar *g = p->g;
+    rt_decider *d = &p->decider;
+    uint32_t variant = (uint32_t)ip->a;
+    if (!d->probing || variant < (uint32_t)g->nrules || ip->c || (g->rules[variant % g->nrules].flags & RULE_CYCLIC))
+        return 0;
+    uint32_t cap = pos + PROBE_SPAN < pos ? UINT32_MAX : pos + PROBE_SPAN;
+    if (!p->silent && cap > d->bound) cap = d->bound;
+    uint32_t room = p->max_depth - depth;     /* levels for the call and what it calls */
+    if (cap <= pos || room <= g->fast_reserve) return 0;
+    pego_parser *q = p->prober;
+    q->max_depth = room - g->fast_reserve;
+    q->start_pos = pos;
+    q->probe_cap = cap;
+    int status = vm_run_probe_loop(q, variant);
+    uint32_t reach = q->hw;
+    if (status == PEGO_OK && q->probe_end > reach) reach = q->probe_end;
+#ifdef PEGO_FAULT_INJECTION
+    if (vm_fault_probe_end) reach = q->hw;
+#endif
+    /* a probe that gave up would have recovered an error: the call is made */
+    if ((status == PEGO_OK || (status == PEGO_SYNTAX_ERROR && !q->gave_up)) && reach < cap) {
+        if (!p->silent && reach >= d->skipped) d->skipped = reach + 1;
+        *end = q->probe_end;
+        return status == PEGO_OK ? 1 : -1;
+    }
+    /* the call is made: an unfinished probe may leave a seed growing in the
+     * prober's memo table, and no memory stops the probes */
+    if ((status != PEGO_OK && status != PEGO_SYNTAX_ERROR) || q->gave_up) {
+        for (uint32_t i = 0; i < q->ngf; i++)
+            if (q->gf[i].leader) {
+                rt_memo_reset(&q->memo);
+                break;
+            }
+        if (status == PEGO_ENOMEM) d->probing = 0;
+        rt_parse_clear_result(q);
+    }
+    d->waste += (reach > pos ? reach - pos : 0) + 1;
+    if (d->waste > d->budget) d->probing = 0;
+    return 0;
+}
+
+/* Prepares the prober for a parse of p's input; fresh: its memo table starts
+ * empty. Returns -1 when out of memory. */
+static int prepare_prober(pego_parser *p, int fresh)
+{
+    const pego_grammar *g = p->g;
+    pego_parser *q = p->prober;
+    if (!q) {
+        q = p->prober = pego_parser_new(g);
+        if (!q) return -1;
+        q->internal = 1;
+        fresh = 1;
+    }
+    if (fresh) {
+        q->in.input = p->in.input;        /* the probes never turn positions into units or lines */
+        q->in.len = p->in.len;
+        rt_memo_reset(&q->memo);
+        if (g->ndeferrable && rt_memo_seen_prepare(&q->memo, ((size_t)p->in.len + 1) * (size_t)g->ndeferrable) < 0)
+            return -1;
+    }
+    rt_parse_clear_result(q);
+    q->policy = PEGO_MEMO_DEFAULT;
+    q->noplain = 0;
+    q->observing = 0;
+    q->fast = 1;
+    q->counting = 0;
+    q->defer = g->ndeferrable > 0;
+    return 0;
+}
+
+int vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact)
+{
+    rt_decider *d = &p->decider;
+    *exact = 0;
+    if (prepare_prober(p, fresh) < 0) return PEGO_SYNTAX_ERROR;   /* not decided: the reference program runs */
+    *d = (rt_decider){ .bound = bound, .budget = (uint64_t)p->in.len + PROBE_SPAN, .probing = 1 };
+    int status = vm_run_decide_loop(p, start_variant);
+    *exact = status == PEGO_SYNTAX_ERROR && !p->exp.oom && p->exp.far >= d->skipped;
+#ifdef PEGO_FAULT_INJECTION
+    if (vm_fault_decide_unchecked) *exact = status == PEGO_SYNTAX_ERROR;
+#endif
+    return status;
+}
