@@ -180,6 +180,15 @@ static const fast_case cases[] = {
       "def s = \"b\"?\n",
       "RULEEND",
       INPUTS("aa", "aba", "aba,a", "ab", "a", "abaa", "aa,", "") },
+    { "rules whose value is a call's: no RULEEND, tail calls in valued code",
+      "def main = item (-\",\" item)*\n"
+      "def item = list / atom\n"
+      "def list = -\"(\" item* -\")\" / -\"[\" (-\"x\" / item)? -\"]\"\n"
+      "def atom = @(?a-z)+ / num\n"
+      "def num = @(?0-9)+\n",
+      "!RULEEND item|RULEEND atom|+tail",
+      INPUTS("a", "a,(bc)", "(((a)))", "[x]", "[]", "[(1)]", "12,a", "()", "(", ")", "a,", "[xa]", "",
+             "[[x]]") },
     { "left recursion with discards and captures",
       "def main = e (-\";\" e)*\n"
       "def e = l:e -\"+\" r:n / -e \"*\" n / \"-\"? n\n"
