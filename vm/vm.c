@@ -15,6 +15,7 @@
 int vm_fault_skip_traced_merge;
 int vm_fault_memoize_traced;
 int vm_fault_fast_span;
+uint32_t vm_pair_from = VM_PAIR_FROM;
 #endif
 
 /* Whether code point ch is in class c. */

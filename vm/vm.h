@@ -49,8 +49,13 @@ extern int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its e
 extern int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
 extern int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
+/* The control-stack height from which the fast program pairs plain frames:
+ * VM_PAIR_FROM, or lower, so that the tests pair frames on shallow stacks too. */
+extern uint32_t vm_pair_from;
+#define PAIR_FROM vm_pair_from
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
+#define PAIR_FROM VM_PAIR_FROM
 #endif
 
 /* The characters in s[from, to), as a class's iterations step over them. */
