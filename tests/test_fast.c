@@ -1091,6 +1091,22 @@ static void test_deep_nesting(void)
                 free(ref);
             }
     }
+    /* at the nesting limits around what the nest needs (two calls a level):
+     * the fast program never matches where the reference program stops */
+    size_t len = deep_input(in, 0);
+    int stopped = 0, matched = 0;
+    for (uint32_t depth = 2 * DEEP - 8; depth <= 2 * DEEP + 8; depth++)
+        for (int rec = 0; rec < 2; rec++) {
+            pego_options o = { .recognize = rec, .max_depth = depth };
+            char *fast = deep_outcome(p, in, len, &o);
+            o.reference = 1;
+            char *ref = deep_outcome(p, in, len, &o);
+            CU_ASSERT_STRING_EQUAL(strchr(fast + 2, ' '), strchr(ref + 2, ' '));
+            if (ref[0] == '0') matched++; else stopped++;
+            free(fast);
+            free(ref);
+        }
+    CU_ASSERT(matched > 0 && stopped > 0);
     pego_parser_free(p);
     /* a parser of its own: the reference program's stack is not the fast program's */
     p = pego_parser_new(g);
