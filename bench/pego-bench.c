@@ -30,6 +30,8 @@
  *                          one input only
  *   --memo default|all|none  memo policy of the parse
  *   --start RULE           start rule (default main)
+ *   --max-depth N          nesting limit in rule calls (pego_options.max_depth; default
+ *                          the library's)
  *   --reference            run the reference program (pego_options.reference), not the
  *                          fast program an unobserved parse runs
  *   --reject               every parse must end in a syntax error instead (the cost of
@@ -57,7 +59,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
-            "       [--memo default|all|none] [--start RULE] [--reference] [--reject] [--trace-noop] [--cpu-time]\n"
+            "       [--memo default|all|none] [--start RULE] [--max-depth N] [--reference] [--reject]\n"
+            "       [--trace-noop] [--cpu-time]\n"
             "       GRAMMAR INPUT...\n",
             progname);
     exit(2);
@@ -174,7 +177,7 @@ static int check_result(pego_status st, const pego_result *res, int recognize, c
 int main(int argc, char **argv)
 {
     const char *mode = "tree", *memo = "default", *start = NULL;
-    long reps = 5, warmup = 1;
+    long reps = 5, warmup = 1, max_depth = 0;
     int once = 0, no_parse = 0, trace = 0, reference = 0;
     int i;
     for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
@@ -192,6 +195,10 @@ int main(int argc, char **argv)
             memo = argv[++i];
         else if (strcmp(a, "--start") == 0 && has_value)
             start = argv[++i];
+        else if (strcmp(a, "--max-depth") == 0 && has_value) {
+            if (parse_count(argv[++i], &max_depth) != 0 || max_depth < 1 || max_depth > UINT32_MAX)
+                usage();
+        }
         else if (strcmp(a, "--once") == 0)
             once = 1;
         else if (strcmp(a, "--no-parse") == 0)
@@ -217,6 +224,7 @@ int main(int argc, char **argv)
     opt.start_rule = start;
     opt.unit = PEGO_UNIT_CODEPOINTS;
     opt.reference = reference;
+    opt.max_depth = (uint32_t)max_depth;
     if (strcmp(mode, "recognize") == 0)
         opt.recognize = 1;
     else if (strcmp(mode, "tree") != 0)

@@ -1767,10 +1767,26 @@ static int predicate_action(emitter *m, const ast_expr *e)
     return m->pred_action[m->npreds++];
 }
 
+/* Whether the value of e is always a rule call's: e is a call, or a choice of
+ * such. A rule's value is nil or marked as called, and the callee takes its
+ * captures off the trail, so a rule whose body is such an expression has nothing
+ * for its RULEEND to do. */
+static int value_of_calls(const ast_expr *e)
+{
+    if (e->kind == AST_CALL) return !e->level;
+    if (e->kind != AST_CHOICE) return 0;
+    for (int i = 0; i < e->nkids; i++)
+        if (!value_of_calls(e->kids[i])) return 0;
+    return 1;
+}
+
 /* Rule r's valued or value-free body (not a Pratt expression), its end and RET.
  * A valued body ends by making the rule's value: a node of its terminal type
  * over what the body matched, its action's value, or the body's value with the
- * scope's captures and the rule's label (RULEEND). */
+ * scope's captures and the rule's label (RULEEND). The fast program leaves out
+ * a RULEEND that has nothing to do (value_of_calls): the calls before the RET
+ * are then in tail position, and a nest of such rules (JSON's value and array)
+ * needs a frame per level instead of two. */
 static void emit_rule(emitter *m, int r, int valued)
 {
     const ast_rule *ar = &m->ast->rules[r];
@@ -1788,8 +1804,9 @@ static void emit_rule(emitter *m, int r, int valued)
         emit_expr(m, body, valued && cc_has_value(body), valued);
         if (valued && !cc_has_value(body)) ins(m, body, OP_NIL, 0, 0, 0);
         if (valued && m->action[r] >= 0) ins(m, body, OP_ACTION, m->action[r], 0, 0);
-        else if (valued) ins(m, body, OP_RULEEND, r, 0, 0);
-        else if (drop) ins(m, body, OP_DROPCAPS, 0, 0, 0);
+        else if (valued) {
+            if (!m->fast || !value_of_calls(body)) ins(m, body, OP_RULEEND, r, 0, 0);
+        } else if (drop) ins(m, body, OP_DROPCAPS, 0, 0, 0);
     }
     ins(m, body, OP_RET, 0, 0, 0);
 }

@@ -180,6 +180,15 @@ static const fast_case cases[] = {
       "def s = \"b\"?\n",
       "RULEEND",
       INPUTS("aa", "aba", "aba,a", "ab", "a", "abaa", "aa,", "") },
+    { "rules whose value is a call's: no RULEEND, tail calls in valued code",
+      "def main = item (-\",\" item)*\n"
+      "def item = list / atom\n"
+      "def list = -\"(\" item* -\")\" / -\"[\" (-\"x\" / item)? -\"]\"\n"
+      "def atom = @(?a-z)+ / num\n"
+      "def num = @(?0-9)+\n",
+      "!RULEEND item|RULEEND atom|+tail",
+      INPUTS("a", "a,(bc)", "(((a)))", "[x]", "[]", "[(1)]", "12,a", "()", "(", ")", "a,", "[xa]", "",
+             "[[x]]") },
     { "left recursion with discards and captures",
       "def main = e (-\";\" e)*\n"
       "def e = l:e -\"+\" r:n / -e \"*\" n / \"-\"? n\n"
@@ -1063,6 +1072,104 @@ static void test_nesting_limit(void)
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
+/* A nest of DEEP arrays, with elements after some of them: the fast program
+ * gives the reference program's results, matched or failing at the bottom, in
+ * the middle or at the end, and its control stack takes at most 20 bytes per
+ * level (it took 64: the frames of value and array; value now calls array in
+ * tail position, and on a deep stack two frames share an entry, E_CALL2). */
+#define DEEP 30000
+
+static size_t deep_input(unsigned char *in, int broken)
+{
+    size_t len = 0;
+    for (int i = 0; i < DEEP; i++) in[len++] = '[';
+    in[len++] = broken == 1 ? 'x' : '1';
+    for (int i = 0; i < DEEP; i++) {
+        if (i % 7 == 3) memcpy(in + len, ",2", 2), len += 2;
+        if (i % 11 == 5) memcpy(in + len, ",[[3],[]]", 9), len += 9;
+        if (broken == 2 && i == DEEP / 2) in[len++] = ',';
+        if (broken != 3 || i < DEEP - 1) in[len++] = ']';
+    }
+    return len;
+}
+
+/* The printed S-expression (the JSON form, indented, would take DEEP^2 bytes)
+ * or the error of a parse, with its status and the program that answered. */
+static char *deep_outcome(pego_parser *p, const unsigned char *in, size_t len, const pego_options *o)
+{
+    const pego_result *r;
+    pego_status st = pego_parse(p, (const char *)in, len, o, &r);
+    char head[64];
+    snprintf(head, sizeof head, "%d %d ", (int)st, pego_result_stats(r)->fast_program);
+    char *text = st == PEGO_OK ? pego_result_print(r, PEGO_PRINT_SEXPR) : NULL;
+    char *out = concat3(head, text ? text : st == PEGO_OK ? "(no text)" : pego_result_error(r), "");
+    free(text);
+    return out;
+}
+
+static void test_deep_nesting(void)
+{
+    const char *src = "def main = value\n"
+                      "def value = array / num\n"
+                      "def array = -\"[\" -\"]\" / -\"[\" value (-\",\" value)* -\"]\"\n"
+                      "def num = @(?0-9)+\n";
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    unsigned char *in = malloc(13 * (size_t)DEEP);
+    pego_parser *p = pego_parser_new(g);
+    for (int broken = 0; broken < 4; broken++) {
+        size_t len = deep_input(in, broken);
+        for (int rec = 0; rec < 2; rec++)
+            for (int m = 0; m < 2; m++) {
+                pego_options o = { .recognize = rec, .memo = m ? PEGO_MEMO_NONE : PEGO_MEMO_DEFAULT };
+                char *fast = deep_outcome(p, in, len, &o);
+                o.reference = 1;
+                char *ref = deep_outcome(p, in, len, &o);
+                int fst, fprog, rst, rprog;
+                CU_ASSERT_EQUAL(sscanf(fast, "%d %d", &fst, &fprog), 2);
+                CU_ASSERT_EQUAL(sscanf(ref, "%d %d", &rst, &rprog), 2);
+                /* a match answered by the fast program, anything else by the reference program */
+                CU_ASSERT_EQUAL(fst, broken ? PEGO_SYNTAX_ERROR : PEGO_OK);
+                CU_ASSERT_EQUAL(fst, rst);
+                CU_ASSERT_EQUAL(fprog, !broken);
+                CU_ASSERT_STRING_EQUAL(strchr(fast + 2, ' '), strchr(ref + 2, ' '));
+                if (strcmp(strchr(fast + 2, ' '), strchr(ref + 2, ' ')) != 0)
+                    fprintf(stderr, "\n  deep nest %d, %s, memo %s: the programs differ", broken,
+                            rec ? "recognize" : "tree", m ? "none" : "default");
+                free(fast);
+                free(ref);
+            }
+    }
+    /* at the nesting limits around what the nest needs (two calls a level):
+     * the fast program never matches where the reference program stops */
+    size_t len = deep_input(in, 0);
+    int stopped = 0, matched = 0;
+    for (uint32_t depth = 2 * DEEP - 8; depth <= 2 * DEEP + 8; depth++)
+        for (int rec = 0; rec < 2; rec++) {
+            pego_options o = { .recognize = rec, .max_depth = depth };
+            char *fast = deep_outcome(p, in, len, &o);
+            o.reference = 1;
+            char *ref = deep_outcome(p, in, len, &o);
+            CU_ASSERT_STRING_EQUAL(strchr(fast + 2, ' '), strchr(ref + 2, ' '));
+            if (ref[0] == '0') matched++; else stopped++;
+            free(fast);
+            free(ref);
+        }
+    CU_ASSERT(matched > 0 && stopped > 0);
+    pego_parser_free(p);
+    /* a parser of its own: the reference program's stack is not the fast program's */
+    p = pego_parser_new(g);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, (const char *)in, deep_input(in, 0), NULL, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_stats(r)->fast_program, 1);
+    size_t per_level = p->capes * sizeof(vm_entry) / DEEP;
+    CU_ASSERT(per_level <= 20);
+    if (per_level > 20) fprintf(stderr, "\n  control stack: %zu bytes per level", per_level);
+    pego_parser_free(p);
+    free(in);
+    pego_grammar_free(g);
+}
+
 /* ---- random grammars ----
  * The table above tests what its author thought of; random grammars combine
  * the constructs in ways nobody would write by hand (cuts before the first
@@ -1429,6 +1536,7 @@ int main(void)
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
+    CU_add_test(s, "fast equals reference on deep nests, in less stack", test_deep_nesting);
     CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
     CU_add_test(s, "syntax errors in a large input, decided by the deciding run", test_large_errors);
     CU_basic_set_mode(CU_BRM_VERBOSE);

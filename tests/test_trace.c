@@ -22,6 +22,7 @@ extern int vm_fault_fast_span;
 extern int vm_fault_fast_pratt;
 extern int vm_fault_decide_unchecked;
 extern int vm_fault_probe_end;
+extern uint32_t vm_pair_from;
 
 /* ---- a sink that writes events as compact text ---- */
 typedef struct {
@@ -250,8 +251,21 @@ static outcome run(pego_parser *p, const char *in, size_t len, const pego_option
     outcome res = { 0 };
     pego_status st = pego_parse(p, in, len, o, &r);
     res.ok = st == PEGO_OK;
-    if (st == PEGO_OK) res.out = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
-    else res.out = strdup(pego_result_error(r));
+    if (st == PEGO_OK && o->recognize) {
+        res.out = strdup("ok");
+    } else if (st == PEGO_OK) {
+        /* the tree, and in JSON the ranges of its nodes too */
+        char *sexpr = pego_result_print(r, PEGO_PRINT_SEXPR), *json = pego_result_print(r, PEGO_PRINT_JSON);
+        size_t ns = strlen(sexpr), nj = strlen(json);
+        res.out = malloc(ns + nj + 2);
+        memcpy(res.out, sexpr, ns);
+        res.out[ns] = '\n';
+        memcpy(res.out + ns + 1, json, nj + 1);
+        free(sexpr);
+        free(json);
+    } else {
+        res.out = strdup(pego_result_error(r));
+    }
     res.stats = *pego_result_stats(r);
     res.recovered = pego_result_recovered_count(r);
     return res;
@@ -324,6 +338,17 @@ static void test_equivalence(void)
     int inputs;
     CU_ASSERT_EQUAL(harness(&inputs), 0);
     CU_ASSERT(inputs >= 10);
+}
+
+/* The fast program pairs plain frames in one entry on deep stacks only
+ * (E_CALL2, vm/stack.h): here from the bottom of the stack, on every fixture. */
+static void test_equivalence_paired(void)
+{
+    int inputs;
+    uint32_t from = vm_pair_from;
+    vm_pair_from = 1;
+    CU_ASSERT_EQUAL(harness(&inputs), 0);
+    vm_pair_from = from;
 }
 
 /* With one fault injected, the harness must report differences. */
@@ -463,6 +488,7 @@ int main(void)
     CU_add_test(s, "failure of a call", test_failure);
     CU_add_test(s, "run-time errors of actions, traced and not", test_action_errors);
     CU_add_test(s, "traced equals untraced on every fixture", test_equivalence);
+    CU_add_test(s, "the same with plain frames paired at every depth", test_equivalence_paired);
     CU_add_test(s, "harness catches a tracer that skips the merge", test_mutation_skip_merge);
     CU_add_test(s, "harness catches a tracer that memoizes every call", test_mutation_memoize);
     CU_add_test(s, "the deciding run decides syntax errors as the reference program", test_decide);

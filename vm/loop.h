@@ -106,11 +106,17 @@
 
 /* The plain path: a frame and a jump to the body, returning to address to.
  * A call in tail position (the fast program marks it INS_TAIL: a RET follows)
- * reuses the caller's plain frame, which then stands for one more level. */
+ * reuses the caller's plain frame, which then stands for one more level. In
+ * the fast program, on a deep stack, the call goes on at pair_call, out of
+ * line, where it may share the entry of a plain frame on top (E_CALL2). */
 #define PLAIN_CALL(to, body, var, lvl, tail) do { \
         NOTE_MEMORY(); \
-        if (TAIL_CALLS && (tail) && es[esn - 1].kind == E_CALL) { \
+        if (TAIL_CALLS && (tail) && (es[esn - 1].kind == E_CALL || es[esn - 1].kind == E_CALL2)) { \
             es[esn - 1].u.call.extra_levels++; \
+        } else if (TAIL_CALLS && esn >= PAIR_FROM) { \
+            call.ret = (to); \
+            call.entry = (body); \
+            goto pair_call; \
         } else { \
             PUSH_ENTRY(E_CALL); \
             e->u.call.ret = (to); \
@@ -596,7 +602,19 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NOTE_MEMORY();
             e = &es[esn - 1];
-            if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
+            if (e->kind != E_CALL) {
+                if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
+                if (!TAIL_CALLS) goto corrupt;
+                /* E_CALL2: the inner frame returns, the caller's takes its fields again */
+                depth -= FRAME_DEPTH(e);
+                ip = code + e->u.call.ret;
+                e->kind = E_CALL;
+                e->pos = e->lower_pos;
+                if (VALUED) e->trail = e->lower_trail;
+                e->u.call.ret = e->u.call.lower_ret;
+                e->u.call.extra_levels = e->lower_extra;
+                NEXT;
+            }
             COUNT_RETURN(e);
             SET_VARS(e);                /* the callee's definitions end with it */
             esn--;
@@ -755,6 +773,10 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 COUNT_FAILURE(e);
                 depth -= FRAME_DEPTH(e);
                 continue;
+            case E_CALL2:
+                if (!TAIL_CALLS) goto corrupt;
+                depth -= FRAME_DEPTH(e) + 1u + e->lower_extra;
+                continue;
             case E_GCALL:
                 CALL_OUT(vm_call_fail(p, &r, e));
             case E_CHOICE:
@@ -821,6 +843,29 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
 
     plain_call:
         PLAIN_CALL(call.ret, call.entry, call.variant, call.level, call.tail);
+        NEXT;
+
+    pair_call:
+        /* a plain call of the fast program on a deep stack (PLAIN_CALL): a lone
+         * plain frame on top moves to the fields the frames leave unused, and
+         * the callee's frame takes the usual ones (E_CALL2, vm/stack.h) */
+        if (!TAIL_CALLS) goto corrupt;
+        e = &es[esn - 1];
+        if (e->kind == E_CALL && e->u.call.extra_levels <= UINT16_MAX) {
+            e->kind = E_CALL2;
+            e->lower_extra = (uint16_t)e->u.call.extra_levels;
+            e->lower_pos = e->pos;
+            e->u.call.lower_ret = e->u.call.ret;
+            e->pos = pos;
+            if (VALUED) e->lower_trail = e->trail, e->trail = CUR_TN;
+        } else {
+            PUSH_ENTRY(E_CALL);
+        }
+        e->u.call.ret = call.ret;
+        e->u.call.extra_levels = 0;
+        if (++depth > max_depth) goto too_deep;
+        plain_calls++;
+        ip = code + call.entry;
         NEXT;
     }
 

@@ -12,6 +12,7 @@
 enum {
     E_BOTTOM,   /* below everything: a failure reaching it fails the parse */
     E_CALL,     /* plain rule call */
+    E_CALL2,    /* two plain rule calls of the fast program (vm_entry) */
     E_GCALL,    /* general rule call, with a side record (vm_gframe) */
     E_CHOICE,   /* ordered choice: resume at the alternative */
     E_ITER,     /* repetition: one entry for the whole loop, updated per iteration */
@@ -24,21 +25,40 @@ enum {
 };
 
 /* One control-stack entry: 32 bytes. The state every entry restores on
- * backtracking comes first; the rest depends on the kind. */
+ * backtracking comes first; the rest depends on the kind.
+ *
+ * A plain frame of the fast program (E_CALL) reads back only its position,
+ * trail height, return address and extra levels. Where the stack is deep, a
+ * plain call made with such a frame on top moves that frame into the fields it
+ * leaves unused (lower_pos, lower_trail, u.call.lower_ret, lower_extra) and
+ * writes its own in the usual fields: the entry becomes E_CALL2, two frames in
+ * 32 bytes, and the usual fields are always those of the innermost frame. Its
+ * RET or a tail call works on them as on an E_CALL; the RET moves the caller's
+ * frame back (E_CALL again). */
 typedef struct {
     uint8_t  kind;
     uint8_t  cut;      /* choice, iteration, Pratt line: a cut committed it */
-    uint16_t level;    /* plain and general call: level number of a level-restricted call */
+    union {
+        uint16_t level;        /* plain and general call: level number of a level-restricted call */
+        uint16_t lower_extra;  /* E_CALL2: the caller's frame's extra levels */
+    };
     uint32_t pos;      /* position to restore; of a call, where it started */
-    uint32_t vs;       /* value-stack height */
+    union {
+        uint32_t vs;           /* value-stack height */
+        uint32_t lower_pos;    /* E_CALL2: where the caller's frame's call started */
+    };
     uint32_t trail;    /* capture-trail height */
-    uint32_t rec;      /* number of recovered errors */
+    union {
+        uint32_t rec;          /* number of recovered errors */
+        uint32_t lower_trail;  /* E_CALL2: the caller's frame's trail height */
+    };
     union {
         /* E_CALL: where to return; the variant called (reference and profiled
-         * programs); the levels of nesting it stands for beyond one (the fast
-         * program's tail calls reuse the caller's frame), or in the profiled
-         * program the caller's frame (parser.sample_top when it was made) */
-        struct { uint32_t ret, variant; union { uint32_t extra_levels, caller; }; } call;
+         * programs) or, in E_CALL2, the caller's frame's return address; the
+         * levels of nesting it stands for beyond one (the fast program's tail
+         * calls reuse the caller's frame), or in the profiled program the
+         * caller's frame (parser.sample_top when it was made) */
+        struct { uint32_t ret; union { uint32_t variant, lower_ret; }; union { uint32_t extra_levels, caller; }; } call;
         /* E_GCALL: where to return; index of its side record in parser.gf;
          * the caller's frame while the parse is sampled */
         struct { uint32_t ret, frame, caller; } gcall;
@@ -56,6 +76,11 @@ typedef struct {
         struct { uint32_t resume; } sub;
     } u;
 } vm_entry;
+
+/* The control-stack height from which the fast program pairs plain frames
+ * (E_CALL2): below it the stack takes little memory, and moving a frame costs
+ * a few instructions more than pushing one. */
+#define VM_PAIR_FROM 1024u
 
 /* The side record of a general call (memoized, growing a seed, or observed). */
 typedef struct {

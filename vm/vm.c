@@ -18,6 +18,7 @@ int vm_fault_fast_span;
 int vm_fault_fast_pratt;
 int vm_fault_decide_unchecked;
 int vm_fault_probe_end;
+uint32_t vm_pair_from = VM_PAIR_FROM;
 #endif
 
 /* Whether code point ch is in class c. */

@@ -64,9 +64,14 @@ extern int vm_fault_decide_unchecked;    /* the deciding run's first result is t
 extern int vm_fault_probe_end;           /* a probe's reach leaves out where the call ended */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
 #define FAULT_RIGHT_AS_LEFT(p) (vm_fault_fast_pratt && (p)->fast)
+/* The control-stack height from which the fast program pairs plain frames:
+ * VM_PAIR_FROM, or lower, so that the tests pair frames on shallow stacks too. */
+extern uint32_t vm_pair_from;
+#define PAIR_FROM vm_pair_from
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
 #define FAULT_RIGHT_AS_LEFT(p) 0
+#define PAIR_FROM VM_PAIR_FROM
 #endif
 
 /* The characters in s[from, to), as a class's iterations step over them. */
