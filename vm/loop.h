@@ -7,6 +7,7 @@
  *   vm/variant_profiled.h          the profiled program (the fast program with
  *   vm/variant_profiled_recognize.h  counters), building trees or not
  *   vm/variant_profiled_memory.h   the profiled program counting memory too
+ *   vm/variant_stream.h            the reference program in a stream parse
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
@@ -21,7 +22,10 @@
  * address for the sampler), NOTE_MEMORY before every change of the rule running
  * (with --profile-memory, the profiled program gives the tree nodes built so far
  * to the rule that built them). How instructions are dispatched (computed goto, or a
- * switch) is vm/dispatch.h's choice.
+ * switch) is vm/dispatch.h's choice. Only the stream loop defines STREAM (the
+ * start rule's #stream repetition calls out to vm/stream.c, the input is
+ * reloaded after a call out) and END_SEEN (marks the input examined where a
+ * test that succeeds found the end); the other variants leave them out.
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
  * lookaheads, plain calls and returns, building values. For the rest it calls
@@ -32,6 +36,11 @@
 
 /* The plain calls made since the statistics were last brought up to date:
  * each is one call and one evaluation. */
+#ifndef STREAM
+#define STREAM 0
+#define END_SEEN(x) ((void)0)
+#endif
+
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
 
 /* The profiled program's counters: the return or the failure of the plain
@@ -125,7 +134,10 @@
         goto called_out; \
     } while (0)
 #define RELOAD() (ip = r.ip, pos = r.pos, esn = r.esn, SET_VS(r.vsn), SET_TN(r.tn), SET_LB(r.list_base), \
-                  depth = r.depth, es = p->es)
+                  depth = r.depth, es = p->es, STREAM ? (void)(s = (const unsigned char *)p->in.input, len = p->in.len) \
+                                                      : (void)0)
+/* The start rule's #stream repetition, in a stream parse (vm/stream.c). */
+#define STREAM_REP(rep) (STREAM && ((rep)->flags & INS_STREAM) && depth == 1)
 
 #define PUSH_VALUE(v) do { \
         if (vsn == p->capvs && rt_buf_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
@@ -145,7 +157,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     const pego_grammar *g = p->g;
     const vm_ins *code = g->code, *ip = code;
     const unsigned char *s = (const unsigned char *)p->in.input;
-    const uint32_t len = p->in.len;
+    uint32_t len = p->in.len;             /* a stream parse reads more (RELOAD) */
     const uint32_t nrules = (uint32_t)g->nrules;
     pego_stats *st = &p->res.stats;
     /* The registers: the position, the heights of the control stack, value stack
@@ -191,6 +203,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     for (;;) {
         switch (DISPATCH_OP) {
         CASE(END):
+            if (STREAM && vm_stream_unfinished(p)) return PEGO_ABORTED;
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             FLUSH_CALLS();
             return PEGO_OK;
@@ -231,7 +244,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(ANY): {
-            if (pos >= len) { EXPECT(pos, EXP_ANY); goto fail; }
+            if (pos >= len) { EXPECT(pos, EXP_ANY); END_SEEN(pos + 1); goto fail; }
             uint32_t start = pos, ch;
             pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_unicode_decode(s + pos, len - pos, &ch);
             PUSH_MATCH(start);
@@ -261,6 +274,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(EOI):
             if (pos != len) { EXPECT(pos, EXP_EOI); LOOKED(pos + 1); goto fail; }
+            END_SEEN(pos + 1);
             ip++;
             NEXT;
         CASE(BOL):
@@ -269,6 +283,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(EOL):
             if (pos != len && s[pos] != '\n' && s[pos] != '\r') { EXPECT(pos, EXP_EOL); LOOKED(pos + 1); goto fail; }
+            if (pos == len) END_SEEN(pos + 1);
             ip++;
             NEXT;
         CASE(FAIL):
@@ -443,6 +458,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e->u.iter.rep = (uint32_t)(ip - code);
             e->u.iter.count = 0;
             e->u.iter.list_base = CUR_VS;
+            if (STREAM_REP(ip)) CALL_OUT(vm_stream_begin(p, &r));
             ip++;
             NEXT;
         CASE(REPNEXT): {
@@ -458,6 +474,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 }
                 tn = e->trail;
             }
+            if (STREAM_REP(rep)) CALL_OUT(vm_stream_element(p, &r));
             if (pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
                 esn--;
                 if (count < (uint32_t)rep->b) goto fail;
@@ -700,6 +717,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 ip = code + e->u.choice.alt;
                 break;
             case E_ITER: {
+                if (STREAM_REP(code + e->u.iter.rep)) CALL_OUT(vm_stream_failed(p, &r, e));
                 if (e->cut) continue;
                 const vm_ins *rep = code + e->u.iter.rep;
                 RESTORE_ENTRY(e);
@@ -725,6 +743,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (!REFERENCE) goto corrupt;
                 CALL_OUT(vm_pratt_line_failed(p, &r, e));
             case E_BOTTOM:
+                if (STREAM && vm_stream_unfinished(p)) return PEGO_ABORTED;
                 FLUSH_CALLS();
                 return SYNTAX_ERROR();
             }
@@ -803,3 +822,6 @@ oom:
 #undef SYNTAX_ERROR
 #undef NOTE_PC
 #undef NOTE_MEMORY
+#undef STREAM
+#undef END_SEEN
+#undef STREAM_REP
