@@ -91,6 +91,12 @@ void pego_parser_free(pego_parser *p)
     rt_input_free(&p->in);
     rt_free(p->stream.buf);
     rt_free(p->stream.exp_items);
+    rt_free(p->stream.es);
+    rt_free(p->stream.vmarks);
+    rt_free(p->stream.vs);
+    rt_free(p->stream.trail);
+    rt_free(p->stream.vars);
+    rt_free(p->stream.gf);
     rt_free(p);
 }
 

@@ -242,6 +242,16 @@ typedef struct {
     uint32_t *exp_items; uint32_t cap_exp_items;
     uint32_t  nodes, kids, fields, refs, nrec;
     size_t    strings;
+    /* the state when the repetition ended (after): what follows runs again
+     * from it with more input until the end of the run (done) is final */
+    int         after, done;
+    struct { const vm_ins *ip; uint32_t pos, esn, vsn, tn, list_base, depth, nrec; } at;
+    vm_entry   *es;    uint32_t cap_es;
+    uint32_t   *vmarks; uint32_t cap_vmarks;
+    uint32_t   *vs;    uint32_t cap_vs;
+    vm_capture *trail; uint32_t cap_trail;
+    vm_var     *vars;  uint32_t nvars, cap_vars;
+    vm_gframe  *gf;    uint32_t ngf, cap_gf;
     /* figures (tests): elements handed over, the most input held (bytes), the
      * most memo entries and tree nodes at once */
     uint64_t  elements;

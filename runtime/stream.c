@@ -107,12 +107,17 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     if (!(g->rules[rule].flags & RULE_STREAM)) return REFUSE("rule %s has no #stream repetition", start);
     if (p->ntrace) return REFUSE("tracing is not supported for stream parsing yet");
     if (!read || !element) return REFUSE("a stream parse needs a reader and an element callback");
-    char *buf = st->buf;
-    size_t cap = st->cap;
-    uint32_t *items = st->exp_items, cap_items = st->cap_exp_items;
-    memset(st, 0, sizeof *st);
-    *st = (rt_stream){ .read = read, .read_ctx = read_ctx, .element = element, .element_ctx = element_ctx,
-                       .buf = buf, .cap = cap, .exp_items = items, .cap_exp_items = cap_items };
+    /* this parse's state; the buffers stay for the next */
+    st->read = read;
+    st->read_ctx = read_ctx;
+    st->element = element;
+    st->element_ctx = element_ctx;
+    st->end = st->keep = 0;
+    st->eof = st->restart = st->after = st->done = 0;
+    st->error = 0;
+    st->elements = 0;
+    st->peak_held = 0;
+    st->peak_memo = st->peak_nodes = 0;
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     /* The reference program, unobserved and unprofiled. The default policy's

@@ -156,6 +156,40 @@ static void test_captures_and_after(void)
           "(Seq \"a\" \"1\" k=\"a\" v=\"1\")\n(Seq \"b\" \"2\" k=\"b\" v=\"2\")\n=> ok\n");
 }
 
+/* What follows the repetition runs again as more input arrives, with the
+ * captures and values made before the repetition. */
+static void test_after_repetition(void)
+{
+    const char *g = "def main = h:@\"#\"? (@(?a-z))* #stream -\";\" t:@(?0-9)* [len(text($t)) == 3] $$\n";
+    check(g, "#ab;123", "\"a\"\n\"b\"\n=> ok\n");
+    check(g, "ab;12", "\"a\"\n\"b\"\n=> 1:6: syntax error: expected (?0-9)\n");
+    check(g, "ab;12x", "\"a\"\n\"b\"\n=> 1:6: syntax error: expected (?0-9)\n");
+    check(g, "ab;1234", "\"a\"\n\"b\"\n=> 1:8: syntax error: expected (?0-9)\n");
+}
+
+/* A syntax error in the middle of a long input is reported without reading the rest. */
+static void test_error_reads_no_more(void)
+{
+    size_t n = 200000;
+    char *in = malloc(n + 1);
+    memcpy(in, "a=1\nb=x\n", 8);
+    for (size_t i = 8; i < n; i += 4) memcpy(in + i, "c=2\n", 4);
+    in[n] = 0;
+    pego_grammar *g = compile(kv);
+    pego_parser *p = pego_parser_new(g);
+    source src = { in, n, 0, 4096, 0, 0, 0 };
+    sink k = { 0 };
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "2:3: syntax error: expected (?0-9)");
+    CU_ASSERT_EQUAL(k.count, 1);
+    CU_ASSERT(src.at <= 4096);
+    free(k.text);
+    free(in);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 /* {n,m}: at most m elements, the rest left for what follows; fewer than n
  * fail after the elements were handed over (nothing is retracted). */
 static void test_bounds(void)
@@ -479,6 +513,8 @@ int main(void)
     CU_pSuite s = CU_add_suite("stream parses", NULL, NULL);
     CU_add_test(s, "the example of 7.1", test_example);
     CU_add_test(s, "captures, and what follows the repetition", test_captures_and_after);
+    CU_add_test(s, "what follows the repetition", test_after_repetition);
+    CU_add_test(s, "an error reads no more input", test_error_reads_no_more);
     CU_add_test(s, "{n,m} bounds", test_bounds);
     CU_add_test(s, "an empty element ends the repetition", test_empty_element);
     CU_add_test(s, "when elements are handed over", test_when_handed);

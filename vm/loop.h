@@ -34,13 +34,13 @@
  * loop's registers to r, calls, reads them back, and does what the function
  * returned (label called_out). */
 
-/* The plain calls made since the statistics were last brought up to date:
- * each is one call and one evaluation. */
 #ifndef STREAM
 #define STREAM 0
 #define END_SEEN(x) ((void)0)
 #endif
 
+/* The plain calls made since the statistics were last brought up to date:
+ * each is one call and one evaluation. */
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
 
 /* The profiled program's counters: the return or the failure of the plain
@@ -203,7 +203,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     for (;;) {
         switch (DISPATCH_OP) {
         CASE(END):
-            if (STREAM && vm_stream_unfinished(p)) return PEGO_ABORTED;
+            if (STREAM && !p->stream.eof && !p->stream.done) CALL_OUT(vm_stream_end(p, &r, 0));
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             FLUSH_CALLS();
             return PEGO_OK;
@@ -743,7 +743,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (!REFERENCE) goto corrupt;
                 CALL_OUT(vm_pratt_line_failed(p, &r, e));
             case E_BOTTOM:
-                if (STREAM && vm_stream_unfinished(p)) return PEGO_ABORTED;
+                if (STREAM && !p->stream.eof && !p->stream.done) CALL_OUT(vm_stream_end(p, &r, 1));
                 FLUSH_CALLS();
                 return SYNTAX_ERROR();
             }

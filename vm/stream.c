@@ -8,8 +8,9 @@
  * the input before it but one character are released. Otherwise more input
  * is read and the iteration is parsed again from the state it began with.
  * Before the repetition, a run that examines the end of the input held starts
- * again with more (nothing was handed over yet); after it, the rest of the
- * input is read, and the parse goes on as any parse. */
+ * again with more (nothing was handed over yet); after it, what follows runs
+ * from the state the repetition ended with, again with more input as long as
+ * the run's end (a match or a failure) examined the end of what is held. */
 #include "vm.h"
 
 #include <string.h>
@@ -59,33 +60,78 @@ static int final(const pego_parser *p)
     return p->stream.eof || p->hw <= p->in.len;
 }
 
-/* Parses the iteration of entry e again with more input. */
-static vm_step again(pego_parser *p, vm_regs *r, vm_entry *e)
+/* Back to the state iteration entry e saved. */
+static void restore_entry(pego_parser *p, vm_regs *r, const vm_entry *e)
 {
-    rt_stream *st = &p->stream;
-    if (rt_stream_read(p, 0) < 0) return VM_ACTION_ERROR;
     r->pos = e->pos;
     r->vsn = e->vs;
     r->tn = e->trail;
     p->nrec = e->rec;
     p->nvars = p->vmarks[e - p->es];
+}
+
+/* Back to the expectations, nodes and strings begin_element saved, with no
+ * memo entries, to parse again from pos. */
+static void rewind_to(pego_parser *p, uint32_t pos)
+{
+    rt_stream *st = &p->stream;
     p->exp.far = st->exp_far;
     p->exp.base = st->exp_base;
     p->exp.n = st->exp_n;
     if (st->exp_n) memcpy(p->exp.items, st->exp_items, st->exp_n * sizeof(uint32_t));
     drop_element(p);
-    p->hw = e->pos;
+    p->hw = pos;
+}
+
+/* Parses the iteration of entry e again with more input. */
+static vm_step again(pego_parser *p, vm_regs *r, vm_entry *e)
+{
+    if (rt_stream_read(p, 0) < 0) return VM_ACTION_ERROR;
+    restore_entry(p, r, e);
+    rewind_to(p, e->pos);
     e->cut = 0;
     r->ip = p->g->code + e->u.iter.rep + 1;
     return VM_NEXT;
 }
 
-/* The repetition has ended: its examined mark joins the rule's, and the rest
- * of the input is read for what follows it. */
-static int end_stream(pego_parser *p)
+/* Copies n items of size bytes to *to (grown as needed); -1 when out of memory. */
+static int keep_copy(void **to, uint32_t *cap, const void *from, uint32_t n, size_t size)
 {
-    if (p->stream.hw > p->hw) p->hw = p->stream.hw;
-    return rt_stream_read(p, 1);
+    if (n > *cap && rt_buf_grow(to, cap, n, size) < 0) return -1;
+    if (n) memcpy(*to, from, n * size);
+    return 0;
+}
+
+/* The repetition has ended with the registers r (failed: what follows is not
+ * run, the parse fails from here whatever comes): its examined mark joins the
+ * rule's, and the state is kept for what follows to run again. */
+static int end_stream(pego_parser *p, const vm_regs *r, int failed)
+{
+    rt_stream *st = &p->stream;
+    if (st->hw > p->hw) p->hw = st->hw;
+    st->after = 1;
+    st->done = failed;
+    if (failed) return 0;
+    st->at.ip = r->ip;
+    st->at.pos = r->pos;
+    st->at.esn = r->esn;
+    st->at.vsn = r->vsn;
+    st->at.tn = r->tn;
+    st->at.list_base = r->list_base;
+    st->at.depth = r->depth;
+    st->at.nrec = p->nrec;
+    st->nvars = p->nvars;
+    st->ngf = p->ngf;
+    if (keep_copy((void **)&st->es, &st->cap_es, p->es, r->esn, sizeof *p->es) < 0 ||
+        keep_copy((void **)&st->vmarks, &st->cap_vmarks, p->vmarks, r->esn, sizeof *p->vmarks) < 0 ||
+        keep_copy((void **)&st->vs, &st->cap_vs, p->vs, r->vsn, sizeof *p->vs) < 0 ||
+        keep_copy((void **)&st->trail, &st->cap_trail, p->trail, r->tn, sizeof *p->trail) < 0 ||
+        keep_copy((void **)&st->vars, &st->cap_vars, p->vars, p->nvars, sizeof *p->vars) < 0 ||
+        keep_copy((void **)&st->gf, &st->cap_gf, p->gf, p->ngf, sizeof *p->gf) < 0 ||
+        begin_element(p, r->pos) < 0)
+        return -1;
+    if (st->hw > p->hw) p->hw = st->hw;     /* the rule's mark: begin_element set the suffix's */
+    return 0;
 }
 
 vm_step vm_stream_begin(pego_parser *p, vm_regs *r)
@@ -132,11 +178,11 @@ vm_step vm_stream_element(pego_parser *p, vm_regs *r)
     if (r->pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
         /* an empty element, or the last one {n,m} allows, ends the repetition */
         r->esn--;
-        if (end_stream(p) < 0) return VM_ACTION_ERROR;
-        if (count < (uint32_t)rep->b) return VM_FAIL;
+        int failed = count < (uint32_t)rep->b;
         r->list_base = e->u.iter.list_base;
         r->ip = p->g->code + rep->a;
-        return VM_NEXT;
+        if (end_stream(p, r, failed) < 0) return VM_OOM;
+        return failed ? VM_FAIL : VM_NEXT;
     }
     /* the next iteration, as REPNEXT begins it */
     e->pos = r->pos;
@@ -160,24 +206,47 @@ vm_step vm_stream_failed(pego_parser *p, vm_regs *r, vm_entry *e)
         return again(p, r, e);
     }
     drop_element(p);
-    if (end_stream(p) < 0) return VM_ACTION_ERROR;
-    if (e->cut) return VM_FAIL;
-    r->pos = e->pos;
-    r->vsn = e->vs;
-    r->tn = e->trail;
-    p->nrec = e->rec;
-    p->nvars = p->vmarks[e - p->es];
-    if (e->u.iter.count < (uint32_t)rep->b) return VM_FAIL;
+    if (e->cut) return end_stream(p, r, 1) < 0 ? VM_OOM : VM_FAIL;
+    restore_entry(p, r, e);
+    int failed = e->u.iter.count < (uint32_t)rep->b;
     r->list_base = e->u.iter.list_base;
     r->ip = p->g->code + rep->a;
-    return VM_NEXT;
+    if (end_stream(p, r, failed) < 0) return VM_OOM;
+    return failed ? VM_FAIL : VM_NEXT;
 }
 
-int vm_stream_unfinished(pego_parser *p)
+vm_step vm_stream_end(pego_parser *p, vm_regs *r, int failed)
 {
     rt_stream *st = &p->stream;
-    if (st->eof || st->elements) return 0;
-    st->restart = 1;
-    p->res.status = PEGO_ABORTED;
-    return 1;
+    if (!st->after) {                  /* nothing was handed over: the run starts again */
+        st->restart = 1;
+        p->res.status = PEGO_ABORTED;
+        return VM_ACTION_ERROR;
+    }
+    if (final(p)) {
+        st->done = 1;
+        if (failed) r->esn++;          /* the bottom entry again, to fail as the loop would */
+        return failed ? VM_FAIL : VM_NEXT;
+    }
+    /* what follows the repetition runs again from where it ended, with more input */
+    if (rt_stream_read(p, 0) < 0) return VM_ACTION_ERROR;
+    r->ip = st->at.ip;
+    r->pos = st->at.pos;
+    r->esn = st->at.esn;
+    r->vsn = st->at.vsn;
+    r->tn = st->at.tn;
+    r->list_base = st->at.list_base;
+    r->depth = st->at.depth;
+    p->nrec = st->at.nrec;
+    memcpy(p->es, st->es, r->esn * sizeof *p->es);
+    memcpy(p->vmarks, st->vmarks, r->esn * sizeof *p->vmarks);
+    if (r->vsn) memcpy(p->vs, st->vs, r->vsn * sizeof *p->vs);
+    if (r->tn) memcpy(p->trail, st->trail, r->tn * sizeof *p->trail);
+    p->nvars = st->nvars;
+    if (st->nvars) memcpy(p->vars, st->vars, st->nvars * sizeof *p->vars);
+    p->ngf = st->ngf;
+    if (st->ngf) memcpy(p->gf, st->gf, st->ngf * sizeof *p->gf);
+    p->silent = 0;
+    rewind_to(p, r->pos);
+    return VM_NEXT;
 }
