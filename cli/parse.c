@@ -1,6 +1,8 @@
 /* pego parse: parses standard input, -i TEXT, or each input file with a grammar
  * and prints the tree (JSON or S-expression), `ok` in recognition mode, or the
- * syntax error (docs/language.md 1.14). */
+ * syntax error (docs/language.md 1.14); with -stream, reads the input in pieces
+ * and prints each element of the start rule's #stream repetition as it comes
+ * (7.1). */
 #include "cli.h"
 
 #include <errno.h>
