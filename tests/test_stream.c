@@ -2,7 +2,8 @@
  * 7.1 with readers that return one byte at a time, pieces of a few bytes or
  * everything at once, readers and element callbacks that fail, the elements
  * equal to the List elements of an ordinary parse (grammars of our own over
- * the csv and records fixtures' inputs), and memory that stays bounded on a
+ * the csv and records fixtures' inputs, and on random inputs read in random
+ * pieces), and memory that stays bounded on a
  * stream of 100,000 elements (the parser's figures, runtime/parser.h). */
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -452,6 +453,91 @@ static void test_equals_ordinary(void)
     }
 }
 
+/* ---- random inputs ---- */
+
+/* A reader of pieces of random length (1 to 5 bytes). */
+typedef struct { const char *data; size_t len, at; uint32_t seed; } random_source;
+
+static uint32_t next_random(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 16;
+}
+
+static long read_random(char *buf, size_t cap, void *ctx)
+{
+    random_source *s = ctx;
+    size_t n = 1 + next_random(&s->seed) % 5;
+    if (n > s->len - s->at) n = s->len - s->at;
+    if (n > cap) n = cap;
+    memcpy(buf, s->data + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+typedef struct { const char *grammar, *alphabet; int list_child; } random_case;
+
+static const random_case random_cases[] = {
+    { "def main = (@(?a-c)+ -\",\"?)* #stream $$\n", "abc,", 0 },
+    { "def main = -\"<\" (x:@(?ab) !\"c\" / @\"c\" &(?ab))* #stream -\">\"? $$\n", "abc<>", 0 },
+    { "def main = line* #stream $$\ndef line = !$$ @(?^\\n)* (\"\\n\" / $$)\n", "ab\n\xc3\xa9", 0 },
+    { "def main = (stmt #recover(skip=(?^;)* \";\"))* #stream $$\ndef stmt = @(?a-b)+ \";\"\n", "ab;c", 0 },
+    { "def main = (@(?a-b) / \"\"){1,3} #stream rest:@(?a-c)* $$\n", "abc", 0 },
+    { "def main = (w -\" \"*)* #stream t:(@\"!\")? [len(text($t)) < 2] $$\ndef w = @(?a-b)+ / @\"(\" w* \")\"\n", "ab ()!", 0 },
+};
+
+/* Stream parses equal ordinary parses on random inputs read in random pieces: the
+ * elements are the List's, the error or the recovered errors the same. */
+static void test_random_inputs(void)
+{
+    uint32_t seed = 12345;
+    unsigned compared = 0, elements = 0;
+    for (size_t c = 0; c < sizeof random_cases / sizeof *random_cases; c++) {
+        const random_case *rc = &random_cases[c];
+        pego_grammar *g = compile(rc->grammar);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g);
+        size_t na = strlen(rc->alphabet);
+        for (int t = 0; t < 400; t++) {
+            char in[32];
+            size_t len = next_random(&seed) % 16;
+            for (size_t i = 0; i < len; i++) in[i] = rc->alphabet[next_random(&seed) % na];
+            in[len] = 0;
+            const pego_result *r;
+            sink want = { .format = PEGO_PRINT_SEXPR };
+            char *want_error;
+            if (pego_parse(p, in, len, NULL, &r) == PEGO_OK) {
+                const pego_node *list = pego_result_tree(r);
+                if (rc->list_child >= 0) list = pego_node_child(r, list, (size_t)rc->list_child);
+                for (size_t i = 0; i < pego_node_child_count(r, list); i++) take(r, pego_node_child(r, list, i), &want);
+                size_t n = pego_result_recovered_count(r);
+                want_error = strdup(n ? pego_result_recovered_error(r, n - 1) : "ok");
+            } else {
+                want_error = strdup(pego_result_error(r));
+            }
+            random_source src = { in, len, 0, seed };
+            sink got = { .format = PEGO_PRINT_SEXPR };
+            pego_status st = pego_parse_stream(p, read_random, &src, take, &got, NULL, &r);
+            size_t n = st == PEGO_OK ? pego_result_recovered_count(r) : 0;
+            const char *err = st != PEGO_OK ? pego_result_error(r) : n ? pego_result_recovered_error(r, n - 1) : "ok";
+            int same = strcmp(err, want_error) == 0 &&
+                       (st != PEGO_OK || strcmp(got.text ? got.text : "", want.text ? want.text : "") == 0);
+            if (!same) fprintf(stderr, "\n%s on \"%s\": %s / %s\n%s--- want\n%s", rc->grammar, in, err, want_error,
+                               got.text ? got.text : "", want.text ? want.text : "");
+            CU_ASSERT(same);
+            compared++;
+            elements += got.count;
+            free(got.text);
+            free(want.text);
+            free(want_error);
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    printf("\n  %u random inputs, %u elements ", compared, elements);
+    CU_ASSERT(elements > 1000);
+}
+
 /* ---- bounded memory ---- */
 
 /* Makes 100,000 records "k<i>=<i>\n" on the fly. */
@@ -524,6 +610,7 @@ int main(void)
     CU_add_test(s, "refused parses", test_refused);
     CU_add_test(s, "reader and callback errors", test_callback_errors);
     CU_add_test(s, "elements equal an ordinary parse's", test_equals_ordinary);
+    CU_add_test(s, "random inputs in random pieces", test_random_inputs);
     CU_add_test(s, "memory stays bounded", test_bounded_memory);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
