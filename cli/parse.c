@@ -1,13 +1,18 @@
 /* pego parse: parses standard input, -i TEXT, or each input file with a grammar
  * and prints the tree (JSON or S-expression), `ok` in recognition mode, or the
- * syntax error (docs/language.md 1.14). */
+ * syntax error (docs/language.md 1.14); with -stream, reads the input in pieces
+ * and prints each element of the start rule's #stream repetition as it comes
+ * (7.1). */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char parse_usage[] =
     "usage: pego parse -g GRAMMAR [flags] [FILE...]\n"
@@ -19,6 +24,9 @@ static const char parse_usage[] =
     "  -i TEXT         parse TEXT itself instead of standard input\n"
     "  -f FORMAT       json (default), sexpr, or none (build the tree, print nothing)\n"
     "  -check          recognition only: print ok or the syntax error\n"
+    "  -stream         stream parse: read the input in pieces and print each element of\n"
+    "                  the start rule's #stream repetition on its own line as it is\n"
+    "                  parsed (compact JSON, or -f sexpr), then the errors\n"
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
@@ -39,7 +47,7 @@ enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_STRE
 
 typedef struct {
     const char *format;
-    int         stats, quiet;
+    int         stats, quiet, stream;
     cli_input  *in;       /* -check sets its options */
 } parse_config;
 
@@ -62,6 +70,19 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Success with recovered errors (docs/language.md 1.14): after the tree, the
+ * errors. Returns the exit status. */
+static int print_recovered(const pego_result *r, const char *prefix)
+{
+    size_t nrecovered = pego_result_recovered_count(r);
+    if (!nrecovered) return 0;
+    cli_flush();
+    fprintf(stderr, "pego: %s", prefix);
+    for (size_t i = 0; i < nrecovered; i++) fprintf(stderr, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));
+    fputc('\n', stderr);
+    return EXIT_ERRORS;
 }
 
 /* Parses one input and prints its result; returns the exit status for it. */
@@ -100,13 +121,103 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
         if (err < 0) cli_error("%sout of memory", prefix);
         if (err || cli_print("\n")) return EXIT_ERRORS;
     }
-    if (!nrecovered) return 0;
-    /* success with recovered errors (docs/language.md 1.14): the tree, then the errors */
-    cli_flush();
-    fprintf(stderr, "pego: %s", prefix);
-    for (size_t i = 0; i < nrecovered; i++) fprintf(stderr, "%s%s", i ? "\n" : "", pego_result_recovered_error(r, i));
-    fputc('\n', stderr);
-    return EXIT_ERRORS;
+    return print_recovered(r, prefix);
+}
+
+/* ---- -stream (docs/language.md 7.1) ---- */
+
+/* Where a stream parse reads: a file descriptor, or the text of -i. */
+typedef struct {
+    int         fd;       /* -1: text */
+    const char *text;
+    size_t      len, at;
+    int         err;      /* errno of a failed read */
+} stream_source;
+
+static long stream_read(char *buf, size_t cap, void *ctx)
+{
+    stream_source *src = ctx;
+    if (src->fd < 0) {
+        size_t n = src->len - src->at < cap ? src->len - src->at : cap;
+        memcpy(buf, src->text + src->at, n);
+        src->at += n;
+        return (long)n;
+    }
+    if (cap > (1u << 30)) cap = 1u << 30;
+    for (;;) {
+        ssize_t n = read(src->fd, buf, cap);   /* what has arrived: elements print as soon as they can */
+        if (n >= 0) return (long)n;
+        if (errno != EINTR) {
+            src->err = errno;
+            return -1;
+        }
+    }
+}
+
+typedef struct {
+    const char       *prefix;
+    pego_print_format format;
+    int               none;    /* -f none */
+    int               oom;
+} stream_sink;
+
+/* One element, on its own line, written at once. */
+static int stream_element(const pego_result *r, const pego_node *element, void *ctx)
+{
+    stream_sink *sink = ctx;
+    if (sink->none) return 0;
+    char *text = pego_node_print(r, element, sink->format);
+    if (!text) {
+        sink->oom = 1;
+        return 1;
+    }
+    int err = cli_print(sink->prefix) || cli_print(text) || cli_print("\n") || cli_flush();
+    free(text);
+    return err;            /* a write error is said once, at exit (cli_exit_status) */
+}
+
+/* Stream-parses one input (fd, or the text of -i when fd < 0); returns the exit status for it. */
+static int stream_one(cli_input *in, const parse_config *c, const char *name, const char *label, int fd)
+{
+    char prefix[4096] = "";
+    if (name) snprintf(prefix, sizeof prefix, "%s: ", name);
+    stream_source src = { fd, in->text, in->text ? strlen(in->text) : 0, 0, 0 };
+    stream_sink sink = { prefix, strcmp(c->format, "sexpr") == 0 ? PEGO_PRINT_SEXPR : PEGO_PRINT_JSON_COMPACT,
+                         strcmp(c->format, "none") == 0, 0 };
+    const pego_result *r;
+    pego_status st = pego_parse_stream(in->p, stream_read, &src, stream_element, &sink, &in->opt, &r);
+    if (st == PEGO_EREAD) {
+        cli_error("%s%s: %s", prefix, label, strerror(src.err));
+        return EXIT_ERRORS;
+    }
+    if (st == PEGO_ECALLBACK) {
+        if (sink.oom) cli_error("%sout of memory", prefix);
+        return EXIT_ERRORS;
+    }
+    if (st != PEGO_OK) {
+        cli_error("%s%s", prefix, pego_result_error(r));
+        return EXIT_ERRORS;
+    }
+    return print_recovered(r, prefix);
+}
+
+/* -stream on -i TEXT, each file, or standard input. */
+static int stream_each(cli_input *in, const parse_config *c)
+{
+    if (in->text) return stream_one(in, c, NULL, "-i", -1);
+    if (in->nfiles == 0) return stream_one(in, c, NULL, "standard input", 0);
+    int status = 0;
+    for (int i = 0; i < in->nfiles; i++) {
+        int fd = open(in->files[i], O_RDONLY);
+        if (fd < 0) {
+            cli_error("%s: %s", in->files[i], strerror(errno));
+            status = EXIT_ERRORS;
+            continue;
+        }
+        if (stream_one(in, c, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], fd)) status = EXIT_ERRORS;
+        close(fd);
+    }
+    return status;
 }
 
 /* The flags of pego parse besides the input flags. */
@@ -124,7 +235,7 @@ static int parse_flag(int ch, const char *arg, void *ctx)
     case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
     case OPT_STATS: c->stats = 1; c->in->opt.count_stats = 1; return CLI_FLAG_OK;
     case OPT_QUIET: c->quiet = 1; return CLI_FLAG_OK;
-    case OPT_STREAM: cli_error("-stream: not supported yet"); return CLI_FLAG_BAD;
+    case OPT_STREAM: c->stream = 1; return CLI_FLAG_OK;
     case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;
     default: return CLI_FLAG_UNKNOWN;
     }
@@ -144,8 +255,12 @@ int cmd_parse(int argc, char **argv)
     parse_config c = { .format = "json", .in = &in };
     int done = cli_input_flags(&in, "parse", argc, argv, longopts, parse_flag, &c);
     if (done >= 0) return done;
+    if (c.stream && c.stats) {
+        cli_error("-stats cannot be combined with -stream");
+        return EXIT_ERRORS;
+    }
     int status = cli_input_open(&in);
-    if (!status) status = cli_input_each(&in, parse_one, &c);
+    if (!status) status = c.stream ? stream_each(&in, &c) : cli_input_each(&in, parse_one, &c);
     cli_input_close(&in);
     return status;
 }

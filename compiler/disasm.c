@@ -47,9 +47,9 @@ static void actions(const pego_grammar *g, rt_buf *b)
 static void flags(rt_buf *b, uint32_t f)
 {
     static const char *names[] = { "nullable", "nofail", "cyclic", "leader", "memo", "transient",
-                                   "plain", "captures", "twin", "deferrable" };
+                                   "plain", "captures", "twin", "deferrable", "stream" };
     int any = 0;
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
         if (f & (1u << i)) { rt_buf_printf(b, "%s%s", any ? " " : "", names[i]); any = 1; }
     if (!any) rt_buf_adds(b, "-");
 }
@@ -215,6 +215,7 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     if (in->flags & INS_SCOPE) rt_buf_adds(b, " +scope");
     if (in->flags & INS_DROP) rt_buf_adds(b, " +drop");
     if (in->flags & INS_TAIL) rt_buf_adds(b, " +tail");
+    if (in->flags & INS_STREAM) rt_buf_adds(b, " +stream");
 }
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)

@@ -71,6 +71,7 @@ typedef struct {
     uint64_t          *reads;
     int                var_words;
     int32_t            scope_rep;
+    int                stream_next;   /* the next REP is the #stream repetition of a valued body */
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -1032,6 +1033,11 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     int scope = cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
     uint32_t rep = ins(m, e, OP_REP, 0, min, max);
+    if (m->stream_next) {                 /* a stream parse hands its iterations over (vm/stream.c) */
+        m->g->code[rep].flags |= INS_STREAM;
+        m->g->rules[m->rule].flags |= RULE_STREAM;
+        m->stream_next = 0;
+    }
     uint32_t test = guard ? emit_btest(m, kid, &f) : 0;
     int32_t outer = m->scope_rep;
     if (scope) m->scope_rep = (int32_t)rep;
@@ -1088,7 +1094,11 @@ static void emit_attribute(emitter *m, const ast_expr *e, int v, int live)
         patch(m, end, here(m));
         return;
     }
-    emit_expr(m, kid, v, live);    /* #stream: no effect outside a stream parse (7.1) */
+    /* #stream: no effect outside a stream parse (7.1); the reference program
+     * marks the repetition of a valued body for the stream variant of the loop */
+    m->stream_next = !m->fast && v && kid->kind == AST_REPEAT && kid->max != 0;
+    emit_expr(m, kid, v, live);
+    m->stream_next = 0;
 }
 
 /* Emits e. When v is set and e has a value slot, the code pushes exactly one

@@ -37,7 +37,8 @@ enum {
     RULE_PLAIN      = 1u << 6,  /* never memoized and no captures */
     RULE_CAPTURES   = 1u << 7,  /* its body scope has captures */
     RULE_TWIN       = 1u << 8,  /* some caller discards its value: the value-free body is used */
-    RULE_DEFERRABLE = 1u << 9   /* memoized from the second call at a position */
+    RULE_DEFERRABLE = 1u << 9,  /* memoized from the second call at a position */
+    RULE_STREAM     = 1u << 10  /* its valued body has a #stream repetition (REP marked INS_STREAM) */
 };
 
 typedef struct {

@@ -102,7 +102,9 @@ typedef enum {
     PEGO_SYNTAX_ERROR = 1,   /* the input did not match: see the syntax error accessors */
     PEGO_ABORTED      = 2,   /* a run-time error stopped the parse (nesting limit) */
     PEGO_EUSAGE       = 3,   /* bad arguments: unknown start rule, input too large */
-    PEGO_ENOMEM       = 4    /* memory ran out: the error is "out of memory"; the parser stays usable */
+    PEGO_ENOMEM       = 4,   /* memory ran out: the error is "out of memory"; the parser stays usable */
+    PEGO_EREAD        = 5,   /* a stream parse's reader failed (pego_result_callback_error) */
+    PEGO_ECALLBACK    = 6    /* a stream parse's element callback stopped it (pego_result_callback_error) */
 } pego_status;
 
 /* Counters of the work a parse does, as the grammar describes it (the reference
@@ -205,7 +207,7 @@ const char *pego_result_recovered_error(const pego_result *r, size_t i);
 /* Printing (docs/language.md 1.13), without a trailing newline: "nil"/"null" for
  * a nil result. pego_result_print returns a malloc'd string; NULL when out of
  * memory or the parse did not succeed. */
-typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON } pego_print_format;
+typedef enum { PEGO_PRINT_SEXPR, PEGO_PRINT_JSON, PEGO_PRINT_JSON_COMPACT } pego_print_format;
 char *pego_result_print(const pego_result *r, pego_print_format format);
 
 /* Receives the printed text in pieces; returns 0 to go on, or a positive value
@@ -218,6 +220,10 @@ typedef int (*pego_write_fn)(const char *data, size_t len, void *ctx);
  * did not succeed. */
 int pego_result_write(const pego_result *r, pego_print_format format, pego_write_fn write, void *ctx);
 
+/* Prints node n (NULL: nil) of result r as pego_result_print prints a tree;
+ * NULL when out of memory. For the elements of a stream parse. */
+char *pego_node_print(const pego_result *r, const pego_node *n, pego_print_format format);
+
 /* Line and column (1-based) of a position in the last parse's unit. */
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col);
 
@@ -227,6 +233,34 @@ const char *pego_version(void);
  * invalid byte reads as U+FFFD, in byte mode it is written \xHH. Returns a
  * malloc'd string. */
 char *pego_quote(const char *text, size_t len, pego_unit unit);
+
+/* ---- stream parses (docs/language.md 7.1) ------------------------------ */
+
+/* Reads input for a stream parse into buf (at most cap bytes): returns the
+ * number of bytes read, 0 at the end of the input, or a negative value for an
+ * error, which the parse returns as is (PEGO_EREAD, pego_result_callback_error). */
+typedef long (*pego_read_fn)(char *buf, size_t cap, void *ctx);
+/* Receives one element of the start rule's #stream repetition as soon as it is
+ * final (element NULL: nil). r, element and the text of its nodes are valid
+ * until the callback returns. Returns 0 to go on, or a non-zero value that
+ * stops the parse and that it returns unchanged (PEGO_ECALLBACK,
+ * pego_result_callback_error). */
+typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, void *ctx);
+
+/* Parses the input read reads, handing each element of the start rule's
+ * #stream repetition to element and releasing the input and memo entries
+ * before it, so that memory is bounded by the longest element. The result has
+ * no tree: its status, its syntax error (positions from the start of the whole
+ * input) and, after success, its recovered errors. A start rule without
+ * #stream gives PEGO_EUSAGE ("rule main has no #stream repetition"), as do
+ * recognition (opt->recognize) and trace sinks. Input is limited to
+ * PEGO_MAX_INPUT bytes in all. */
+pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
+                              pego_element_fn element, void *element_ctx,
+                              const pego_options *opt, const pego_result **out);
+/* The value the reader (PEGO_EREAD) or the element callback (PEGO_ECALLBACK)
+ * returned; 0 for any other status. */
+long pego_result_callback_error(const pego_result *r);
 
 /* ---- runtime profiling (--profile, PEGO_FLAGS) -------------------------- */
 

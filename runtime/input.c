@@ -10,6 +10,14 @@
 
 void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 {
+    in->unit = unit;
+    in->base = in->base_line = 0;
+    in->base_units = in->line_units = 0;
+    rt_input_window(in, s, len);
+}
+
+void rt_input_window(rt_input *in, const char *s, uint32_t len)
+{
     rt_free(in->unit_base);
     rt_free(in->unit_off);
     rt_free(in->line_starts);
@@ -19,10 +27,9 @@ void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
     in->nlines = 0;
     in->input = s;
     in->len = len;
-    in->unit = unit;
     /* eight bytes a step: one pass of a few instructions per eight bytes */
     uint64_t high = 0;
-    uint32_t i = 0;
+    uint32_t i = in->base;
     for (; len - i >= 8 && !high; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
@@ -45,8 +52,8 @@ void rt_input_free(rt_input *in)
 static uint64_t count_units(const rt_input *in, uint32_t byte)
 {
     const unsigned char *s = (const unsigned char *)in->input;
-    uint64_t k = 0;
-    for (uint32_t b = 0; b < byte; k++) {
+    uint64_t k = in->base_units;
+    for (uint32_t b = in->base; b < byte; k++) {
         uint32_t cp;
         b += (uint32_t)rt_unicode_decode(s + b, in->len - b, &cp);
     }
@@ -56,7 +63,7 @@ static uint64_t count_units(const rt_input *in, uint32_t byte)
 int rt_input_prepare_units(rt_input *in)
 {
     if (in->unit_base) return 0;
-    const uint32_t len = in->len;
+    const uint32_t len = in->len - in->base;   /* the tables index the input held */
     uint32_t *base = rt_malloc(((size_t)(len >> 8) + 1) * sizeof *base);
     uint8_t *off = rt_malloc((size_t)len + 1);
     if (!base || !off) {
@@ -67,7 +74,7 @@ int rt_input_prepare_units(rt_input *in)
     static uint8_t identity[256];
     if (!identity[255])
         for (int i = 0; i < 256; i++) identity[i] = (uint8_t)i;
-    const unsigned char *s = (const unsigned char *)in->input;
+    const unsigned char *s = (const unsigned char *)in->input + in->base;
     uint32_t b = 0, k = 0;          /* the next byte and its character's index */
     while (b < len) {
         if ((b & 255) == 0) base[b >> 8] = k;
@@ -98,7 +105,9 @@ int rt_input_prepare_units(rt_input *in)
 
 uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
-    if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte;
+    if (in->unit == PEGO_UNIT_BYTES) return byte;
+    if (byte < in->base) byte = in->base;        /* released input: where it was released */
+    if (in->ascii) return in->base_units + (byte - in->base);
     if (byte > in->len) return rt_input_unit(in, in->len) + (byte - in->len);   /* a test that found the end */
     if (!in->unit_base && rt_input_prepare_units(in) < 0) return count_units(in, byte);
     return rt_input_unit_at(in, byte);
@@ -107,11 +116,11 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 /* The same without the table (when there is no memory for it). */
 static void count_line_col(rt_input *in, uint32_t byte, int *line, int *col)
 {
-    uint32_t start = 0;
-    *line = 1;
-    for (uint32_t i = 0; i < byte; i++)
+    uint32_t start = in->base;
+    *line = (int)in->base_line + 1;
+    for (uint32_t i = in->base; i < byte; i++)
         if (in->input[i] == '\n') { ++*line; start = i + 1; }
-    *col = (int)(rt_input_unit(in, byte) - rt_input_unit(in, start)) + 1;
+    *col = (int)(rt_input_unit(in, byte) - (start == in->base ? in->line_units : rt_input_unit(in, start))) + 1;
 }
 
 /* rt_input_unit(in, byte) - rt_input_unit(in, from) for from a character's
@@ -135,22 +144,27 @@ static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
 
 void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
 {
+    if (byte < in->base) byte = in->base;
     if (!in->line_starts) {
         const char *s = in->input, *end = s + in->len, *c;
         uint32_t n = 1;
-        for (c = s; (c = memchr(c, '\n', (size_t)(end - c))); c++) n++;
+        for (c = s + in->base; (c = memchr(c, '\n', (size_t)(end - c))); c++) n++;
         in->line_starts = rt_malloc((size_t)n * sizeof(uint32_t));
         if (!in->line_starts) { count_line_col(in, byte, line, col); return; }
-        in->line_starts[0] = 0;
+        in->line_starts[0] = in->base;
         in->nlines = 1;
-        for (c = s; (c = memchr(c, '\n', (size_t)(end - c))); c++) in->line_starts[in->nlines++] = (uint32_t)(c - s) + 1;
+        for (c = s + in->base; (c = memchr(c, '\n', (size_t)(end - c))); c++)
+            in->line_starts[in->nlines++] = (uint32_t)(c - s) + 1;
     }
     uint32_t lo = 0, hi = in->nlines;          /* last line start <= byte */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (in->line_starts[mid] <= byte) lo = mid; else hi = mid;
     }
-    *line = (int)lo + 1;
-    *col = (int)(byte <= in->len ? units_between(in, in->line_starts[lo], byte)
-                                 : rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
+    *line = (int)(in->base_line + lo) + 1;
+    if (lo == 0 && in->base)                   /* a line that began before the input held */
+        *col = (int)(rt_input_unit(in, byte) - in->line_units) + 1;
+    else
+        *col = (int)(byte <= in->len ? units_between(in, in->line_starts[lo], byte)
+                                     : rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
 }

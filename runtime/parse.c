@@ -90,6 +90,14 @@ void pego_parser_free(pego_parser *p)
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
+    rt_free(p->stream.buf);
+    rt_free(p->stream.exp_items);
+    rt_free(p->stream.es);
+    rt_free(p->stream.vmarks);
+    rt_free(p->stream.vs);
+    rt_free(p->stream.trail);
+    rt_free(p->stream.vars);
+    rt_free(p->stream.gf);
     rt_free(p);
 }
 
@@ -369,10 +377,16 @@ size_t pego_result_node_count(const pego_result *r)
     return rt_tree_count(r->parser, r->value);
 }
 
+/* rt_tree_write's form of a print format. */
+static int print_form(pego_print_format format)
+{
+    return format == PEGO_PRINT_JSON ? 1 : format == PEGO_PRINT_JSON_COMPACT ? 2 : 0;
+}
+
 int pego_result_write(const pego_result *r, pego_print_format format, pego_write_fn write, void *ctx)
 {
     if (r->status != PEGO_OK) return -1;
-    return rt_tree_write(r->parser, r->value, format == PEGO_PRINT_JSON, write, ctx);
+    return rt_tree_write(r->parser, r->value, print_form(format), write, ctx);
 }
 
 /* The writer of pego_result_print: appends to a buffer. */
@@ -394,11 +408,23 @@ char *pego_result_print(const pego_result *r, pego_print_format format)
     return rt_buf_take(&b);
 }
 
+char *pego_node_print(const pego_result *r, const pego_node *n, pego_print_format format)
+{
+    rt_buf b;
+    rt_buf_init(&b);
+    uint32_t v = n ? (uint32_t)(n - r->parser->tree.nodes) + 1 : VAL_NIL;
+    if (rt_tree_write(r->parser, v, print_form(format), append, &b)) {
+        rt_buf_free(&b);
+        return NULL;
+    }
+    return rt_buf_take(&b);
+}
+
 int pego_result_line_col(const pego_result *r, uint64_t pos, int *line, int *col)
 {
     rt_input *in = &r->parser->in;
     /* convert a unit position back to a byte offset by binary search */
-    uint32_t lo = 0, hi = in->len;
+    uint32_t lo = in->base, hi = in->len;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (rt_input_unit(in, mid) < pos) lo = mid + 1; else hi = mid;

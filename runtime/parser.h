@@ -174,6 +174,13 @@ typedef struct {
     uint8_t    *unit_off;
     uint32_t   *line_starts;    /* byte offsets where lines start (lazy) */
     uint32_t    nlines;
+    /* A stream parse holds only the input from base on (input + base is its
+     * first byte held); before it, the released input: its length in units,
+     * its lines (the line of base is base_line + 1) and where in units the
+     * line of base starts. The tables above describe the input held. 0 for
+     * other parses. */
+    uint32_t    base, base_line;
+    uint64_t    base_units, line_units;
 } rt_input;
 
 uint64_t rt_input_unit(rt_input *in, uint32_t byte);   /* offset in the parse's unit */
@@ -181,12 +188,16 @@ int      rt_input_prepare_units(rt_input *in);         /* the tables of rt_input
 
 /* Offset byte in code points, with the tables made (rt_input_prepare_units):
  * the index of the character that byte begins or continues. */
-static inline uint32_t rt_input_unit_at(const rt_input *in, uint32_t byte)
+static inline uint64_t rt_input_unit_at(const rt_input *in, uint32_t byte)
 {
-    return in->unit_base[byte >> 8] + in->unit_off[byte];
+    uint32_t b = byte - in->base;
+    return in->base_units + in->unit_base[b >> 8] + in->unit_off[b];
 }
 void     rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col);
 void     rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit);
+/* A stream parse's input: the bytes [in->base, len) at s + in->base, after a
+ * change of what is held (base and the released input's figures set). */
+void     rt_input_window(rt_input *in, const char *s, uint32_t len);
 void     rt_input_free(rt_input *in);
 
 struct pego_result {
@@ -210,6 +221,48 @@ struct pego_result {
     int          stats_pending;
     pego_options stats_opt;
 };
+
+/* ---- stream parses (runtime/stream.c, vm/stream.c; docs/language.md 7.1) ---- */
+typedef struct {
+    pego_read_fn    read;    void *read_ctx;
+    pego_element_fn element; void *element_ctx;
+    int       on;               /* a stream parse is running: vm_run runs the stream loop */
+    char     *buf; size_t cap;  /* the input held: buf[0] is position in.base */
+    uint32_t  end;              /* the end of the input read (in.len stops before an incomplete
+                                   UTF-8 character at the end until the reader has ended) */
+    uint32_t  keep;             /* the next read releases the input before keep */
+    int       eof;              /* the reader has ended (or failed) */
+    int       restart;          /* the run saw the end of the input held before any element:
+                                   it runs again with more input */
+    long      error;            /* what the failing callback returned */
+    /* the state the element being parsed began with, restored to parse it
+     * again with more input */
+    uint32_t  hw;
+    uint32_t  exp_far, exp_base, exp_n;
+    uint32_t *exp_items; uint32_t cap_exp_items;
+    uint32_t  nodes, kids, fields, refs, nrec;
+    size_t    strings;
+    /* the state when the repetition ended (after): what follows runs again
+     * from it with more input until the end of the run (done) is final */
+    int         after, done;
+    struct { const vm_ins *ip; uint32_t pos, esn, vsn, tn, list_base, depth, nrec; } at;
+    vm_entry   *es;    uint32_t cap_es;
+    uint32_t   *vmarks; uint32_t cap_vmarks;
+    uint32_t   *vs;    uint32_t cap_vs;
+    vm_capture *trail; uint32_t cap_trail;
+    vm_var     *vars;  uint32_t nvars, cap_vars;
+    vm_gframe  *gf;    uint32_t ngf, cap_gf;
+    /* figures (tests): elements handed over, the most input held (bytes), the
+     * most memo entries and tree nodes at once */
+    uint64_t  elements;
+    size_t    peak_held;
+    uint32_t  peak_memo, peak_nodes;
+} rt_stream;
+
+/* Reads more input (all of it when all is set), first releasing the input
+ * before keep: 0, or -1 when the reader failed or memory ran out (the status
+ * and error are set). */
+int rt_stream_read(pego_parser *p, int all);
 
 typedef struct rt_profiler_state rt_profiler_state;
 
@@ -323,6 +376,7 @@ struct pego_parser {
     rt_decider  decider;
     int         decided;        /* the last parse's error was decided by the deciding run's
                                    first (1) or second (2) run; 0: not by it */
+    rt_stream   stream;
 };
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
@@ -332,7 +386,7 @@ int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status
 int  vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact);
 /* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
  * below the innermost of them. */
-enum { VM_NLOOPS = 9 };
+enum { VM_NLOOPS = 10 };
 extern int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant);
 
 /* Observation points of the general call path (runtime/trace.c): they feed the

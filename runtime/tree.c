@@ -119,7 +119,7 @@ static void push(work *w, int kind, uint32_t a, uint32_t depth, const char *text
 
 typedef struct {
     pego_parser  *p;
-    int           json;
+    int           json;   /* 0: S-expression, 1: indented JSON, 2: compact JSON */
     rt_buf        b;      /* text not yet handed on */
     pego_write_fn write;
     void         *ctx;
@@ -198,6 +198,7 @@ static void indent(printer *pr, uint32_t depth)
 {
     static const char spaces[] = "                                                                ";
     const uint32_t per_add = (sizeof spaces - 1) / 2;
+    if (pr->json == 2) return;                  /* compact: no line breaks */
     rt_buf_addc(&pr->b, '\n');
     for (uint32_t left = depth; left && !pr->err;) {
         uint32_t k = left < per_add ? left : per_add;
@@ -256,27 +257,28 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
     rt_buf *b = &pr->b;
     const pego_node *n = &t->nodes[v - 1];
     uint32_t fields, nfields = rt_tree_fields(t, n, &fields), nkids = rt_tree_node_nkids(t, n);
+    const char *sp = pr->json == 2 ? "" : " ";   /* after a colon */
     rt_buf_adds(b, "{");
     indent(pr, depth + 1);
-    rt_buf_adds(b, "\"type\": ");
+    rt_buf_printf(b, "\"type\":%s", sp);
     const char *type = rt_tree_type_name(t, g, n);
     rt_unicode_json_string(b, type, strlen(type));
     rt_buf_addc(b, ',');
     if (rt_tree_node_label(n) >= 0) {
         indent(pr, depth + 1);
-        rt_buf_adds(b, "\"rule\": ");
+        rt_buf_printf(b, "\"rule\":%s", sp);
         const char *name = g->rules[rt_tree_node_label(n)].name;
         rt_unicode_json_string(b, name, strlen(name));
         rt_buf_addc(b, ',');
     }
     indent(pr, depth + 1);
-    rt_buf_printf(b, "\"start\": %llu,", (unsigned long long)rt_input_unit(&p->in, n->start));
+    rt_buf_printf(b, "\"start\":%s%llu,", sp, (unsigned long long)rt_input_unit(&p->in, n->start));
     indent(pr, depth + 1);
-    rt_buf_printf(b, "\"end\": %llu", (unsigned long long)rt_input_unit(&p->in, n->end));
+    rt_buf_printf(b, "\"end\":%s%llu", sp, (unsigned long long)rt_input_unit(&p->in, n->end));
     if (rt_tree_terminal(n) && n->end > n->start) {
         rt_buf_addc(b, ',');
         indent(pr, depth + 1);
-        rt_buf_adds(b, "\"text\": ");
+        rt_buf_printf(b, "\"text\":%s", sp);
         quoted(pr, p->in.input + n->start, n->end - n->start, json_text);
     }
     push(w, A_TEXT, 0, 0, "}");
@@ -290,7 +292,7 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
                  depth + 2, NULL);
             push(w, A_FIELD, f->label, depth + 2, i ? "," : "");
         }
-        push(w, A_TEXT, 0, 0, "\"fields\": {");
+        push(w, A_TEXT, 0, 0, *sp ? "\"fields\": {" : "\"fields\":{");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
         push(w, A_TEXT, 0, 0, ",");
     }
@@ -302,7 +304,7 @@ static void json_node(printer *pr, work *w, uint32_t v, uint32_t depth)
             push(w, A_NEWLINE, depth + 2, 0, NULL);
             if (i) push(w, A_TEXT, 0, 0, ",");
         }
-        push(w, A_TEXT, 0, 0, "\"children\": [");
+        push(w, A_TEXT, 0, 0, *sp ? "\"children\": [" : "\"children\":[");
         push(w, A_NEWLINE, depth + 1, 0, NULL);
         push(w, A_TEXT, 0, 0, ",");
     }
@@ -326,7 +328,7 @@ int rt_tree_write(pego_parser *p, uint32_t root, int json, pego_write_fn write, 
                 rt_buf_adds(b, a.text);
                 indent(&pr, a.depth);
                 rt_unicode_json_string(b, name, strlen(name));
-                rt_buf_adds(b, ": ");
+                rt_buf_adds(b, json == 2 ? ":" : ": ");
             } else {
                 rt_buf_adds(b, a.text);
                 rt_buf_adds(b, name);

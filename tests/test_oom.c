@@ -7,8 +7,9 @@
  * N runs twice: with only the N-th allocation failing, so that the code after
  * it must recover, and with every allocation from the N-th on failing, so that
  * the error paths themselves run out of memory. Grammars written here add what
- * the fixtures do not use. Last, the runtime profiler is started, fed and
- * flushed the same way: a failed flush must lose nothing. */
+ * the fixtures do not use. Then the runtime profiler is started, fed and
+ * flushed the same way: a failed flush must lose nothing. Last, stream parses
+ * (pego_parse_stream) run the same way. */
 #include <CUnit/Basic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -576,6 +577,102 @@ static void test_profiler(void)
     CU_ASSERT_EQUAL(differences, before);
 }
 
+/* ---- stream parses ---- */
+
+typedef struct { const char *data; size_t len, at, piece; } stream_source;
+
+static long stream_read(char *buf, size_t cap, void *ctx)
+{
+    stream_source *s = ctx;
+    size_t n = s->len - s->at < s->piece ? s->len - s->at : s->piece;
+    if (n > cap) n = cap;
+    memcpy(buf, s->data + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+/* Each element printed on its own line; a print that runs out of memory stops the parse. */
+static int stream_element(const pego_result *r, const pego_node *n, void *ctx)
+{
+    text *t = ctx;
+    char *s = pego_node_print(r, n, PEGO_PRINT_SEXPR);
+    if (!s) return 12345;
+    adds(t, s);
+    adds(t, "\n");
+    free(s);
+    return 0;
+}
+
+/* Stream-parses input: the elements, then the status and error (or the recovered errors). */
+static pego_status stream_once(pego_parser *p, const char *input, size_t piece, text *out)
+{
+    stream_source src = { input, strlen(input), 0, piece };
+    const pego_result *r;
+    pego_status st = pego_parse_stream(p, stream_read, &src, stream_element, out, NULL, &r);
+    addf(out, "=> %d %s", (int)st, st == PEGO_OK ? "" : pego_result_error(r));
+    for (size_t i = 0; st == PEGO_OK && i < pego_result_recovered_count(r); i++)
+        addf(out, " [%s]", pego_result_recovered_error(r, i));
+    return st;
+}
+
+/* Stream parses with every allocation failing in turn: each ends out of memory
+ * (or stopped by a print that ran out), or as it would without failures; the
+ * elements handed over before are those of the run without failures; the
+ * parser then parses correctly again. */
+static void test_stream(void)
+{
+    static const struct { const char *grammar, *input; } cases[] = {
+        { "def main = -\"[\" xs:item* #stream -\"]\" $$ def item = n:@(?0-9)+ -\",\"?", "[1,22,333]" },
+        { "def main = (stmt #recover(skip=(?^;)* \";\"))* #stream $$ def stmt = @(?a-z\u00e9)+ \";\"",
+          "ab;1;\xc3\xa9;2;" },
+        { "def main = (@(?a-z)){2,3} #stream t:@(?0-9)* $$", "abcd12x" },
+    };
+    int before = differences, runs0 = runs, oom0 = oom_runs;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        pego_grammar *g = pego_compile(cases[c].grammar, strlen(cases[c].grammar), "s.pego", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        for (size_t piece = 1; piece <= 4; piece += 3) {
+            pego_parser *p = pego_parser_new(g);
+            text want = { 0 };
+            stream_once(p, cases[c].input, piece, &want);
+            pego_parser_free(p);
+            for (int every = 0; every < 2; every++) {
+                for (uint64_t n = 1;; n++) {
+                    text got = { 0 }, again = { 0 };
+                    p = pego_parser_new(g);
+                    faults(n, every);
+                    pego_status st = p ? stream_once(p, cases[c].input, piece, &got) : PEGO_ENOMEM;
+                    faults(0, 0);
+                    runs++;
+                    const char *end = got.data ? strstr(got.data, "=> ") : NULL;
+                    size_t handed = end ? (size_t)(end - got.data) : 0;
+                    if (st == PEGO_ENOMEM || st == PEGO_ECALLBACK) {
+                        oom_runs++;
+                        if (!failures_seen || (handed && strncmp(got.data, want.data, handed) != 0))
+                            report("a wrong out-of-memory stream parse", cases[c].grammar, n, every, got.data, want.data);
+                    } else if (!same(&got, &want)) {
+                        report("a different stream parse", cases[c].grammar, n, every, got.data, want.data);
+                    }
+                    if (p) {
+                        stream_once(p, cases[c].input, piece, &again);
+                        if (!same(&again, &want))
+                            report("a wrong stream parse after it", cases[c].grammar, n, every, again.data, want.data);
+                    }
+                    pego_parser_free(p);
+                    free(got.data);
+                    free(again.data);
+                    if (!failures_seen) break;
+                }
+            }
+            free(want.data);
+        }
+        pego_grammar_free(g);
+    }
+    fprintf(stderr, "\n  %d runs, %d out of memory ", runs - runs0, oom_runs - oom0);
+    CU_ASSERT(oom_runs - oom0 > 50);
+    CU_ASSERT_EQUAL(differences, before);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -583,6 +680,7 @@ int main(void)
     CU_add_test(s, "every allocation of compiling and parsing the fixtures fails in turn", test_fixtures);
     CU_add_test(s, "the same for grammar errors, fields, Pratt fields, recovery in left recursion", test_extras);
     CU_add_test(s, "profiled parses, and flushing the profiler's report", test_profiler);
+    CU_add_test(s, "stream parses", test_stream);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     int failed = (int)CU_get_number_of_failures();

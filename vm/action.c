@@ -418,6 +418,10 @@ static vm_step run(machine *m, uint32_t *out)
             if (top->kind == V_NODE) {
                 const pego_node *n = node_of(m, top);
                 uint32_t s = n->start, len = n->end - n->start;
+                if (s < p->in.base) {          /* a stream parse: only the input still held (7.1) */
+                    len = n->end > p->in.base ? n->end - p->in.base : 0;
+                    s = p->in.base;
+                }
                 m->vn--;
                 if (push_string(m, p->in.input + s, len) < 0) return VM_OOM;
                 break;

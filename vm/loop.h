@@ -11,6 +11,7 @@
  *                                  for one call, measuring how far it reaches)
  *   vm/variant_decide.h            the deciding run (the reference program,
  *                                  standing probes for calls)
+ *   vm/variant_stream.h            the reference program in a stream parse
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
@@ -33,7 +34,10 @@
  * and stops when its reach gets to parser.probe_cap), DECIDE whether it is
  * the deciding run (it asks whether a probe can stand for a call before
  * making it). How instructions are dispatched (computed goto, or a
- * switch) is vm/dispatch.h's choice.
+ * switch) is vm/dispatch.h's choice. STREAM says whether it is the stream
+ * loop (the start rule's #stream repetition calls out to vm/stream.c, the
+ * input is reloaded after a call out), END_SEEN marks the input examined
+ * where a test that succeeds found the end (the stream loop).
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
  * lookaheads, plain calls and returns, building values. For the rest it calls
@@ -158,7 +162,10 @@
         goto called_out; \
     } while (0)
 #define RELOAD() (ip = r.ip, pos = r.pos, esn = r.esn, SET_VS(r.vsn), SET_TN(r.tn), SET_LB(r.list_base), \
-                  depth = r.depth, es = p->es)
+                  depth = r.depth, es = p->es, STREAM ? (void)(s = (const unsigned char *)p->in.input, len = p->in.len) \
+                                                      : (void)0)
+/* The start rule's #stream repetition, in a stream parse (vm/stream.c). */
+#define STREAM_REP(rep) (STREAM && ((rep)->flags & INS_STREAM) && depth == 1)
 
 #define PUSH_VALUE(v) do { \
         if (vsn == p->capvs && rt_buf_grow((void **)&p->vs, &p->capvs, vsn + 1, sizeof(uint32_t)) < 0) goto oom; \
@@ -178,7 +185,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     const pego_grammar *g = p->g;
     const vm_ins *code = g->code, *ip = code;
     const unsigned char *s = (const unsigned char *)p->in.input;
-    const uint32_t len = p->in.len;
+    uint32_t len = p->in.len;             /* a stream parse reads more (RELOAD) */
     const uint32_t nrules = (uint32_t)g->nrules;
     pego_stats *st = &p->res.stats;
     /* The registers: the position, the heights of the control stack, value stack
@@ -226,6 +233,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
     for (;;) {
         switch (DISPATCH_OP) {
         CASE(END):
+            if (STREAM && !p->stream.eof && !p->stream.done) CALL_OUT(vm_stream_end(p, &r, 0));
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             if (PROBE) {
                 p->probe_end = pos;
@@ -272,7 +280,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(ANY): {
-            if (pos >= len) { EXPECT(pos, EXP_ANY); goto fail; }
+            if (pos >= len) { EXPECT(pos, EXP_ANY); END_SEEN(pos + 1); goto fail; }
             uint32_t start = pos, ch;
             pos += s[pos] < 0x80 ? 1 : (uint32_t)rt_unicode_decode(s + pos, len - pos, &ch);
             PUSH_MATCH(start);
@@ -303,6 +311,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(EOI):
             if (pos != len) { EXPECT(pos, EXP_EOI); LOOKED(pos + 1); goto fail; }
+            END_SEEN(pos + 1);
             ip++;
             NEXT;
         CASE(BOL):
@@ -311,6 +320,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(EOL):
             if (pos != len && s[pos] != '\n' && s[pos] != '\r') { EXPECT(pos, EXP_EOL); LOOKED(pos + 1); goto fail; }
+            if (pos == len) END_SEEN(pos + 1);
             ip++;
             NEXT;
         CASE(FAIL):
@@ -492,6 +502,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             e->u.iter.rep = (uint32_t)(ip - code);
             e->u.iter.count = 0;
             e->u.iter.list_base = CUR_VS;
+            if (STREAM_REP(ip)) CALL_OUT(vm_stream_begin(p, &r));
             ip++;
             NEXT;
         CASE(REPNEXT): {
@@ -507,6 +518,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 }
                 tn = e->trail;
             }
+            if (STREAM_REP(rep)) CALL_OUT(vm_stream_element(p, &r));
             if (pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
                 esn--;
                 if (count < (uint32_t)rep->b) goto fail;
@@ -785,6 +797,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                 ip = code + e->u.choice.alt;
                 break;
             case E_ITER: {
+                if (STREAM_REP(code + e->u.iter.rep)) CALL_OUT(vm_stream_failed(p, &r, e));
                 if (e->cut) continue;
                 const vm_ins *rep = code + e->u.iter.rep;
                 RESTORE_ENTRY(e);
@@ -817,6 +830,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             case E_SUB:
                 CALL_OUT(vm_pratt_line_failed(p, &r, e));
             case E_BOTTOM:
+                if (STREAM && !p->stream.eof && !p->stream.done) CALL_OUT(vm_stream_end(p, &r, 1));
                 FLUSH_CALLS();
                 return SYNTAX_ERROR();
             }
@@ -926,3 +940,6 @@ capped:
 #undef NOTE_MEMORY
 #undef PROBE
 #undef DECIDE
+#undef STREAM
+#undef END_SEEN
+#undef STREAM_REP

@@ -101,5 +101,6 @@ typedef enum {
 #define INS_DROP  32u  /* REPNEXT of a value-free loop: drop the iteration's captures (made for its predicates) */
 #define INS_COUNT_AFTER 64u  /* PUNCT of the profiled program: the span after the byte is a call
                                 compiled in (its POUT is the last part) */
+#define INS_STREAM 128u /* REP of the reference program's valued body: the #stream repetition (7.1) */
 
 #endif

@@ -21,3 +21,5 @@
 #define SYNTAX_ERROR() PEGO_SYNTAX_ERROR
 #define PROBE 0
 #define DECIDE 0
+#define STREAM 0
+#define END_SEEN(x) ((void)0)

@@ -230,4 +230,16 @@ vm_step vm_recover_skip_end(pego_parser *p, vm_regs *r);
 vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e);
 int     vm_recover_replay(pego_parser *p, const rt_memo_entry *m);
 
+/* The stream loop's #stream repetition (vm/stream.c): REP begins it, REPNEXT
+ * hands an element over, a failure that reaches its entry (e, already popped)
+ * ends it; each may parse the iteration again after reading more input. The
+ * end of a run (END, or failed at the bottom entry, popped) before the reader
+ * has ended goes to vm_stream_end: it runs again what follows the repetition
+ * with more input, or the whole run (stream.restart) when nothing was handed
+ * over yet, or lets the run end (stream.done). */
+vm_step vm_stream_begin(pego_parser *p, vm_regs *r);
+vm_step vm_stream_element(pego_parser *p, vm_regs *r);
+vm_step vm_stream_failed(pego_parser *p, vm_regs *r, vm_entry *e);
+vm_step vm_stream_end(pego_parser *p, vm_regs *r, int failed);
+
 #endif

@@ -1,0 +1,177 @@
+/* Stream parses (docs/language.md 7.1): the entry point of the public API and
+ * the input a stream parse holds. The input is read in pieces from the
+ * caller's reader into one buffer, which holds the bytes from in.base on:
+ * in.input points in.base bytes before the buffer, so that positions stay
+ * those of the whole input. A read first releases what is before the keep
+ * mark, which the stream loop (vm/stream.c) moves up to the character before
+ * each element it hands over. */
+#include "parser.h"
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAM_PIECE 65536u   /* the least room a read is given */
+
+/* The end of the complete characters of s[from, end): an incomplete UTF-8
+ * character at the end (a lead byte and fewer continuation bytes than it
+ * announces) waits for the rest. */
+static uint32_t complete_end(const unsigned char *s, uint32_t from, uint32_t end)
+{
+    for (uint32_t k = 1; k <= 3 && k <= end - from; k++) {
+        unsigned char b = s[end - k];
+        if ((b & 0xC0) == 0x80) continue;        /* a continuation byte: look further back */
+        uint32_t need = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 1;
+        return need > k ? end - k : end;
+    }
+    return end;
+}
+
+/* Releases the input before keep: the released part's figures go to in. */
+static void release(pego_parser *p)
+{
+    rt_stream *st = &p->stream;
+    rt_input *in = &p->in;
+    uint32_t k = st->keep;
+    if (k <= in->base) return;
+    int line, col;
+    rt_input_line_col(in, k, &line, &col);
+    uint64_t units = rt_input_unit(in, k);
+    memmove(st->buf, st->buf + (k - in->base), st->end - k);
+    in->base = k;
+    in->base_units = units;
+    in->base_line = (uint32_t)line - 1;
+    in->line_units = units - (uint64_t)(col - 1);
+}
+
+int rt_stream_read(pego_parser *p, int all)
+{
+    rt_stream *st = &p->stream;
+    rt_input *in = &p->in;
+    uint32_t shown = in->len;
+    release(p);
+    while (!st->eof && (all || complete_end((const unsigned char *)st->buf, 0, st->end - in->base) + in->base <= shown)) {
+        size_t held = st->end - in->base;
+        if (st->cap - held < STREAM_PIECE) {
+            size_t cap = st->cap * 2 > held + STREAM_PIECE ? st->cap * 2 : held + STREAM_PIECE;
+            char *b = rt_realloc(st->buf, cap);
+            if (!b) {
+                p->res.status = PEGO_ENOMEM;
+                rt_parse_abort(p, "out of memory");
+                return -1;
+            }
+            st->buf = b;
+            st->cap = cap;
+        }
+        size_t room = st->cap - held;
+        if (room > PEGO_MAX_INPUT - st->end) room = PEGO_MAX_INPUT - st->end;
+        if (!room) {
+            p->res.status = PEGO_EUSAGE;
+            rt_parse_abort(p, "input too large: more than %zu bytes (the limit is 4 GiB)", (size_t)PEGO_MAX_INPUT);
+            return -1;
+        }
+        long n = st->read(st->buf + held, room, st->read_ctx);
+        if (n < 0 || (size_t)n > room) {
+            st->eof = 1;
+            st->error = n;
+            p->res.status = PEGO_EREAD;
+            rt_parse_abort(p, "read error (%ld)", n);
+            return -1;
+        }
+        if (n == 0) st->eof = 1;
+        st->end += (uint32_t)n;
+        if (st->end - in->base > st->peak_held) st->peak_held = st->end - in->base;
+    }
+    uint32_t shown_end = st->eof ? st->end : in->base + complete_end((const unsigned char *)st->buf, 0, st->end - in->base);
+    rt_input_window(in, st->buf - in->base, shown_end);
+    return 0;
+}
+
+/* Ends a stream parse that cannot start. */
+#define REFUSE(...) (p->res.status = PEGO_EUSAGE, (pego_status)rt_parse_abort(p, __VA_ARGS__))
+
+pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
+                              pego_element_fn element, void *element_ctx,
+                              const pego_options *opt, const pego_result **out)
+{
+    static const pego_options defaults = { 0 };
+    const pego_grammar *g = p->g;
+    rt_stream *st = &p->stream;
+    if (!opt) opt = &defaults;
+    rt_parse_clear_result(p);
+    if (out) *out = &p->res;
+    const char *start = opt->start_rule ? opt->start_rule : "main";
+    int rule = pego_grammar_rule_index(g, start);
+    if (rule < 0) return REFUSE("undefined rule %s", start);
+    if (opt->recognize) return REFUSE("recognition is not supported for stream parsing");
+    if (!(g->rules[rule].flags & RULE_STREAM)) return REFUSE("rule %s has no #stream repetition", start);
+    if (p->ntrace) return REFUSE("tracing is not supported for stream parsing yet");
+    if (!read || !element) return REFUSE("a stream parse needs a reader and an element callback");
+    /* this parse's state; the buffers stay for the next */
+    st->read = read;
+    st->read_ctx = read_ctx;
+    st->element = element;
+    st->element_ctx = element_ctx;
+    st->end = st->keep = 0;
+    st->eof = st->restart = st->after = st->done = 0;
+    st->error = 0;
+    st->elements = 0;
+    st->peak_held = 0;
+    st->peak_memo = st->peak_nodes = 0;
+    rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
+    __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
+    /* The reference program, unobserved and unprofiled. The default policy's
+     * second-call bits are as many as the input's positions: a stream parse
+     * memoizes every call it may instead (the entries go with each element). */
+    p->policy = opt->memo == PEGO_MEMO_DEFAULT ? PEGO_MEMO_ALL : opt->memo;
+    p->memory = 0;
+    p->prof_on = 0;
+    p->observing = 0;
+    p->noplain = p->policy == PEGO_MEMO_ALL;
+    p->fast = 0;
+    p->counting = 0;
+    p->counted = 0;
+    p->defer = 0;
+    p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
+    int status = PEGO_ABORTED;
+    st->on = 1;
+    if (rt_stream_read(p, 0) == 0) {
+        for (;;) {
+            rt_tree_reset(&p->tree);
+            rt_buf_reset(&p->strings);
+            rt_memo_reset(&p->memo);
+            p->exp.far = p->exp.base = p->exp.n = 0;
+            p->exp.oom = 0;
+            st->restart = 0;
+            status = vm_run(p, (uint32_t)rule);
+            if (!st->restart) break;
+            /* nothing was handed over: run again on more input */
+            rt_parse_clear_result(p);
+            if (rt_stream_read(p, 0) < 0) {
+                status = p->res.status;
+                break;
+            }
+        }
+    } else {
+        status = p->res.status;
+    }
+    st->on = 0;
+    if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors would be wrong */
+        rt_parse_clear_result(p);
+        p->res.status = PEGO_ENOMEM;
+        status = rt_parse_abort(p, "out of memory");
+    }
+    p->res.stats.rules_memoized = p->memo.rules_used;
+    if (status == PEGO_OK) {
+        p->res.status = PEGO_OK;
+        p->res.value = VAL_NIL;         /* the stream parse returns only a status */
+        p->res.has_value = 0;
+        p->res.nrecovered = p->nrec;
+    }
+    return p->res.status;
+}
+
+long pego_result_callback_error(const pego_result *r)
+{
+    return r->status == PEGO_EREAD || r->status == PEGO_ECALLBACK ? r->parser->stream.error : 0;
+}

@@ -1,0 +1,620 @@
+/* Stream parses (docs/language.md 7.1) through pego_parse_stream: each rule of
+ * 7.1 with readers that return one byte at a time, pieces of a few bytes or
+ * everything at once, readers and element callbacks that fail, the elements
+ * equal to the List elements of an ordinary parse (grammars of our own over
+ * the csv and records fixtures' inputs, and on random inputs read in random
+ * pieces), and memory that stays bounded on a
+ * stream of 100,000 elements (the parser's figures, runtime/parser.h). */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pego.h"
+#include "../runtime/parser.h"    /* rt_stream: the most input and memo entries held */
+#include "fixtures.h"
+
+/* ---- readers ---- */
+
+typedef struct {
+    const char *data;
+    size_t      len, at;
+    size_t      piece;       /* the most bytes a read returns */
+    size_t      fail_at;     /* a read at or after this offset fails (0: never) */
+    long        fail_with;
+    unsigned    reads;
+} source;
+
+static long read_source(char *buf, size_t cap, void *ctx)
+{
+    source *s = ctx;
+    s->reads++;
+    if (s->fail_at && s->at >= s->fail_at) return s->fail_with;
+    size_t n = s->len - s->at;
+    if (n > cap) n = cap;
+    if (n > s->piece) n = s->piece;
+    memcpy(buf, s->data + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+/* ---- element callbacks ---- */
+
+typedef struct {
+    char    *text;           /* the elements printed, one per line */
+    size_t   len, cap;
+    unsigned count;
+    unsigned stop_at;        /* return stop_with at this element (1-based; 0: never) */
+    int      stop_with;
+    source  *src;            /* the bytes read when each element came: in read_at */
+    size_t   read_at[16];
+    pego_print_format format;
+} sink;
+
+static void add(sink *k, const char *s)
+{
+    size_t n = strlen(s);
+    if (k->len + n + 2 > k->cap) {
+        k->cap = (k->len + n + 2) * 2;
+        k->text = realloc(k->text, k->cap);
+    }
+    memcpy(k->text + k->len, s, n);
+    k->len += n;
+    k->text[k->len++] = '\n';
+    k->text[k->len] = 0;
+}
+
+static int take(const pego_result *r, const pego_node *n, void *ctx)
+{
+    sink *k = ctx;
+    if (k->src && k->count < 16) k->read_at[k->count] = k->src->at;
+    k->count++;
+    char *s = pego_node_print(r, n, k->format);
+    add(k, s);
+    free(s);
+    return k->stop_at && k->count == k->stop_at ? k->stop_with : 0;
+}
+
+static pego_grammar *compile(const char *src)
+{
+    pego_diag *d = NULL;
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", &d);
+    if (!g) fprintf(stderr, "%s\n", pego_diag_text(d));
+    pego_diag_free(d);
+    return g;
+}
+
+/* Stream-parses input with pieces of piece bytes; returns the elements (S-expressions,
+ * one a line) followed by "=> " and the error, or "=> ok" (and the recovered errors). */
+static char *stream(const char *grammar, const char *input, size_t piece)
+{
+    pego_grammar *g = compile(grammar);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    source src = { input, strlen(input), 0, piece, 0, 0, 0 };
+    sink k = { 0 };
+    const pego_result *r;
+    char line[1024];
+    if (pego_parse_stream(p, read_source, &src, take, &k, NULL, &r) == PEGO_OK) {
+        snprintf(line, sizeof line, "=> ok");
+        for (size_t i = 0; i < pego_result_recovered_count(r); i++) {
+            size_t n = strlen(line);
+            snprintf(line + n, sizeof line - n, " [%s]", pego_result_recovered_error(r, i));
+        }
+    } else {
+        snprintf(line, sizeof line, "=> %s", pego_result_error(r));
+    }
+    add(&k, line);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    return k.text;
+}
+
+/* The same with pieces of 1, 2, 3 and 4096 bytes: all must agree with want. */
+static void check(const char *grammar, const char *input, const char *want)
+{
+    static const size_t pieces[] = { 1, 2, 3, 4096 };
+    for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
+        char *got = stream(grammar, input, pieces[i]);
+        if (strcmp(got, want) != 0)
+            fprintf(stderr, "\npieces of %zu bytes, input %s:\n--- want\n%s--- got\n%s", pieces[i], input, want, got);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        free(got);
+    }
+}
+
+static const char kv[] =
+    "type Key terminal\n"
+    "type Value terminal\n"
+    "type Pair struct { Key Key, Value Value }\n"
+    "def main = pair* #stream $$\n"
+    "def pair: Pair = k:key \"=\" v:value \"\\n\" -> new Pair{Key: $k, Value: $v}\n"
+    "def key: Key = @(?a-z_)+\n"
+    "def value: Value = @(?0-9)+\n";
+
+/* The example of 7.1: two elements, then the syntax error at its absolute position. */
+static void test_example(void)
+{
+    check(kv, "a=1\nbb=22\nccc=x\n",
+          "(Pair Key=Key\"a\"@key Value=Value\"1\"@value)\n"
+          "(Pair Key=Key\"bb\"@key Value=Value\"22\"@value)\n"
+          "=> 3:5: syntax error: expected (?0-9)\n");
+    check(kv, "", "=> ok\n");
+    check(kv, "a=1\n", "(Pair Key=Key\"a\"@key Value=Value\"1\"@value)\n=> ok\n");
+}
+
+/* Elements with captures get them as fields; the List stays empty, and what
+ * follows the repetition is checked as usual; positions count from the start. */
+static void test_captures_and_after(void)
+{
+    const char *g = "def main = -\"[\" xs:item* #stream -\"]\" $$\n"
+                    "def item = n:@(?0-9)+ -\",\"?\n";
+    check(g, "[1,22,333]",
+          "(Seq \"1\" n=\"1\")@item\n(Seq \"22\" n=\"22\")@item\n(Seq \"333\" n=\"333\")@item\n=> ok\n");
+    check(g, "[1,2", "(Seq \"1\" n=\"1\")@item\n(Seq \"2\" n=\"2\")@item\n=> 1:5: syntax error: expected \",\", \"]\", (?0-9)\n");
+    /* an iteration's own captures: the element is its value with the fields */
+    check("def main = (k:@(?a-z) v:@(?0-9))* #stream $$\n", "a1b2",
+          "(Seq \"a\" \"1\" k=\"a\" v=\"1\")\n(Seq \"b\" \"2\" k=\"b\" v=\"2\")\n=> ok\n");
+}
+
+/* What follows the repetition runs again as more input arrives, with the
+ * captures and values made before the repetition. */
+static void test_after_repetition(void)
+{
+    const char *g = "def main = h:@\"#\"? (@(?a-z))* #stream -\";\" t:@(?0-9)* [len(text($t)) == 3] $$\n";
+    check(g, "#ab;123", "\"a\"\n\"b\"\n=> ok\n");
+    check(g, "ab;12", "\"a\"\n\"b\"\n=> 1:6: syntax error: expected (?0-9)\n");
+    check(g, "ab;12x", "\"a\"\n\"b\"\n=> 1:6: syntax error: expected (?0-9)\n");
+    check(g, "ab;1234", "\"a\"\n\"b\"\n=> 1:8: syntax error: expected (?0-9)\n");
+}
+
+/* A syntax error in the middle of a long input is reported without reading the rest. */
+static void test_error_reads_no_more(void)
+{
+    size_t n = 200000;
+    char *in = malloc(n + 1);
+    memcpy(in, "a=1\nb=x\n", 8);
+    for (size_t i = 8; i < n; i += 4) memcpy(in + i, "c=2\n", 4);
+    in[n] = 0;
+    pego_grammar *g = compile(kv);
+    pego_parser *p = pego_parser_new(g);
+    source src = { in, n, 0, 4096, 0, 0, 0 };
+    sink k = { 0 };
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "2:3: syntax error: expected (?0-9)");
+    CU_ASSERT_EQUAL(k.count, 1);
+    CU_ASSERT(src.at <= 4096);
+    free(k.text);
+    free(in);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* {n,m}: at most m elements, the rest left for what follows; fewer than n
+ * fail after the elements were handed over (nothing is retracted). */
+static void test_bounds(void)
+{
+    const char *g = "def main = (@(?a-z)){2,3} #stream rest $$\ndef rest = @(?a-z)*\n";
+    check(g, "abcde", "\"a\"\n\"b\"\n\"c\"\n=> ok\n");
+    check(g, "ab", "\"a\"\n\"b\"\n=> ok\n");
+    check(g, "a", "\"a\"\n=> 1:2: syntax error: expected (?a-z)\n");
+    check(g, "a1", "\"a\"\n=> 1:2: syntax error: expected (?a-z)\n");
+}
+
+/* An element that matches without consuming input is handed over once and
+ * ends the repetition; a nil element is handed over as nil. */
+static void test_empty_element(void)
+{
+    check("def main = (\"a\" / \"\")* #stream @(?b)* $$\n", "aab", "\"a\"\n\"a\"\n\"\"\n=> ok\n");
+    check("def main = (-\"a\")* #stream $$\n", "aa", "nil\nnil\n=> ok\n");
+}
+
+/* Stream-parses input, one byte a read, and returns the bytes read when each element came. */
+static void arrival(const char *grammar, const char *input, size_t *at, unsigned *count)
+{
+    pego_grammar *g = compile(grammar);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    source src = { input, strlen(input), 0, 1, 0, 0, 0 };
+    sink k = { .src = &src };
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, NULL), PEGO_OK);
+    memcpy(at, k.read_at, sizeof k.read_at);
+    *count = k.count;
+    free(k.text);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* An element that ends in a repetition waits for the next character or the
+ * end of input; one that does not is handed over as soon as it matched. A
+ * complete UTF-8 character never waits; an incomplete one waits for the rest. */
+static void test_when_handed(void)
+{
+    size_t at[16];
+    unsigned n;
+    arrival("def main = w* #stream $$\ndef w = @(?a-z)+ \",\"\n", "ab,cd,", at, &n);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(at[0], 3);          /* "ab," with nothing more read */
+    CU_ASSERT_EQUAL(at[1], 6);
+    arrival("def main = w* #stream $$\ndef w = @(?a-z)+ \" \"*\n", "ab cd ", at, &n);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(at[0], 4);          /* after the "c" that ends the spaces */
+    CU_ASSERT_EQUAL(at[1], 6);          /* at the end of the input */
+    arrival("def main = . * #stream $$\n", "a\xc3\xa9\xe2\x82\xac", at, &n);
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_EQUAL(at[0], 1);
+    CU_ASSERT_EQUAL(at[1], 3);          /* both bytes of "é" */
+    CU_ASSERT_EQUAL(at[2], 6);          /* all three of "€" */
+    check("def main = . * #stream $$\n", "a\xc3\xa9\xe2\x82\xac", "\"a\"\n\"\xc3\xa9\"\n\"\xe2\x82\xac\"\n=> ok\n");
+    /* an incomplete character at the end of the input: an invalid byte each (printed U+FFFD) */
+    check("def main = . * #stream $$\n", "a\xe2\x82", "\"a\"\n\"\xef\xbf\xbd\"\n\"\xef\xbf\xbd\"\n=> ok\n");
+}
+
+/* Lines and columns count from the start of the whole input, in code points. */
+static void test_positions(void)
+{
+    const char *g = "def main = line* #stream $$\ndef line = @(?a-zé)* \"\\n\"\n";
+    check(g, "ab\nééé\ncd\néé1\n",
+          "(Seq \"ab\" \"\\n\")@line\n(Seq \"ééé\" \"\\n\")@line\n(Seq \"cd\" \"\\n\")@line\n"
+          "=> 4:3: syntax error: expected \"\\n\", (?a-zé)\n");
+    pego_grammar *gr = compile(g);
+    pego_parser *p = pego_parser_new(gr);
+    const char *in = "ab\nééé\ncd\néé1\n";
+    source src = { in, strlen(in), 0, 1, 0, 0, 0 };
+    sink k = { 0 };
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_SYNTAX_ERROR);
+    CU_ASSERT_EQUAL(pego_result_error_offset(r), 12);       /* code points */
+    CU_ASSERT_EQUAL(pego_result_error_line(r), 4);
+    CU_ASSERT_EQUAL(pego_result_error_column(r), 3);
+    free(k.text);
+    pego_parser_free(p);
+    pego_grammar_free(gr);
+}
+
+/* text() in an action of the start rule sees only the input still held: a
+ * predicate on it tells (the prefix "xx" is released once an element was handed over). */
+static void test_text_held(void)
+{
+    const char *g = "def main = a:@\"x\"+ -\";\" (@(?0-9))* #stream [len(text($a)) == 0] $$\n";
+    check(g, "xx;12", "\"1\"\n\"2\"\n=> ok\n");
+    pego_grammar *gr = compile(g);
+    pego_parser *p = pego_parser_new(gr);
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "xx;12", 5, NULL, &r), PEGO_SYNTAX_ERROR);   /* an ordinary parse holds it all */
+    pego_parser_free(p);
+    pego_grammar_free(gr);
+}
+
+/* Recovered errors come at the end, after all the elements. */
+static void test_recovered(void)
+{
+    check("def main = (stmt #recover(skip=(?^;)* \";\"))* #stream $$\ndef stmt = @(?a-z)+ \";\"\n", "ab;1;cd;",
+          "(Seq \"ab\" \";\")@stmt\nError\"1;\"{message=`1:4: syntax error: expected (?a-z)`}\n"
+          "(Seq \"cd\" \";\")@stmt\n=> ok [1:4: syntax error: expected (?a-z)]\n");
+    check("def main = (stmt #recover(skip=(?^;)* \";\"))* #stream $$\ndef stmt = @(?a-z)+ \";\"\n", "1;ab;2;",
+          "Error\"1;\"{message=`1:1: syntax error: expected (?a-z)`}\n(Seq \"ab\" \";\")@stmt\n"
+          "Error\"2;\"{message=`1:6: syntax error: expected (?a-z)`}\n"
+          "=> ok [1:1: syntax error: expected (?a-z)] [1:6: syntax error: expected (?a-z)]\n");
+}
+
+/* The start rule without #stream, recognition and tracing are refused. */
+static int trace_nothing(const pego_trace_event *ev, void *ud) { (void)ev; (void)ud; return 0; }
+
+static void test_refused(void)
+{
+    pego_grammar *g = compile("def main = \"a\"* $$\ndef s = \"a\"* #stream\n");
+    pego_parser *p = pego_parser_new(g);
+    source src = { "aa", 2, 0, 1, 0, 0, 0 };
+    sink k = { 0 };
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "rule main has no #stream repetition");
+    pego_options o = { .start_rule = "s", .recognize = 1 };
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(pego_result_error(r), "recognition is not supported for stream parsing");
+    o.recognize = 0;
+    pego_parser_set_trace(p, trace_nothing, NULL);
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_EUSAGE);
+    pego_parser_remove_trace(p, trace_nothing, NULL);
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(k.count, 2);
+    CU_ASSERT_EQUAL(src.reads, 3);     /* read until the end, and nothing read before the refusals */
+    free(k.text);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* A failing reader's value comes back as is, a failing callback's unchanged;
+ * what was handed over before stays handed over, and nothing after. */
+static void test_callback_errors(void)
+{
+    pego_grammar *g = compile(kv);
+    pego_parser *p = pego_parser_new(g);
+    const char *in = "a=1\nbb=22\nccc=333\n";
+    const pego_result *r;
+    for (size_t piece = 1; piece <= 64; piece *= 4) {
+        source src = { in, strlen(in), 0, piece, 5, -7, 0 };
+        sink k = { 0 };
+        CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_EREAD);
+        CU_ASSERT_EQUAL(pego_result_callback_error(r), -7);
+        /* the reads from offset 5 on fail: before, 1 byte a read gives "a=1\nb", 4
+         * bytes "a=1\nbb=2", 16 bytes two records and 64 bytes all three */
+        CU_ASSERT_EQUAL(k.count, piece == 1 || piece == 4 ? 1 : piece == 16 ? 2 : 3);
+        free(k.text);
+        source ok = { in, strlen(in), 0, piece, 0, 0, 0 };
+        sink stop = { .stop_at = 2, .stop_with = 42 };
+        CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &ok, take, &stop, NULL, &r), PEGO_ECALLBACK);
+        CU_ASSERT_EQUAL(pego_result_callback_error(r), 42);
+        CU_ASSERT_EQUAL(stop.count, 2);
+        free(stop.text);
+    }
+    /* the parser is usable after both */
+    source src = { in, strlen(in), 0, 3, 0, 0, 0 };
+    sink k = { 0 };
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, NULL, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_callback_error(r), 0);
+    CU_ASSERT_EQUAL(k.count, 3);
+    free(k.text);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* ---- stream elements equal an ordinary parse's List elements ---- */
+
+typedef struct {
+    const char *fixture;      /* whose inputs */
+    const char *grammar;      /* ours, with #stream */
+    int         list_child;   /* the List's index among the start rule's children (-1: the value) */
+} equal_case;
+
+static const equal_case equal_cases[] = {
+    { "csv",
+      "def main   = record* #stream\n"
+      "def record = !$$ field (-\",\" field)* -eol\n"
+      "def field  = quoted / bare\n"
+      "def quoted = @(\"\\\"\" ((?^\") / \"\\\"\\\"\")* \"\\\"\")\n"
+      "def bare   = @(?^,\"\\r\\n)*\n"
+      "def eol    = \"\\r\\n\" / \"\\n\" / $$\n", -1 },
+    { "records",
+      "type Name terminal\n"
+      "type Int terminal\n"
+      "type Str terminal\n"
+      "type Sum struct { Terms []Int }\n"
+      "type Value = Sum | Str\n"
+      "type Field struct { Key Name, Value Value }\n"
+      "type Record struct { Name Name, Fields []Field }\n"
+      "def main = -ws record* #stream $$\n"
+      "def record: Record = n:name -ws -\"{\" -ws f:fields? -\"}\" -ws -> new Record{Name: $n, Fields: concat($f)}\n"
+      "def fields: []Field = first:field rest:(-\";\" -ws x:field)* -> concat(list($first), map($rest, (r) => $r.x))\n"
+      "def field: Field = k:name -ws -\"=\" -ws v:value -ws -> new Field{Key: $k, Value: $v}\n"
+      "def value: Value = sum / str\n"
+      "def sum: Sum = t:int ts:(-ws -\"+\" -ws x:int)* -> new Sum{Terms: concat(list($t), map($ts, (r) => $r.x))}\n"
+      "def int: Int = @(?0-9)+\n"
+      "def str: Str = @(\"\\\"\" (?^\")* \"\\\"\")\n"
+      "def name: Name = @(?a-zA-Z_)+\n"
+      "def ws = (\" \" / \"\\n\")*\n", 0 },
+};
+
+typedef struct { const equal_case *c; int compared; } equal_ctx;
+
+static int compare_fixture(const pego_grammar *fg, const char *file, const char *input, size_t len, void *ctx)
+{
+    equal_ctx *e = ctx;
+    (void)fg;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/%s/", e->c->fixture);
+    if (!strstr(file, dir)) return 0;
+    pego_grammar *g = compile(e->c->grammar);
+    if (!g) return 1;
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    sink want = { .format = PEGO_PRINT_JSON_COMPACT };
+    char *want_error = NULL;
+    if (pego_parse(p, input, len, NULL, &r) == PEGO_OK) {
+        const pego_node *list = pego_result_tree(r);
+        if (e->c->list_child >= 0) list = pego_node_child(r, list, (size_t)e->c->list_child);
+        for (size_t i = 0; i < pego_node_child_count(r, list); i++) take(r, pego_node_child(r, list, i), &want);
+        want_error = strdup("ok");
+    } else {
+        want_error = strdup(pego_result_error(r));
+    }
+    int differences = 0;
+    static const size_t pieces[] = { 1, 7, 65536 };
+    for (size_t i = 0; i < 3; i++) {
+        source src = { input, len, 0, pieces[i], 0, 0, 0 };
+        sink got = { .format = PEGO_PRINT_JSON_COMPACT };
+        pego_status st = pego_parse_stream(p, read_source, &src, take, &got, NULL, &r);
+        const char *err = st == PEGO_OK ? "ok" : pego_result_error(r);
+        /* a failed ordinary parse has no tree: the stream's error must be the same */
+        if (strcmp(err, want_error) || (st == PEGO_OK && (got.count != want.count ||
+                                                          strcmp(got.text ? got.text : "", want.text ? want.text : "")))) {
+            fprintf(stderr, "\n%s (pieces of %zu): %s / %s\n", file, pieces[i], err, want_error);
+            differences++;
+        }
+        e->compared++;
+        free(got.text);
+    }
+    free(want.text);
+    free(want_error);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+    return differences;
+}
+
+static void test_equals_ordinary(void)
+{
+    for (size_t i = 0; i < sizeof equal_cases / sizeof *equal_cases; i++) {
+        equal_ctx e = { &equal_cases[i], 0 };
+        int grammars, inputs;
+        CU_ASSERT_EQUAL(fixtures_each(compare_fixture, &e, &grammars, &inputs), 0);
+        CU_ASSERT(e.compared >= 9);
+    }
+}
+
+/* ---- random inputs ---- */
+
+/* A reader of pieces of random length (1 to 5 bytes). */
+typedef struct { const char *data; size_t len, at; uint32_t seed; } random_source;
+
+static uint32_t next_random(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 16;
+}
+
+static long read_random(char *buf, size_t cap, void *ctx)
+{
+    random_source *s = ctx;
+    size_t n = 1 + next_random(&s->seed) % 5;
+    if (n > s->len - s->at) n = s->len - s->at;
+    if (n > cap) n = cap;
+    memcpy(buf, s->data + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+typedef struct { const char *grammar, *alphabet; int list_child; } random_case;
+
+static const random_case random_cases[] = {
+    { "def main = (@(?a-c)+ -\",\"?)* #stream $$\n", "abc,", 0 },
+    { "def main = -\"<\" (x:@(?ab) !\"c\" / @\"c\" &(?ab))* #stream -\">\"? $$\n", "abc<>", 0 },
+    { "def main = line* #stream $$\ndef line = !$$ @(?^\\n)* (\"\\n\" / $$)\n", "ab\n\xc3\xa9", 0 },
+    { "def main = (stmt #recover(skip=(?^;)* \";\"))* #stream $$\ndef stmt = @(?a-b)+ \";\"\n", "ab;c", 0 },
+    { "def main = (@(?a-b) / \"\"){1,3} #stream rest:@(?a-c)* $$\n", "abc", 0 },
+    { "def main = (w -\" \"*)* #stream t:(@\"!\")? [len(text($t)) < 2] $$\ndef w = @(?a-b)+ / @\"(\" w* \")\"\n", "ab ()!", 0 },
+};
+
+/* Stream parses equal ordinary parses on random inputs read in random pieces: the
+ * elements are the List's, the error or the recovered errors the same. */
+static void test_random_inputs(void)
+{
+    uint32_t seed = 12345;
+    unsigned compared = 0, elements = 0;
+    for (size_t c = 0; c < sizeof random_cases / sizeof *random_cases; c++) {
+        const random_case *rc = &random_cases[c];
+        pego_grammar *g = compile(rc->grammar);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g);
+        size_t na = strlen(rc->alphabet);
+        for (int t = 0; t < 400; t++) {
+            char in[32];
+            size_t len = next_random(&seed) % 16;
+            for (size_t i = 0; i < len; i++) in[i] = rc->alphabet[next_random(&seed) % na];
+            in[len] = 0;
+            const pego_result *r;
+            sink want = { .format = PEGO_PRINT_SEXPR };
+            char *want_error;
+            if (pego_parse(p, in, len, NULL, &r) == PEGO_OK) {
+                const pego_node *list = pego_result_tree(r);
+                if (rc->list_child >= 0) list = pego_node_child(r, list, (size_t)rc->list_child);
+                for (size_t i = 0; i < pego_node_child_count(r, list); i++) take(r, pego_node_child(r, list, i), &want);
+                size_t n = pego_result_recovered_count(r);
+                want_error = strdup(n ? pego_result_recovered_error(r, n - 1) : "ok");
+            } else {
+                want_error = strdup(pego_result_error(r));
+            }
+            random_source src = { in, len, 0, seed };
+            sink got = { .format = PEGO_PRINT_SEXPR };
+            pego_status st = pego_parse_stream(p, read_random, &src, take, &got, NULL, &r);
+            size_t n = st == PEGO_OK ? pego_result_recovered_count(r) : 0;
+            const char *err = st != PEGO_OK ? pego_result_error(r) : n ? pego_result_recovered_error(r, n - 1) : "ok";
+            int same = strcmp(err, want_error) == 0 &&
+                       (st != PEGO_OK || strcmp(got.text ? got.text : "", want.text ? want.text : "") == 0);
+            if (!same) fprintf(stderr, "\n%s on \"%s\": %s / %s\n%s--- want\n%s", rc->grammar, in, err, want_error,
+                               got.text ? got.text : "", want.text ? want.text : "");
+            CU_ASSERT(same);
+            compared++;
+            elements += got.count;
+            free(got.text);
+            free(want.text);
+            free(want_error);
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    printf("\n  %u random inputs, %u elements ", compared, elements);
+    CU_ASSERT(elements > 1000);
+}
+
+/* ---- bounded memory ---- */
+
+/* Makes 100,000 records "k<i>=<i>\n" on the fly. */
+typedef struct { unsigned i, n; char pending[32]; size_t plen, poff; size_t total; } gen;
+
+static long read_gen(char *buf, size_t cap, void *ctx)
+{
+    gen *g = ctx;
+    size_t out = 0;
+    while (out < cap) {
+        if (g->poff == g->plen) {
+            if (g->i == g->n) break;
+            g->plen = (size_t)snprintf(g->pending, sizeof g->pending, "k%u=%u\n", g->i, g->i * 7u);
+            g->poff = 0;
+            g->i++;
+        }
+        size_t k = g->plen - g->poff < cap - out ? g->plen - g->poff : cap - out;
+        memcpy(buf + out, g->pending + g->poff, k);
+        g->poff += k;
+        out += k;
+        if (out >= 4096) break;       /* pieces of about 4 KiB */
+    }
+    g->total += out;
+    return (long)out;
+}
+
+static int count_only(const pego_result *r, const pego_node *n, void *ctx)
+{
+    (void)r;
+    (void)n;
+    ++*(unsigned *)ctx;
+    return 0;
+}
+
+static void test_bounded_memory(void)
+{
+    pego_grammar *g = compile("def main = rec* #stream $$\n"
+                              "def rec = k:key -\"=\" v:@(?0-9)+ -\"\\n\"\n"
+                              "def key = @(?a-z) @(?0-9)*\n");
+    pego_parser *p = pego_parser_new(g);
+    gen src = { 0, 100000, "", 0, 0, 0 };
+    unsigned n = 0;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_gen, &src, count_only, &n, NULL, NULL), PEGO_OK);
+    CU_ASSERT_EQUAL(n, 100000);
+    CU_ASSERT(src.total > 1000000);
+    /* held: a piece of the reader's and the room a read is given, whatever the input's length */
+    printf("\n  %zu bytes streamed: at most %zu bytes held, %u memo entries, %u nodes\n", src.total,
+           p->stream.peak_held, p->stream.peak_memo, p->stream.peak_nodes);
+    CU_ASSERT(p->stream.peak_held <= 65536 + 4096);
+    CU_ASSERT(p->stream.peak_memo <= 16);
+    CU_ASSERT(p->stream.peak_nodes <= 16);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("stream parses", NULL, NULL);
+    CU_add_test(s, "the example of 7.1", test_example);
+    CU_add_test(s, "captures, and what follows the repetition", test_captures_and_after);
+    CU_add_test(s, "what follows the repetition", test_after_repetition);
+    CU_add_test(s, "an error reads no more input", test_error_reads_no_more);
+    CU_add_test(s, "{n,m} bounds", test_bounds);
+    CU_add_test(s, "an empty element ends the repetition", test_empty_element);
+    CU_add_test(s, "when elements are handed over", test_when_handed);
+    CU_add_test(s, "absolute positions, lines and columns", test_positions);
+    CU_add_test(s, "text() sees the input still held", test_text_held);
+    CU_add_test(s, "recovered errors at the end", test_recovered);
+    CU_add_test(s, "refused parses", test_refused);
+    CU_add_test(s, "reader and callback errors", test_callback_errors);
+    CU_add_test(s, "elements equal an ordinary parse's", test_equals_ordinary);
+    CU_add_test(s, "random inputs in random pieces", test_random_inputs);
+    CU_add_test(s, "memory stays bounded", test_bounded_memory);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
