@@ -36,6 +36,9 @@
  *                          fast program an unobserved parse runs
  *   --reject               every parse must end in a syntax error instead (the cost of
  *                          an error: the inputs are corrupted copies)
+ *   --stats                every parse also gives its statistics, as pego parse -stats
+ *                          does (pego_options.count_stats, then pego_result_stats, both
+ *                          inside the timed parse and bench_parse_once)
  *   --trace-noop           attach a trace sink that does nothing (only in a driver built
  *                          with -DPEGO_BENCH_TRACE, against a library with tracing)
  *   --cpu-time             time with the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID),
@@ -59,7 +62,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
-            "       [--memo default|all|none] [--start RULE] [--max-depth N] [--reference] [--reject]\n"
+            "       [--memo default|all|none] [--start RULE] [--max-depth N] [--reference] [--reject] [--stats]\n"
             "       [--trace-noop] [--cpu-time]\n"
             "       GRAMMAR INPUT...\n",
             progname);
@@ -125,13 +128,17 @@ static int compare_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int stats;     /* --stats: every parse gives its statistics */
+
 /* One parse, kept out of line and uncloned so that callgrind's --toggle-collect can
  * count exactly the instructions of the parse call. */
 __attribute__((noinline, noclone)) pego_status bench_parse_once(pego_parser *p, const char *input,
                                                                 size_t len, const pego_options *opt,
                                                                 const pego_result **res)
 {
-    return pego_parse(p, input, len, opt, res);
+    pego_status st = pego_parse(p, input, len, opt, res);
+    if (stats) (void)pego_result_stats(*res);
+    return st;
 }
 
 #ifdef PEGO_BENCH_TRACE
@@ -209,6 +216,8 @@ int main(int argc, char **argv)
             reference = 1;
         else if (strcmp(a, "--reject") == 0)
             reject = 1;
+        else if (strcmp(a, "--stats") == 0)
+            stats = 1;
         else if (strcmp(a, "--cpu-time") == 0)
             timing_clock = CLOCK_THREAD_CPUTIME_ID;
         else
@@ -225,6 +234,7 @@ int main(int argc, char **argv)
     opt.unit = PEGO_UNIT_CODEPOINTS;
     opt.reference = reference;
     opt.max_depth = (uint32_t)max_depth;
+    opt.count_stats = stats;
     if (strcmp(mode, "recognize") == 0)
         opt.recognize = 1;
     else if (strcmp(mode, "tree") != 0)
@@ -295,7 +305,7 @@ int main(int argc, char **argv)
         for (long r = 0; r < warmup + reps && status == 0; r++) {
             for (size_t k = 0; k < n_inputs && status == 0; k++) {
                 uint64_t t0 = now_ns();
-                pego_status st = pego_parse(p, inputs[k], lens[k], &opt, &res);
+                pego_status st = bench_parse_once(p, inputs[k], lens[k], &opt, &res);
                 uint64_t t1 = now_ns();
                 status = check_result(st, res, opt.recognize, input_paths[k]);
                 if (r >= warmup)
