@@ -1334,21 +1334,25 @@ static int has_cut(const ast_expr *e)
 
 /* Notes in may (257 masks, per next byte and the end of the input) that line
  * k, expression e, may match where it begins: at the bytes that can begin it,
- * everywhere when it can match empty or has a cut. */
+ * everywhere when it can match empty or has a cut. In the profiled program,
+ * only a line that begins with a terminal fails at another byte without a
+ * call, which would count: the others run everywhere. */
 static void note_line_first(emitter *m, uint64_t *may, int k, const ast_expr *e)
 {
     cc_first f;
     first_of(m, e, &f);
-    int any = f.nullable || has_cut(e);
+    const ast_expr *head = first_element(e);
+    int any = f.nullable || has_cut(e) ||
+              (m->profiled && !(head && (head->kind == AST_LITERAL || head->kind == AST_CLASS || head->kind == AST_ANY)));
     for (int b = 0; b < 257; b++)
         if (any || (b < 256 && ((f.bits[b >> 5] >> (b & 31)) & 1))) may[b] |= 1ull << k;
 }
 
-/* The fast program's table of kind of lines (cc_pratt.operand_may, ...) for
- * n lines, or NULL. */
+/* The fast and profiled programs' table of a kind of lines (cc_pratt.operand_may,
+ * ...) for n lines, or NULL. */
 static uint64_t *line_table(const emitter *m, int n)
 {
-    return m->fast && !m->profiled && n <= 64 ? table_new(257, sizeof(uint64_t)) : NULL;
+    return m->fast && n <= 64 ? table_new(257, sizeof(uint64_t)) : NULL;
 }
 
 /* The tables and lines of the Pratt expression that is rule r's body, in the

@@ -84,12 +84,14 @@ typedef struct {
     uint32_t     skip;          /* value-free, run silently */
     uint32_t    *operands, *vf_operands;
     int         *operand_actions;   /* the operands' actions, -1: none */
-    /* The fast program's record only: per next byte (256: the end of the
-     * input), the operands, prefix operators and infix and postfix operators
-     * (bit k: the k-th) whose lines may match there; the others would fail
-     * without passing a cut, and are left out. NULL: every line runs (more
-     * than 64 of a kind, or another program). Also only there: fast, a
-     * value-free line chosen is not run again (vm/pratt.c). */
+    /* The fast and profiled programs' records: per next byte (256: the end
+     * of the input), the operands, prefix operators and infix and postfix
+     * operators (bit k: the k-th) whose lines may match there; the others
+     * would fail without passing a cut (in the profiled program, also
+     * without a call, which would count), and are left out. NULL: every line
+     * runs (more than 64 of a kind, or the reference program). Only in the
+     * fast program's: fast, a value-free line chosen is not run again
+     * (vm/pratt.c). */
     uint64_t    *operand_may, *prefix_may, *tail_may;
     int          fast;
     int          skip_span;     /* the fast program's record: the byte set of a skip that is

@@ -361,6 +361,7 @@ static const fast_case cases[] = {
       "def main = e -\" \"* $$\n"
       "def e = pratt {\n"
       "    skip \" \"*\n"
+      "    operand word\n"
       "    operand @(?0-9)+\n"
       "    operand -\"(\" e -\" \"* -\")\"\n"
       "    operand \"#\" ^ @(?a-z)+\n"
@@ -369,9 +370,10 @@ static const fast_case cases[] = {
       "    level { infix left \"*\" }\n"
       "    level { prefix \"-\" postfix \"!\" }\n"
       "    level { infix right \"^\" }\n"
-      "}\n",
+      "}\n"
+      "def word = @(?x-z)+\n",
       "PSTART|PRATT|SUBRET",
-      INPUTS("1", "1+2*3", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
+      INPUTS("1", "1+2*3", "x + yz * 2", "-x^y!", "x<", "(x)==z", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
              "#ab + #c", "#1", "#", "2^^3", "((1)", "1 2", "", "-", "1+", "1*-2^3!") },
     { "Pratt: calls of a level, a rule calling the expression, an operator's action",
       "def main = (s -\";\")* $$\n"
