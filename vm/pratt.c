@@ -89,8 +89,9 @@ vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
 }
 
 /* The first line from k on, of those whose table may (cc_pratt.tail_may,
- * ...) says may match at pos, or n: the fast program leaves out the lines
- * that would fail there without passing a cut. */
+ * ...) says may match at pos, or n: the fast and profiled programs leave out
+ * the lines that would fail there without passing a cut (the profiled
+ * program, only those that would also make no call). */
 static int next_line(const pego_parser *p, const uint64_t *may, int k, int n, uint32_t pos)
 {
     if (!may || k >= n) return k;
