@@ -41,9 +41,12 @@
 #include <libunwind.h>
 #endif
 
-/* NATIVE_MAX_FRAMES: the most native frames below the VM a sample keeps; a
- * deeper native stack gives the sample none. */
-enum { PATH_WORDS = 1u << 18, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
+/* PATH_WORDS: room for a parse's sampled stacks (a sample takes 4 words and
+ * one per frame; its pages are touched only as samples come), about 80,000
+ * samples of JSON's depth: past it, samples still count for their rules but
+ * keep no stack. NATIVE_MAX_FRAMES: the most native frames below the VM a
+ * sample keeps; a deeper native stack gives the sample none. */
+enum { PATH_WORDS = 1u << 20, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
 
 static struct {
     pthread_mutex_t  lock;
