@@ -121,9 +121,11 @@ int rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, 
     return 0;
 }
 
-/* Clears the second-call bitset for a parse needing bits bits. */
-int rt_memo_seen_prepare(rt_memo *m, size_t bits)
+/* Clears the second-call bitset for bits bits, the first of them for the
+ * position base. */
+int rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits)
 {
+    m->seen_base = base;
     size_t words = (bits + 63) / 64 + 1;
     if (words > m->nseen) {
         uint64_t *s = rt_realloc(m->seen, words * sizeof *s);
@@ -135,9 +137,20 @@ int rt_memo_seen_prepare(rt_memo *m, size_t bits)
     return 0;
 }
 
+/* Empties the table. A table far larger than its entries (a stream parse
+ * empties it after every element) has only their slots cleared. */
 void rt_memo_reset(rt_memo *m)
 {
-    if (m->n) memset(m->slots, 0, m->nslots * sizeof *m->slots);
+    if ((uint64_t)m->n * 16 < m->nslots) {
+        uint32_t mask = m->nslots - 1;
+        for (uint32_t k = 0; k < m->n; k++) {
+            uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & mask;
+            while (m->slots[i] != k + 1) i = (i + 1) & mask;
+            m->slots[i] = 0;
+        }
+    } else if (m->n) {
+        memset(m->slots, 0, m->nslots * sizeof *m->slots);
+    }
     m->n = 0;
     m->nids = 0;
     m->nrecs = 0;

@@ -274,7 +274,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         p->max_depth = p->fast ? max_depth - g->fast_reserve : max_depth;
         p->defer = opt->memo == PEGO_MEMO_DEFAULT && !p->noplain && g->ndeferrable;
         if (g->ndeferrable && opt->memo == PEGO_MEMO_DEFAULT &&
-            rt_memo_seen_prepare(&p->memo, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
+            rt_memo_seen_prepare(&p->memo, 0, ((size_t)len + 1) * (size_t)g->ndeferrable) < 0) {
             status = out_of_memory(p);
             break;
         }

@@ -149,7 +149,8 @@ typedef struct {
     rt_recovered *recs; uint32_t nrecs, caprecs; /* kept recovered errors */
     uint8_t  *rule_used;                      /* per variant: stored at least one entry */
     uint32_t  rules_used;
-    uint64_t *seen;    size_t nseen;          /* second-call bitset: pos * ndeferrable + index */
+    uint64_t *seen;    size_t nseen;          /* second-call bitset: (pos - seen_base) * ndeferrable + index */
+    uint32_t  seen_base;                      /* 0; in a stream parse, the first position held */
 } rt_memo;
 
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
@@ -159,7 +160,7 @@ int            rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, u
 int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n);
 void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
-int            rt_memo_seen_prepare(rt_memo *m, size_t bits);
+int            rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits);
 
 /* ---- positions (runtime/input.c) ---- */
 typedef struct {
@@ -237,7 +238,7 @@ typedef struct {
     long      error;            /* what the failing callback returned */
     /* the state the element being parsed began with, restored to parse it
      * again with more input */
-    uint32_t  hw;
+    uint32_t  from, hw;         /* from: where it began */
     uint32_t  exp_far, exp_base, exp_n;
     uint32_t *exp_items; uint32_t cap_exp_items;
     uint32_t  nodes, kids, fields, refs, nrec;

@@ -84,6 +84,15 @@ int rt_stream_read(pego_parser *p, int all)
     }
     uint32_t shown_end = st->eof ? st->end : in->base + complete_end((const unsigned char *)st->buf, 0, st->end - in->base);
     rt_input_window(in, st->buf - in->base, shown_end);
+    /* the second-call bits, for the positions held (every read starts an
+     * element, or a run, again: none of its calls was made yet) */
+    size_t nd = (size_t)p->g->ndeferrable;
+    if (nd && p->policy == PEGO_MEMO_DEFAULT &&
+        rt_memo_seen_prepare(&p->memo, in->base, ((size_t)(shown_end - in->base) + 1) * nd) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        rt_parse_abort(p, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -121,9 +130,9 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     /* The reference program, unobserved and unprofiled. The default policy's
-     * second-call bits are as many as the input's positions: a stream parse
-     * memoizes every call it may instead (the entries go with each element). */
-    p->policy = opt->memo == PEGO_MEMO_DEFAULT ? PEGO_MEMO_ALL : opt->memo;
+     * second-call bits cover the input held, from in.base (rt_stream_read),
+     * and go with the memo entries after each element (vm/stream.c). */
+    p->policy = opt->memo;
     p->memory = 0;
     p->prof_on = 0;
     p->observing = 0;

@@ -593,6 +593,56 @@ static void test_bounded_memory(void)
     pego_grammar_free(g);
 }
 
+/* ---- the default memo policy ---- */
+
+/* The default policy memoizes a rule's second call at a position (docs/language.md
+ * 2.1) in a stream parse as in an ordinary one, element by element: an element
+ * "w y" calls w twice at its start, one "w x" once (w calls a rule and has two
+ * call sites: it is not transient). */
+static void test_default_memo_policy(void)
+{
+    pego_grammar *g = compile("def main = el* #stream $$\n"
+                              "def el = w -\"x\" / w -\"y\"\n"
+                              "def w = part (-\"-\" part)* -\" \"*\n"
+                              "def part = @(?a-z)+\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char in[4096] = "";
+    unsigned ys = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        strcat(in, i % 3 == 1 ? "ab-cd y" : "ef x");
+        ys += i % 3 == 1;
+    }
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    pego_options ref = { .reference = 1 };
+    CU_ASSERT_EQUAL_FATAL(pego_parse(p, in, strlen(in), &ref, &r), PEGO_OK);
+    /* the second call of w at the start of each "w y" and at the end, where
+     * el fails (part, a rule that calls none, is never memoized) */
+    uint64_t stored = pego_result_stats(r)->memo_stored;
+    CU_ASSERT_EQUAL(stored, ys + 1);
+    static const size_t pieces[] = { 4096, 5 };
+    for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
+        source src = { in, strlen(in), 0, pieces[i], 0, 0, 0 };
+        unsigned n = 0;
+        CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, count_only, &n, NULL, &r), PEGO_OK);
+        CU_ASSERT_EQUAL(n, 200);
+        /* the same, and again for each element parsed again with more input:
+         * read at once, only the iteration that fails at the end (it saw the
+         * end of what was held before the reader ended) */
+        uint64_t got = pego_result_stats(r)->memo_stored;
+        if (pieces[i] == 4096) CU_ASSERT_EQUAL(got, stored + 1);
+        if (pieces[i] == 5) CU_ASSERT(got >= stored && got <= 4 * stored);
+    }
+    /* with -memo all, every call of el and w is stored */
+    source src = { in, strlen(in), 0, 4096, 0, 0, 0 };
+    unsigned n = 0;
+    pego_options all = { .memo = PEGO_MEMO_ALL };
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, count_only, &n, &all, &r), PEGO_OK);
+    CU_ASSERT(pego_result_stats(r)->memo_stored >= 2 * 200 + ys);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -612,6 +662,7 @@ int main(void)
     CU_add_test(s, "elements equal an ordinary parse's", test_equals_ordinary);
     CU_add_test(s, "random inputs in random pieces", test_random_inputs);
     CU_add_test(s, "memory stays bounded", test_bounded_memory);
+    CU_add_test(s, "the default memo policy", test_default_memo_policy);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -20,6 +20,7 @@ static int begin_element(pego_parser *p, uint32_t pos)
 {
     rt_stream *st = &p->stream;
     rt_expect *x = &p->exp;
+    st->from = pos;
     st->hw = p->hw;
     p->hw = pos;
     st->exp_far = x->far;
@@ -36,12 +37,26 @@ static int begin_element(pego_parser *p, uint32_t pos)
     return 0;
 }
 
+/* Clears the second-call bits of the positions the iteration examined (its
+ * calls were made there), so that the default policy memoizes a rule's
+ * second call at a position of the element, as in an ordinary parse, and not
+ * a first call that follows the memo entries' release. */
+static void forget_first_calls(pego_parser *p)
+{
+    size_t nd = (size_t)p->g->ndeferrable;
+    uint32_t base = p->memo.seen_base, lo = p->stream.from, hi = p->hw < p->in.len ? p->hw : p->in.len;
+    if (!nd || p->policy != PEGO_MEMO_DEFAULT || lo < base || hi < lo) return;
+    size_t first = (size_t)(lo - base) * nd / 64, last = (((size_t)(hi - base) + 1) * nd - 1) / 64;
+    memset(p->memo.seen + first, 0, (last - first + 1) * sizeof *p->memo.seen);
+}
+
 /* Drops what the iteration built since it began: its nodes and strings (but
  * not when a grammar's variables may hold them, nor strings after an error it
  * recovered, whose text is among them) and the memo entries. */
 static void drop_element(pego_parser *p)
 {
     rt_stream *st = &p->stream;
+    forget_first_calls(p);
     if (st->nodes < p->tree.nnodes && p->g->nvars == 0) {
         p->tree.nnodes = st->nodes;
         p->tree.nkids = st->kids;

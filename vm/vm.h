@@ -91,7 +91,7 @@ static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint
  * call at the position, which the memo table does not keep. */
 static inline int vm_first_call_at(pego_parser *p, uint32_t pos, size_t k)
 {
-    size_t bit = (size_t)pos * (size_t)p->g->ndeferrable + k;
+    size_t bit = (size_t)(pos - p->memo.seen_base) * (size_t)p->g->ndeferrable + k;
     uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
     if (*word & mask) return 0;
     *word |= mask;
