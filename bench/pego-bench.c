@@ -41,6 +41,10 @@
  *                          inside the timed parse and bench_parse_once)
  *   --trace-noop           attach a trace sink that does nothing (only in a driver built
  *                          with -DPEGO_BENCH_TRACE, against a library with tracing)
+ *   --stream               a stream parse (pego_parse_stream, tree mode only): each parse
+ *                          reads INPUT from its file in the pieces the parser asks for,
+ *                          the elements are counted and dropped, and the file is never
+ *                          held whole (the line then ends in elements=N)
  *   --cpu-time             time with the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID),
  *                          not CLOCK_MONOTONIC: the time other processes take while the
  *                          parse waits for a core is not counted (for comparing inputs
@@ -63,7 +67,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: %s [--mode recognize|tree] [--reps N] [--warmup N] [--once] [--no-parse]\n"
             "       [--memo default|all|none] [--start RULE] [--max-depth N] [--reference] [--reject] [--stats]\n"
-            "       [--trace-noop] [--cpu-time]\n"
+            "       [--trace-noop] [--stream] [--cpu-time]\n"
             "       GRAMMAR INPUT...\n",
             progname);
     exit(2);
@@ -102,6 +106,27 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* For --stream: a copy of the file's name, and its size in *len; exits with
+ * status 2 when it cannot be read. */
+static char *file_name(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    if (!f || size < 0) {
+        fprintf(stderr, "%s: %s: %s\n", progname, path, strerror(errno));
+        exit(2);
+    }
+    fclose(f);
+    *len = (size_t)size;
+    char *name = strdup(path);
+    if (!name) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        exit(2);
+    }
+    return name;
+}
+
 static int parse_count(const char *s, long *v)
 {
     char *end;
@@ -129,14 +154,43 @@ static int compare_u64(const void *a, const void *b)
 }
 
 static int stats;     /* --stats: every parse gives its statistics */
+static int stream;    /* --stream: the inputs are file names, parsed as streams */
+static uint64_t elements;   /* the elements the last stream parse handed over */
+
+static long read_piece(char *buf, size_t cap, void *ctx)
+{
+    size_t n = fread(buf, 1, cap, ctx);
+    return n == 0 && ferror((FILE *)ctx) ? -1 : (long)n;
+}
+
+static int count_element(const pego_result *r, const pego_node *element, void *ctx)
+{
+    (void)r;
+    (void)element;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
 
 /* One parse, kept out of line and uncloned so that callgrind's --toggle-collect can
- * count exactly the instructions of the parse call. */
+ * count exactly the instructions of the parse call (with --stream, the reads of the
+ * file too). */
 __attribute__((noinline, noclone)) pego_status bench_parse_once(pego_parser *p, const char *input,
                                                                 size_t len, const pego_options *opt,
                                                                 const pego_result **res)
 {
-    pego_status st = pego_parse(p, input, len, opt, res);
+    pego_status st;
+    if (stream) {
+        FILE *f = fopen(input, "rb");
+        if (!f) {
+            fprintf(stderr, "%s: %s: %s\n", progname, input, strerror(errno));
+            exit(2);
+        }
+        elements = 0;
+        st = pego_parse_stream(p, read_piece, f, count_element, &elements, opt, res);
+        fclose(f);
+    } else {
+        st = pego_parse(p, input, len, opt, res);
+    }
     if (stats) (void)pego_result_stats(*res);
     return st;
 }
@@ -174,7 +228,11 @@ static int check_result(pego_status st, const pego_result *res, int recognize, c
                 msg ? msg : "no message");
         return 2;
     }
-    if (!recognize && pego_result_node_count(res) == 0) {
+    if (stream && elements == 0) {
+        fprintf(stderr, "%s: %s: the stream parse handed over no element\n", progname, input_name);
+        return 2;
+    }
+    if (!stream && !recognize && pego_result_node_count(res) == 0) {
         fprintf(stderr, "%s: %s: tree mode built no tree\n", progname, input_name);
         return 2;
     }
@@ -218,6 +276,8 @@ int main(int argc, char **argv)
             reject = 1;
         else if (strcmp(a, "--stats") == 0)
             stats = 1;
+        else if (strcmp(a, "--stream") == 0)
+            stream = 1;
         else if (strcmp(a, "--cpu-time") == 0)
             timing_clock = CLOCK_THREAD_CPUTIME_ID;
         else
@@ -239,6 +299,10 @@ int main(int argc, char **argv)
         opt.recognize = 1;
     else if (strcmp(mode, "tree") != 0)
         usage();
+    if (stream && opt.recognize) {
+        fprintf(stderr, "%s: --stream parses build trees: --mode tree\n", progname);
+        return 2;
+    }
     if (strcmp(memo, "default") == 0)
         opt.memo = PEGO_MEMO_DEFAULT;
     else if (strcmp(memo, "all") == 0)
@@ -269,7 +333,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (size_t k = 0; k < n_inputs; k++)
-        inputs[k] = read_file(input_paths[k], &lens[k]);
+        inputs[k] = stream ? file_name(input_paths[k], &lens[k]) : read_file(input_paths[k], &lens[k]);
     const char *input = inputs[0], *input_path = input_paths[0];
     size_t len = lens[0];
     pego_parser *p = pego_parser_new(g);
@@ -291,14 +355,17 @@ int main(int argc, char **argv)
     } else if (once) {
         pego_status st = bench_parse_once(p, input, len, &opt, &res);
         status = check_result(st, res, opt.recognize, input_path);
-        if (status == 0)
+        if (status == 0 && stream)
+            printf("ok bytes=%zu reps=1 elements=%" PRIu64 "\n", len, elements);
+        else if (status == 0)
             printf("ok bytes=%zu reps=1 nodes=%zu\n", len, pego_result_node_count(res));
     } else {
         /* times[k * reps + r]: the r-th timed parse of input k */
         uint64_t *times = malloc(n_inputs * (size_t)reps * sizeof *times);
         size_t *nodes = malloc(n_inputs * sizeof *nodes);
+        uint64_t *elems = calloc(n_inputs, sizeof *elems);
         uint64_t *memo_stored = malloc(n_inputs * sizeof *memo_stored);
-        if (!times || !nodes || !memo_stored) {
+        if (!times || !nodes || !memo_stored || !elems) {
             fprintf(stderr, "%s: out of memory\n", progname);
             return 2;
         }
@@ -313,6 +380,7 @@ int main(int argc, char **argv)
                 if (status == 0 && r == warmup + reps - 1) {
                     nodes[k] = pego_result_node_count(res);
                     memo_stored[k] = pego_result_stats(res)->memo_stored;
+                    elems[k] = elements;
                 }
             }
         }
@@ -323,13 +391,16 @@ int main(int argc, char **argv)
             if (median == 0)
                 median = 1;
             printf("ok bytes=%zu reps=%ld median_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64
-                   " mbps=%.2f nodes=%zu memo=%" PRIu64 "%s\n",
+                   " mbps=%.2f nodes=%zu memo=%" PRIu64 "%s",
                    lens[k], reps, median, t[0], t[reps - 1], (double)lens[k] * 1e3 / (double)median,
                    nodes[k], memo_stored[k], timing_clock == CLOCK_MONOTONIC ? "" : " clock=thread-cpu");
+            if (stream) printf(" elements=%" PRIu64, elems[k]);
+            printf("\n");
         }
         free(times);
         free(nodes);
         free(memo_stored);
+        free(elems);
     }
     pego_parser_free(p);
     pego_grammar_free(g);
