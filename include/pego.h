@@ -241,8 +241,10 @@ char *pego_quote(const char *text, size_t len, pego_unit unit);
  * error, which the parse returns as is (PEGO_EREAD, pego_result_callback_error). */
 typedef long (*pego_read_fn)(char *buf, size_t cap, void *ctx);
 /* Receives one element of the start rule's #stream repetition as soon as it is
- * final (element NULL: nil). r, element and the text of its nodes are valid
- * until the callback returns. Returns 0 to go on, or a non-zero value that
+ * final (element NULL: nil). r is the result the element belongs to (for the
+ * node accessors; not the stream parse's own result, which pego_parse_stream
+ * returns): r, element and the text of its nodes are valid until the callback
+ * returns. Returns 0 to go on, or a non-zero value that
  * stops the parse and that it returns unchanged (PEGO_ECALLBACK,
  * pego_result_callback_error). */
 typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, void *ctx);
@@ -254,7 +256,9 @@ typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, v
  * input) and, after success, its recovered errors. A start rule without
  * #stream gives PEGO_EUSAGE ("rule main has no #stream repetition"), as do
  * recognition (opt->recognize) and trace sinks. Input is limited to
- * PEGO_MAX_INPUT bytes in all. */
+ * PEGO_MAX_INPUT bytes in all. The fast program parses the elements where it
+ * can, the reference program the rest and the errors (opt->reference: the
+ * reference program only); the statistics count only the latter's calls. */
 pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
                               pego_element_fn element, void *element_ctx,
                               const pego_options *opt, const pego_result **out);

@@ -90,6 +90,8 @@ void pego_parser_free(pego_parser *p)
     rt_memo_free(&p->memo);
     rt_tree_free(&p->tree);
     rt_input_free(&p->in);
+    pego_parser_free(p->stream.runner[0]);
+    pego_parser_free(p->stream.runner[1]);
     rt_free(p->stream.buf);
     rt_free(p->stream.exp_items);
     rt_free(p->stream.es);

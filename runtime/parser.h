@@ -253,9 +253,22 @@ typedef struct {
     vm_capture *trail; uint32_t cap_trail;
     vm_var     *vars;  uint32_t nvars, cap_vars;
     vm_gframe  *gf;    uint32_t ngf, cap_gf;
+    /* the elements the fast program parses (vm/stream.c): whether it may
+     * (fast: 1 may, 0 may not, -1 not decided yet), the rule the repetition
+     * calls, how many bytes past its reach a test may examine (margin), the
+     * parsers they run on and the read whose input each has, and the reads
+     * so far */
+    int                 fast;
+    uint32_t            fast_rule, margin;
+    struct pego_parser *runner[2];
+    uint64_t            runner_read[2];
+    int                 fruitless;     /* runs in a row that handed nothing over */
+    uint32_t            resume_at;     /* after them: runs wait for the input held to end here */
+    uint64_t            reads;
     /* figures (tests): elements handed over, the most input held (bytes), the
-     * most memo entries and tree nodes at once */
-    uint64_t  elements;
+     * most memo entries and tree nodes at once, the elements the fast program
+     * parsed */
+    uint64_t  elements, fast_elements;
     size_t    peak_held;
     uint32_t  peak_memo, peak_nodes;
 } rt_stream;
@@ -387,7 +400,7 @@ int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status
 int  vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact);
 /* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
  * below the innermost of them. */
-enum { VM_NLOOPS = 10 };
+enum { VM_NLOOPS = 11 };
 extern int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant);
 
 /* Observation points of the general call path (runtime/trace.c): they feed the

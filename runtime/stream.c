@@ -84,6 +84,7 @@ int rt_stream_read(pego_parser *p, int all)
     }
     uint32_t shown_end = st->eof ? st->end : in->base + complete_end((const unsigned char *)st->buf, 0, st->end - in->base);
     rt_input_window(in, st->buf - in->base, shown_end);
+    st->reads++;
     /* the second-call bits, for the positions held (every read starts an
      * element, or a run, again: none of its calls was made yet) */
     size_t nd = (size_t)p->g->ndeferrable;
@@ -124,7 +125,12 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->end = st->keep = 0;
     st->eof = st->restart = st->after = st->done = 0;
     st->error = 0;
-    st->elements = 0;
+    st->elements = st->fast_elements = 0;
+    st->fast = opt->reference ? 0 : -1;    /* decided at the repetition (vm/stream.c) */
+    st->fruitless = 0;
+    st->resume_at = 0;
+    st->reads = 0;
+    st->runner_read[0] = st->runner_read[1] = UINT64_MAX;
     st->peak_held = 0;
     st->peak_memo = st->peak_nodes = 0;
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);

@@ -12,6 +12,8 @@
  *   vm/variant_decide.h            the deciding run (the reference program,
  *                                  standing probes for calls)
  *   vm/variant_stream.h            the reference program in a stream parse
+ *   vm/variant_element.h           the fast program's tree loop for one
+ *                                  element of a stream parse
  *
  * VM_RUN names the function; VALUED says whether it builds values (value stack,
  * capture trail); REFERENCE whether it runs the reference program, with
@@ -30,8 +32,9 @@
  * calls), NOTE_MEMORY
  * before every change of the rule running (with --profile-memory, the
  * profiled program gives the tree nodes built so far to the rule that built
- * them); PROBE says whether it is the probe (it starts at parser.start_pos,
- * and stops when its reach gets to parser.probe_cap), DECIDE whether it is
+ * them); PROBE says whether it is the probe or the element run (it starts
+ * at parser.start_pos, runs one call, and stops when its reach gets to
+ * parser.probe_cap; its second-call bits begin at memo.seen_base), DECIDE whether it is
  * the deciding run (it asks whether a probe can stand for a call before
  * making it). How instructions are dispatched (computed goto, or a
  * switch) is vm/dispatch.h's choice. STREAM says whether it is the stream
@@ -601,7 +604,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
                  * its first call at a position is a plain call (vm/call.c); the
                  * bit's test is written out here, where the compiler keeps the
                  * fast loop's registers best (vm_first_call_at) */
-                size_t bit = (size_t)pos * (size_t)g->ndeferrable + ip->d;
+                size_t bit = (size_t)(PROBE ? pos - p->memo.seen_base : pos) * (size_t)g->ndeferrable + ip->d;
                 uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
                 if (!(*word & mask)) {
                     *word |= mask;

@@ -10,7 +10,9 @@
  * Before the repetition, a run that examines the end of the input held starts
  * again with more (nothing was handed over yet); after it, what follows runs
  * from the state the repetition ended with, again with more input as long as
- * the run's end (a match or a failure) examined the end of what is held. */
+ * the run's end (a match or a failure) examined the end of what is held.
+ * Where it may, the fast program parses the elements ahead of the loop
+ * ("Elements the fast program parses", below). */
 #include "vm.h"
 
 #include <string.h>
@@ -149,6 +151,213 @@ static int end_stream(pego_parser *p, const vm_regs *r, int failed)
     return 0;
 }
 
+/* Hands the element of value v, built by parser from (p, or a runner), to the
+ * callback; -1 when the callback stops the parse. */
+static int give(pego_parser *p, pego_parser *from, uint32_t v)
+{
+    rt_stream *st = &p->stream;
+    if (from->tree.nnodes > st->peak_nodes) st->peak_nodes = from->tree.nnodes;
+    st->elements++;
+    int rc = st->element(&from->res, v == VAL_NIL ? NULL : &from->tree.nodes[v - 1], st->element_ctx);
+    if (!rc) return 0;
+    st->error = rc;
+    p->res.status = PEGO_ECALLBACK;
+    rt_parse_abort(p, "stopped by the element callback (%d)", rc);
+    return -1;
+}
+
+/* The input before the end of an element handed over but one character is
+ * not needed again: the next read releases it. */
+static void keep_from(pego_parser *p, uint32_t end)
+{
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    uint32_t keep = end;
+    if (keep > p->in.base) {
+        keep--;
+        while (keep > p->in.base && end - keep < 4 && (s[keep] & 0xC0) == 0x80) keep--;
+    }
+    p->stream.keep = keep;
+}
+
+/* The next iteration of entry e of the repetition rep, from pos, as REPNEXT
+ * begins it; -1 when out of memory. */
+static int next_iteration(pego_parser *p, vm_regs *r, vm_entry *e, const vm_ins *rep, uint32_t pos)
+{
+    r->pos = pos;
+    e->pos = pos;
+    __atomic_store_n(&p->progress, pos, __ATOMIC_RELAXED);
+    e->vs = r->vsn;
+    e->trail = r->tn;
+    e->rec = p->nrec;
+    p->vmarks[r->esn - 1] = p->nvars;
+    e->u.iter.count++;
+    e->cut = 0;
+    r->ip = rep + 1;
+    return begin_element(p, pos);
+}
+
+/* ---- elements the fast program parses ----
+ * The loop runs the reference program, whose expectations make the syntax
+ * errors. Where the #stream repetition is unbounded and its body is one call
+ * of a rule, with nothing captured and no variables in the grammar, the fast
+ * program parses the elements ahead of the loop, one call at a time, on
+ * parsers of their own (vm/variant_element.h, two: an element parsed ahead
+ * keeps its nodes while the next one is parsed), and the loop runs only where
+ * the fast program stops.
+ *
+ * An element the fast program matched is final when the reader has ended or
+ * when its reach (the farthest position it held) plus the margin (the most
+ * bytes a test examines from where it stands: the longest literal, or a
+ * character of four bytes) is within the input held. It is handed over once
+ * the element after it matched too, non-empty and final, and only when its
+ * reach is below that element's end. Then a syntax error of the parse, if
+ * there is one, lies at or past the start of an iteration after both: the
+ * expectations the reference program's run of the element would have
+ * recorded, only at positions it held (docs/architecture.md, Deciding a
+ * syntax error), lie below it, where the error keeps nothing.
+ *
+ * Where the fast program stops (a failure, an empty element, an error it
+ * would recover, the nesting limit, an element that may depend on input not
+ * read yet), the element parsed ahead is not handed over: the loop parses it
+ * and what follows, reading more input only where it would without the fast
+ * program, and handing each element over when it would. After 16 runs in a
+ * row that hand nothing over (a reader of small pieces, or elements that
+ * look past the next one), the runs wait for 4 KiB more input. */
+
+enum { FRUITLESS_RUNS = 16, FRUITLESS_WAIT = 4096 };
+
+/* Whether the fast program may parse the elements of the repetition rep. */
+static int may_run_fast(pego_parser *p, const vm_ins *rep)
+{
+    const pego_grammar *g = p->g;
+    const vm_ins *call = rep + 1;
+    rt_stream *st = &p->stream;
+    if (!g->has_fast || g->nvars || rep->c >= 0) return 0;
+    if ((call->op != OP_CALL && call->op != OP_CALLG) || call->c || call[1].op != OP_REPNEXT ||
+        (call[1].flags & (INS_SCOPE | INS_DROP)) || (uint32_t)call->a >= (uint32_t)g->nrules)
+        return 0;
+    uint32_t longest = 0;
+    for (int i = 0; i < g->nliterals; i++)
+        if (g->literals[i].len > longest) longest = g->literals[i].len;
+    st->fast_rule = (uint32_t)call->a;
+    st->margin = longest + 4;            /* a literal, or a character of up to four bytes */
+    return 1;
+}
+
+/* Runner k, showing the input held, with second-call bits for it; NULL when
+ * out of memory. */
+static pego_parser *runner(pego_parser *p, int k)
+{
+    rt_stream *st = &p->stream;
+    const pego_grammar *g = p->g;
+    pego_parser *q = st->runner[k];
+    if (!q) {
+        q = st->runner[k] = pego_parser_new(g);
+        if (!q) return NULL;
+        q->internal = 1;
+        q->policy = PEGO_MEMO_DEFAULT;
+        q->fast = 1;
+        q->defer = g->ndeferrable > 0;
+        q->probe_cap = UINT32_MAX;
+        st->runner_read[k] = UINT64_MAX;
+    }
+    if (st->runner_read[k] != st->reads) {   /* a read moved the input */
+        rt_input *in = &q->in;
+        in->unit = p->in.unit;
+        in->base = p->in.base;
+        in->base_line = p->in.base_line;
+        in->base_units = p->in.base_units;
+        in->line_units = p->in.line_units;
+        rt_input_window(in, p->in.input, p->in.len);
+        rt_memo_reset(&q->memo);
+        if (g->ndeferrable &&
+            rt_memo_seen_prepare(&q->memo, in->base, ((size_t)(in->len - in->base) + 1) * (size_t)g->ndeferrable) < 0)
+            return NULL;
+        st->runner_read[k] = st->reads;
+    }
+    return q;
+}
+
+/* Parses the element at pos on runner k: 1 when it matched, is not empty and
+ * is final (its end and reach in *end and *reach); else 0, and the fast
+ * program stops there. */
+static int run_element(pego_parser *p, int k, uint32_t pos, uint32_t depth, uint32_t *end, uint32_t *reach)
+{
+    const pego_grammar *g = p->g;
+    rt_stream *st = &p->stream;
+    pego_parser *q = runner(p, k);
+    uint32_t room = p->max_depth - depth;     /* levels for the call and what it calls */
+    if (!q || room <= g->fast_reserve) return 0;
+    q->max_depth = room - g->fast_reserve;
+    q->start_pos = pos;
+    rt_tree_reset(&q->tree);
+    int status = vm_run_element_loop(q, st->fast_rule);
+    uint32_t far = status == PEGO_OK && q->probe_end > q->hw ? q->probe_end : q->hw;
+    /* the memo entries hold this run's nodes; the second-call bits are those of its calls */
+    rt_memo_reset(&q->memo);
+    size_t nd = (size_t)g->ndeferrable;
+    uint32_t hi = far < q->in.len ? far : q->in.len;
+    if (nd && pos <= hi) {
+        size_t first = (size_t)(pos - q->memo.seen_base) * nd / 64;
+        size_t last = (((size_t)(hi - q->memo.seen_base) + 1) * nd - 1) / 64;
+        memset(q->memo.seen + first, 0, (last - first + 1) * sizeof *q->memo.seen);
+    }
+    if (status != PEGO_OK || q->probe_end == pos || (!st->eof && (uint64_t)far + st->margin > p->in.len))
+        return 0;
+    *end = q->probe_end;
+    *reach = far;
+    return 1;
+}
+
+/* Hands over the element runner k parsed, from the position of entry e to
+ * end, and begins the next iteration. */
+static vm_step hand_over(pego_parser *p, vm_regs *r, vm_entry *e, const vm_ins *rep, int k, uint32_t end,
+                         uint32_t reach)
+{
+    rt_stream *st = &p->stream;
+    pego_parser *q = st->runner[k];          /* its input is p's: the runs read none */
+    q->res.status = PEGO_OK;
+    st->fast_elements++;
+    if (give(p, q, VAL_NODE(q->res.value)) < 0) return VM_ACTION_ERROR;
+    keep_from(p, end);
+    /* the rule's examined mark: what the element may have examined, within the input held */
+    uint32_t mark = (uint64_t)reach + st->margin < p->in.len ? reach + st->margin : p->in.len;
+    if (mark > p->hw) p->hw = mark;
+    return next_iteration(p, r, e, rep, end) < 0 ? VM_OOM : VM_NEXT;
+}
+
+/* Parses elements ahead of the loop, which is about to begin the iteration
+ * of entry e at r->pos, handing over those that may be; the loop goes on at
+ * the first element not handed over. */
+static vm_step fast_elements(pego_parser *p, vm_regs *r, vm_entry *e, const vm_ins *rep)
+{
+    rt_stream *st = &p->stream;
+    if (st->fast < 0) st->fast = may_run_fast(p, rep);
+    if (!st->fast || p->in.len < st->resume_at) return VM_NEXT;
+    int ahead = 0, handed = 0;                /* ahead: the runner of the element parsed ahead, + 1 */
+    uint32_t ahead_end = 0, ahead_reach = 0;
+    for (;;) {
+        int k = ahead == 1;                   /* the other runner */
+        uint32_t end, reach;
+        int got = run_element(p, k, ahead ? ahead_end : r->pos, r->depth, &end, &reach);
+        if (!got || (ahead && ahead_reach >= end)) break;
+        if (ahead) {
+            vm_step step = hand_over(p, r, e, rep, ahead - 1, ahead_end, ahead_reach);
+            if (step != VM_NEXT) return step;
+            handed = 1;
+        }
+        ahead = k + 1;
+        ahead_end = end;
+        ahead_reach = reach;
+    }
+    st->fruitless = handed ? 0 : st->fruitless + 1;
+    if (st->fruitless >= FRUITLESS_RUNS) {
+        st->fruitless = 0;
+        st->resume_at = p->in.len + FRUITLESS_WAIT;
+    }
+    return VM_NEXT;
+}
+
 vm_step vm_stream_begin(pego_parser *p, vm_regs *r)
 {
     rt_stream *st = &p->stream;
@@ -160,35 +369,18 @@ vm_step vm_stream_begin(pego_parser *p, vm_regs *r)
     rt_memo_reset(&p->memo);           /* nothing parses before the repetition again */
     if (begin_element(p, r->pos) < 0) return VM_OOM;
     r->ip++;
-    return VM_NEXT;
+    return fast_elements(p, r, &p->es[r->esn - 1], r->ip - 1);
 }
 
 vm_step vm_stream_element(pego_parser *p, vm_regs *r)
 {
-    rt_stream *st = &p->stream;
     vm_entry *e = &p->es[r->esn - 1];
     const vm_ins *rep = p->g->code + r->ip->a;
     if (!final(p)) return again(p, r, e);
-    uint32_t v = VAL_NODE(p->vs[r->vsn - 1]);
-    if (p->tree.nnodes > st->peak_nodes) st->peak_nodes = p->tree.nnodes;
-    st->elements++;
-    int rc = st->element(&p->res, v == VAL_NIL ? NULL : &p->tree.nodes[v - 1], st->element_ctx);
-    if (rc) {
-        st->error = rc;
-        p->res.status = PEGO_ECALLBACK;
-        rt_parse_abort(p, "stopped by the element callback (%d)", rc);
-        return VM_ACTION_ERROR;
-    }
+    if (give(p, p, VAL_NODE(p->vs[r->vsn - 1])) < 0) return VM_ACTION_ERROR;
     r->vsn--;                          /* handed over: not in the repetition's List */
     drop_element(p);
-    /* the input before the element's end but one character is not needed again */
-    const unsigned char *s = (const unsigned char *)p->in.input;
-    uint32_t keep = r->pos;
-    if (keep > p->in.base) {
-        keep--;
-        while (keep > p->in.base && r->pos - keep < 4 && (s[keep] & 0xC0) == 0x80) keep--;
-    }
-    st->keep = keep;
+    keep_from(p, r->pos);
     uint32_t count = e->u.iter.count + 1;
     if (r->pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
         /* an empty element, or the last one {n,m} allows, ends the repetition */
@@ -199,18 +391,8 @@ vm_step vm_stream_element(pego_parser *p, vm_regs *r)
         if (end_stream(p, r, failed) < 0) return VM_OOM;
         return failed ? VM_FAIL : VM_NEXT;
     }
-    /* the next iteration, as REPNEXT begins it */
-    e->pos = r->pos;
-    __atomic_store_n(&p->progress, r->pos, __ATOMIC_RELAXED);
-    e->vs = r->vsn;
-    e->trail = r->tn;
-    e->rec = p->nrec;
-    p->vmarks[r->esn - 1] = p->nvars;
-    e->u.iter.count = count;
-    e->cut = 0;
-    if (begin_element(p, r->pos) < 0) return VM_OOM;
-    r->ip = rep + 1;
-    return VM_NEXT;
+    if (next_iteration(p, r, e, rep, r->pos) < 0) return VM_OOM;
+    return fast_elements(p, r, e, rep);
 }
 
 vm_step vm_stream_failed(pego_parser *p, vm_regs *r, vm_entry *e)

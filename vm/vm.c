@@ -126,8 +126,12 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 #include "variant_probe.h"
 #include "loop.h"
 
+#include "variant_element.h"
+#include "loop.h"
+
 int vm_run_decide_loop(pego_parser *p, uint32_t start_variant) { return vm_run_decide(p, start_variant); }
 int vm_run_probe_loop(pego_parser *p, uint32_t start_variant) { return vm_run_probe(p, start_variant); }
+int vm_run_element_loop(pego_parser *p, uint32_t start_variant) { return vm_run_element(p, start_variant); }
 
 int vm_run(pego_parser *p, uint32_t start_variant)
 {
@@ -142,5 +146,5 @@ int vm_run(pego_parser *p, uint32_t start_variant)
 /* Every loop, and vm_run, into which one may be inlined. */
 int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant) = {
     vm_run_reference, vm_run_fast, vm_run_fast_recognize, vm_run_profiled, vm_run_profiled_recognize,
-    vm_run_profiled_memory, vm_run_decide, vm_run_probe, vm_run_stream, vm_run,
+    vm_run_profiled_memory, vm_run_decide, vm_run_probe, vm_run_stream, vm_run_element, vm_run,
 };

@@ -38,6 +38,8 @@ int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t dept
 /* The loops of the deciding run and of the probe (vm/vm.c). */
 int vm_run_decide_loop(pego_parser *p, uint32_t start_variant);
 int vm_run_probe_loop(pego_parser *p, uint32_t start_variant);
+/* The element run of a stream parse (vm/variant_element.h), on a parser of its own. */
+int vm_run_element_loop(pego_parser *p, uint32_t start_variant);
 
 /* A rule call handed to the general path: the variant called, its body, the
  * level number of a level-restricted call (else 0), the return address, and
