@@ -137,6 +137,15 @@ int rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits)
     return 0;
 }
 
+/* Clears the second-call bits of the positions [lo, hi] (nd bits each; whole
+ * words: a neighbour's cleared bit only memoizes one call less). */
+void rt_memo_seen_clear(rt_memo *m, uint32_t lo, uint32_t hi, size_t nd)
+{
+    if (!nd || lo < m->seen_base || hi < lo) return;
+    size_t first = (size_t)(lo - m->seen_base) * nd / 64, last = (((size_t)(hi - m->seen_base) + 1) * nd - 1) / 64;
+    memset(m->seen + first, 0, (last - first + 1) * sizeof *m->seen);
+}
+
 /* Empties the table. A table far larger than its entries (a stream parse
  * empties it after every element) has only their slots cleared. */
 void rt_memo_reset(rt_memo *m)

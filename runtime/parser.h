@@ -161,6 +161,7 @@ int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_rec
 void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits);
+void           rt_memo_seen_clear(rt_memo *m, uint32_t lo, uint32_t hi, size_t nd);
 
 /* ---- positions (runtime/input.c) ---- */
 typedef struct {

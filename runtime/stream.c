@@ -135,7 +135,8 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->peak_memo = st->peak_nodes = 0;
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
-    /* The reference program, unobserved and unprofiled. The default policy's
+    /* The reference program (and the fast program's elements, vm/stream.c),
+     * unobserved and unprofiled. The default policy's
      * second-call bits cover the input held, from in.base (rt_stream_read),
      * and go with the memo entries after each element (vm/stream.c). */
     p->policy = opt->memo;

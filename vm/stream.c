@@ -45,11 +45,8 @@ static int begin_element(pego_parser *p, uint32_t pos)
  * a first call that follows the memo entries' release. */
 static void forget_first_calls(pego_parser *p)
 {
-    size_t nd = (size_t)p->g->ndeferrable;
-    uint32_t base = p->memo.seen_base, lo = p->stream.from, hi = p->hw < p->in.len ? p->hw : p->in.len;
-    if (!nd || p->policy != PEGO_MEMO_DEFAULT || lo < base || hi < lo) return;
-    size_t first = (size_t)(lo - base) * nd / 64, last = (((size_t)(hi - base) + 1) * nd - 1) / 64;
-    memset(p->memo.seen + first, 0, (last - first + 1) * sizeof *p->memo.seen);
+    if (p->policy == PEGO_MEMO_DEFAULT)
+        rt_memo_seen_clear(&p->memo, p->stream.from, p->hw < p->in.len ? p->hw : p->in.len, (size_t)p->g->ndeferrable);
 }
 
 /* Drops what the iteration built since it began: its nodes and strings (but
@@ -259,7 +256,6 @@ static pego_parser *runner(pego_parser *p, int k)
         q->fast = 1;
         q->defer = g->ndeferrable > 0;
         q->probe_cap = UINT32_MAX;
-        st->runner_read[k] = UINT64_MAX;
     }
     if (st->runner_read[k] != st->reads) {   /* a read moved the input */
         rt_input *in = &q->in;
@@ -295,13 +291,7 @@ static int run_element(pego_parser *p, int k, uint32_t pos, uint32_t depth, uint
     uint32_t far = status == PEGO_OK && q->probe_end > q->hw ? q->probe_end : q->hw;
     /* the memo entries hold this run's nodes; the second-call bits are those of its calls */
     rt_memo_reset(&q->memo);
-    size_t nd = (size_t)g->ndeferrable;
-    uint32_t hi = far < q->in.len ? far : q->in.len;
-    if (nd && pos <= hi) {
-        size_t first = (size_t)(pos - q->memo.seen_base) * nd / 64;
-        size_t last = (((size_t)(hi - q->memo.seen_base) + 1) * nd - 1) / 64;
-        memset(q->memo.seen + first, 0, (last - first + 1) * sizeof *q->memo.seen);
-    }
+    rt_memo_seen_clear(&q->memo, pos, far < q->in.len ? far : q->in.len, (size_t)g->ndeferrable);
     if (status != PEGO_OK || q->probe_end == pos || (!st->eof && (uint64_t)far + st->margin > p->in.len))
         return 0;
     *end = q->probe_end;
