@@ -266,6 +266,49 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
  * returned; 0 for any other status. */
 long pego_result_callback_error(const pego_result *r);
 
+/* ---- incremental documents (docs/language.md 7.2) ----------------------- */
+
+/* A document holds a text and the memo table of its last parse: after an
+ * edit, a parse evaluates again only the calls whose examined input the edit
+ * touched, and returns exactly what pego_parse of the same text returns. */
+typedef struct pego_document pego_document;
+
+/* A document of grammar g (which must outlive it) holding a copy of
+ * text[0..len), parsed with opt's start rule, unit and nesting limit (opt
+ * NULL: the defaults; the memo policy does not apply: a document memoizes
+ * every call). NULL when out of memory or len exceeds PEGO_MAX_INPUT. */
+pego_document *pego_document_new(const pego_grammar *g, const char *text, size_t len, const pego_options *opt);
+void           pego_document_free(pego_document *d);
+
+/* Replaces [start, end) of the text (positions in the document's unit) with
+ * text[0..len); start == end inserts, len 0 deletes. Does not parse. Returns
+ * PEGO_OK; PEGO_EUSAGE when a position is past the end, start > end, in byte
+ * mode a position is inside a character, or the text would exceed
+ * PEGO_MAX_INPUT (the document is then unchanged, and pego_document_error
+ * says why); PEGO_ENOMEM. An edit ends the validity of the last result. */
+pego_status    pego_document_edit(pego_document *d, uint64_t start, uint64_t end, const char *text, size_t len);
+/* Why the last pego_document_edit was refused; NULL after one that was not. */
+const char    *pego_document_error(const pego_document *d);
+/* The current text (not NUL-terminated) and its length in bytes. */
+const char    *pego_document_text(const pego_document *d, size_t *len);
+
+/* Parses the current text with the start rule: the same status, tree,
+ * positions, syntax error and recovered errors as a fresh pego_parse of it.
+ * The result belongs to the document and stays valid until the next edit,
+ * parse or pego_document_free. Recognition (opt->recognize) gives
+ * PEGO_EUSAGE. A parse that is aborted (nesting limit, an action's error) or
+ * runs out of memory forgets the memo table; a syntax error does not.
+ * Documents are neither traced nor profiled. */
+pego_status    pego_document_parse(pego_document *d, const pego_result **out);
+
+/* Counters of the last parse (informative: they depend on how much is reused):
+ * rule bodies evaluated, and calls answered from the memo table. */
+typedef struct {
+    uint64_t evaluated;
+    uint64_t reused;
+} pego_document_stats;
+void           pego_document_get_stats(const pego_document *d, pego_document_stats *out);
+
 /* ---- runtime profiling (--profile, PEGO_FLAGS) -------------------------- */
 
 /* Profiling writes a zstd-compressed report (docs/report-format.md) when the

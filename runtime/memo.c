@@ -146,6 +146,54 @@ void rt_memo_seen_clear(rt_memo *m, uint32_t lo, uint32_t hi, size_t nd)
     memset(m->seen + first, 0, (last - first + 1) * sizeof *m->seen);
 }
 
+int rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx), void *ctx)
+{
+    uint32_t n = 0;
+    uint64_t ids_kept = 0, recs_kept = 0;
+    for (uint32_t k = 0; k < m->n; k++) {
+        rt_memo_entry e = m->entries[k];
+        if (!keep(&e, k, n, ctx)) continue;
+        ids_kept += e.exp_len;
+        recs_kept += e.rec_len;
+        m->entries[n++] = e;
+    }
+    m->n = n;
+    int status = 0;
+    /* the expectation sets and recovered errors stay where they are, unless
+     * most of them went with the entries dropped */
+    if (ids_kept * 2 < m->nids || recs_kept * 2 < m->nrecs) {
+        uint32_t *ids = m->ids, nids = m->nids;
+        rt_recovered *recs = m->recs;
+        m->ids = NULL;
+        m->nids = m->capids = 0;
+        m->recs = NULL;
+        m->nrecs = m->caprecs = 0;
+        for (uint32_t k = 0; k < m->n && status == 0; k++) {
+            rt_memo_entry *e = &m->entries[k];
+            if (rt_memo_keep(m, e, RT_AT(ids, e->exp_off), e->exp_off + e->exp_len <= nids ? e->exp_len : 0,
+                             e->exp_far) < 0 ||
+                rt_memo_keep_recovered(m, e, RT_AT(recs, e->rec_off), e->rec_len) < 0)
+                status = -1;
+        }
+        rt_free(ids);
+        rt_free(recs);
+    }
+    if (status < 0) m->n = 0;
+    if (m->rules_used) {
+        rt_free(m->rule_used);
+        m->rule_used = NULL;
+        m->rules_used = 0;
+    }
+    /* the slots again, in place */
+    if (m->nslots) memset(m->slots, 0, m->nslots * sizeof *m->slots);
+    for (uint32_t k = 0; k < m->n; k++) {
+        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & (m->nslots - 1);
+        while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
+        m->slots[i] = k + 1;
+    }
+    return status;
+}
+
 /* Empties the table. A table far larger than its entries (a stream parse
  * empties it after every element) has only their slots cleared. */
 void rt_memo_reset(rt_memo *m)

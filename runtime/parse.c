@@ -33,6 +33,20 @@ void rt_parse_clear_result(pego_parser *p)
     r->parser = p;
 }
 
+void rt_parse_unobserved_reference(pego_parser *p, pego_memo_policy policy, uint32_t max_depth)
+{
+    p->policy = policy;
+    p->memory = 0;
+    p->prof_on = 0;
+    p->observing = 0;
+    p->noplain = policy == PEGO_MEMO_ALL;
+    p->fast = 0;
+    p->counting = 0;
+    p->counted = 0;
+    p->defer = 0;
+    p->max_depth = max_depth ? max_depth : PEGO_DEFAULT_MAX_DEPTH;
+}
+
 /* Ends a parse that stops for another reason than a syntax error: the message
  * becomes the result's error; the status stays EUSAGE or ENOMEM if already set. The text
  * needs no memory (abort_text). */

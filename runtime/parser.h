@@ -126,7 +126,9 @@ typedef struct {
 void rt_expect_add_slow(rt_expect *x, uint32_t pos, uint32_t id);
 
 /* ---- memo table (runtime/memo.c) ---- */
-enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4 };
+/* MEMO_CARRIED: an entry of a document's previous parse (runtime/document.c),
+ * whose value is still in that parse's tree */
+enum { MEMO_OK = 1, MEMO_GROWING = 2, MEMO_SILENT = 4, MEMO_CARRIED = 8 };
 
 typedef struct {
     uint32_t variant, pos;
@@ -162,6 +164,12 @@ void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits);
 void           rt_memo_seen_clear(rt_memo *m, uint32_t lo, uint32_t hi, size_t nd);
+/* Keeps the entries for which keep returns non-zero (it may move them; k is
+ * the entry's index, to_k its index once kept), with their expectation sets
+ * and recovered errors; the rest are dropped. -1 when out of memory (the
+ * table is then empty). For documents (runtime/document.c). */
+int            rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx),
+                              void *ctx);
 
 /* ---- positions (runtime/input.c) ---- */
 typedef struct {
@@ -392,7 +400,13 @@ struct pego_parser {
     int         decided;        /* the last parse's error was decided by the deciding run's
                                    first (1) or second (2) run; 0: not by it */
     rt_stream   stream;
+    struct pego_document *doc;  /* the document this parser parses (runtime/document.c), or NULL */
 };
+
+/* A document's parse hit an entry of its previous parse (MEMO_CARRIED): copies
+ * the entry's value into this parse's tree, moved by the edits since. -1 when
+ * out of memory. */
+int rt_document_carry(pego_parser *p, rt_memo_entry *m);
 
 int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status */
 /* Runs the deciding run (vm/decide.c) for a parse the fast program did not
@@ -401,7 +415,7 @@ int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status
 int  vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact);
 /* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
  * below the innermost of them. */
-enum { VM_NLOOPS = 11 };
+enum { VM_NLOOPS = 12 };
 extern int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant);
 
 /* Observation points of the general call path (runtime/trace.c): they feed the
@@ -473,6 +487,10 @@ const vm_count *rt_parse_counts(const pego_parser *p);
 
 /* Results (runtime/parse.c): clearing one, and ending a parse with a message. */
 void rt_parse_clear_result(pego_parser *p);
+/* A run of the reference program that nobody observes or counts (stream
+ * parses, documents), with memo policy policy and nesting limit max_depth
+ * (0: the default). */
+void rt_parse_unobserved_reference(pego_parser *p, pego_memo_policy policy, uint32_t max_depth);
 int  rt_parse_abort(pego_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -139,16 +139,7 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
      * unobserved and unprofiled. The default policy's
      * second-call bits cover the input held, from in.base (rt_stream_read),
      * and go with the memo entries after each element (vm/stream.c). */
-    p->policy = opt->memo;
-    p->memory = 0;
-    p->prof_on = 0;
-    p->observing = 0;
-    p->noplain = p->policy == PEGO_MEMO_ALL;
-    p->fast = 0;
-    p->counting = 0;
-    p->counted = 0;
-    p->defer = 0;
-    p->max_depth = opt->max_depth ? opt->max_depth : PEGO_DEFAULT_MAX_DEPTH;
+    rt_parse_unobserved_reference(p, opt->memo, opt->max_depth);
     int status = PEGO_ABORTED;
     st->on = 1;
     if (rt_stream_read(p, 0) == 0) {

@@ -673,6 +673,98 @@ static void test_stream(void)
     CU_ASSERT_EQUAL(differences, before);
 }
 
+/* A document's parse: the S-expression, or the status and error. */
+static void document_outcome(pego_document *d, text *out)
+{
+    const pego_result *r;
+    pego_status st = pego_document_parse(d, &r);
+    char *tree = st == PEGO_OK ? pego_result_print(r, PEGO_PRINT_SEXPR) : NULL;
+    if (st == PEGO_OK && !tree) st = PEGO_ENOMEM;     /* the print ran out */
+    addf(out, "%d %s", (int)st, st == PEGO_OK ? tree : pego_result_error(r));
+    free(tree);
+}
+
+/* A fresh parse of the document's text, as document_outcome renders it. */
+static void fresh_outcome(const pego_grammar *g, pego_document *d, text *out)
+{
+    size_t len;
+    const char *t = pego_document_text(d, &len);
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    pego_status st = pego_parse(p, t, len, NULL, &r);
+    char *tree = st == PEGO_OK ? pego_result_print(r, PEGO_PRINT_SEXPR) : NULL;
+    addf(out, "%d %s", (int)st, st == PEGO_OK ? tree : pego_result_error(r));
+    free(tree);
+    pego_parser_free(p);
+}
+
+/* Documents with every allocation failing in turn: a parse ends out of memory
+ * or as a fresh parse of the same text; an edit out of memory leaves the text
+ * as it was; and the document then parses as a fresh parse does. */
+static void test_document(void)
+{
+    static const struct { const char *grammar, *input; } cases[] = {
+        { "def main = (w -\" \"?)* $$ def w = @(?a-z)+ / n:@(?0-9)+", "ab 12 cd 345 ef" },
+        { "def main = (stmt #recover(skip=(?^;)* \";\"))* $$ def stmt = @(?a-z)+ \";\"", "ab;1;cd;2;" },
+    };
+    static const struct { unsigned start, end; const char *with; } edits[] = { { 3, 4, "9" }, { 0, 0, "x" }, { 5, 7, "" } };
+    int before = differences, runs0 = runs, oom0 = oom_runs;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        pego_grammar *g = pego_compile(cases[c].grammar, strlen(cases[c].grammar), "d.pego", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        for (int every = 0; every < 2; every++) {
+            for (uint64_t n = 1;; n++) {
+                text got = { 0 }, want = { 0 };
+                int failed = 0;     /* an allocation was made to fail */
+                faults(n, every);
+                pego_document *d = pego_document_new(g, cases[c].input, strlen(cases[c].input), NULL);
+                int oom = !d;
+                for (size_t k = 0; d && k <= sizeof edits / sizeof *edits; k++) {
+                    text one = { 0 };
+                    document_outcome(d, &one);
+                    faults(0, 0);
+                    if (failures_seen) failed = 1;
+                    text fresh = { 0 };
+                    fresh_outcome(g, d, &fresh);
+                    if (strncmp(one.data, "4 ", 2) == 0) oom = 1;
+                    else if (!same(&one, &fresh))
+                        report("a wrong document parse", cases[c].grammar, n, every, one.data, fresh.data);
+                    free(one.data);
+                    free(fresh.data);
+                    if (k == sizeof edits / sizeof *edits) break;
+                    faults(n, every);
+                    size_t before_len;
+                    pego_document_text(d, &before_len);
+                    pego_status st = pego_document_edit(d, edits[k].start, edits[k].end, edits[k].with, strlen(edits[k].with));
+                    size_t after_len;
+                    pego_document_text(d, &after_len);
+                    if (st == PEGO_ENOMEM) {
+                        oom = 1;
+                        if (after_len != before_len) report("an edit out of memory changed the text", cases[c].grammar, n, every, "", "");
+                    }
+                }
+                faults(0, 0);
+                if (failures_seen) failed = 1;
+                runs++;
+                if (oom) oom_runs++;
+                if (d) {
+                    document_outcome(d, &got);
+                    fresh_outcome(g, d, &want);
+                    if (!same(&got, &want)) report("a wrong document parse after it", cases[c].grammar, n, every, got.data, want.data);
+                }
+                pego_document_free(d);
+                free(got.data);
+                free(want.data);
+                if (!failed && !oom) break;
+            }
+        }
+        pego_grammar_free(g);
+    }
+    fprintf(stderr, "\n  %d runs, %d out of memory ", runs - runs0, oom_runs - oom0);
+    CU_ASSERT(oom_runs - oom0 > 50);
+    CU_ASSERT_EQUAL(differences, before);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -681,6 +773,7 @@ int main(void)
     CU_add_test(s, "the same for grammar errors, fields, Pratt fields, recovery in left recursion", test_extras);
     CU_add_test(s, "profiled parses, and flushing the profiler's report", test_profiler);
     CU_add_test(s, "stream parses", test_stream);
+    CU_add_test(s, "documents", test_document);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     int failed = (int)CU_get_number_of_failures();

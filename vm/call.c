@@ -50,6 +50,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
               ((!(m->flags & MEMO_SILENT) || p->silent) &&
                (!m->rec_len || !(m->flags & MEMO_SILENT) == !p->silent)))) {
         st->memo_hits++;
+        if ((m->flags & MEMO_CARRIED) && rt_document_carry(p, m) < 0) return VM_OOM;
         if (count) {
             count->memo++;
             if (m->flags & MEMO_OK) {

@@ -11,7 +11,9 @@
  *                                  for one call, measuring how far it reaches)
  *   vm/variant_decide.h            the deciding run (the reference program,
  *                                  standing probes for calls)
- *   vm/variant_stream.h            the reference program in a stream parse
+ *   vm/variant_examined.h          the reference program marking exactly the
+ *                                  input each call examined (documents)
+ *   vm/variant_stream.h            the same in a stream parse
  *   vm/variant_element.h           the fast program's tree loop for one
  *                                  element of a stream parse
  *
@@ -40,7 +42,9 @@
  * switch) is vm/dispatch.h's choice. STREAM says whether it is the stream
  * loop (the start rule's #stream repetition calls out to vm/stream.c, the
  * input is reloaded after a call out), END_SEEN marks the input examined
- * where a test that succeeds found the end (the stream loop).
+ * where a test that succeeds found the end, LOOK_SEEN the text a negative
+ * lookahead's expression matched (the reference program marking exactly the
+ * input examined, vm/variant_examined.h).
  *
  * The loop keeps the hot cases inline: matching, choices, iterations,
  * lookaheads, plain calls and returns, building values. For the rest it calls
@@ -569,6 +573,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(LOOKFAIL):
             if (PROBE) LOOKED(pos);                /* the probe's reach: before pos goes back */
+            LOOK_SEEN(pos);                        /* what the expression matched was examined */
             e = &es[--esn];
             p->silent--;
             pos = e->pos;
@@ -945,4 +950,5 @@ capped:
 #undef DECIDE
 #undef STREAM
 #undef END_SEEN
+#undef LOOK_SEEN
 #undef STREAM_REP

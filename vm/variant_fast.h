@@ -23,3 +23,4 @@
 #define DECIDE 0
 #define STREAM 0
 #define END_SEEN(x) ((void)0)
+#define LOOK_SEEN(x) ((void)0)

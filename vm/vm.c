@@ -117,6 +117,9 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 #include "variant_profiled_memory.h"
 #include "loop.h"
 
+#include "variant_examined.h"
+#include "loop.h"
+
 #include "variant_stream.h"
 #include "loop.h"
 
@@ -136,7 +139,9 @@ int vm_run_element_loop(pego_parser *p, uint32_t start_variant) { return vm_run_
 int vm_run(pego_parser *p, uint32_t start_variant)
 {
     int recognize = start_variant >= (uint32_t)p->g->nrules;
-    if (!p->fast) return p->stream.on ? vm_run_stream(p, start_variant) : vm_run_reference(p, start_variant);
+    if (!p->fast)
+        return p->stream.on ? vm_run_stream(p, start_variant)
+             : p->doc ? vm_run_examined(p, start_variant) : vm_run_reference(p, start_variant);
     if (p->counting)
         return recognize ? vm_run_profiled_recognize(p, start_variant)
              : p->memory ? vm_run_profiled_memory(p, start_variant) : vm_run_profiled(p, start_variant);
@@ -146,5 +151,5 @@ int vm_run(pego_parser *p, uint32_t start_variant)
 /* Every loop, and vm_run, into which one may be inlined. */
 int (*const vm_loops[VM_NLOOPS])(pego_parser *p, uint32_t start_variant) = {
     vm_run_reference, vm_run_fast, vm_run_fast_recognize, vm_run_profiled, vm_run_profiled_recognize,
-    vm_run_profiled_memory, vm_run_decide, vm_run_probe, vm_run_stream, vm_run_element, vm_run,
+    vm_run_profiled_memory, vm_run_decide, vm_run_probe, vm_run_examined, vm_run_stream, vm_run_element, vm_run,
 };
