@@ -78,13 +78,15 @@ void          cli_progress_stop(cli_progress *p);
  * unless -max-depth means something else to it) in its getopt_long_only table,
  * passes each flag to cli_input_flag, then calls cli_input_finish, _open,
  * _each and _close. */
-enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_FIRST_FREE };
+enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_STREAM, CLI_OPT_FIRST_FREE };
 
 #define CLI_INPUT_OPTIONS \
     { "g", required_argument, NULL, 'g' },       { "s", required_argument, NULL, 's' }, \
     { "i", required_argument, NULL, 'i' },       { "unit", required_argument, NULL, CLI_OPT_UNIT }, \
     { "memo", required_argument, NULL, CLI_OPT_MEMO },   { "backend", required_argument, NULL, CLI_OPT_BACKEND }
 #define CLI_MAX_DEPTH_OPTION { "max-depth", required_argument, NULL, CLI_OPT_MAXDEPTH }
+/* -stream: each input is stream-parsed as the reader gets it (cli_input_parse) */
+#define CLI_STREAM_OPTION { "stream", no_argument, NULL, CLI_OPT_STREAM }
 
 typedef struct cli_input {
     const char   *grammar;      /* -g */
@@ -94,6 +96,10 @@ typedef struct cli_input {
     int           nfiles;
     pego_grammar *g;            /* set by cli_input_open */
     pego_parser  *p;
+    int           stream;       /* -stream */
+    int           fd;           /* with -stream: the input being read (-1: the text of -i) */
+    pego_element_fn element;    /* with -stream: gets the elements (NULL: dropped) */
+    void         *element_ctx;
 } cli_input;
 
 /* Handles one flag: 1 when it was an input flag, 0 when it is not one, -1 after
@@ -127,6 +133,12 @@ int  cli_input_open(cli_input *in);
 typedef int (*cli_input_fn)(cli_input *in, const char *prefix, const char *label,
                             const char *data, size_t len, void *ctx);
 int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
+/* Parses the input fn was given: pego_parse of data, or with -stream (where
+ * cli_input_each reads nothing itself: data is the text of -i or NULL)
+ * pego_parse_stream of the input as it is read, its elements to in->element.
+ * A read error is printed ("PREFIXLABEL: reason") and gives PEGO_EREAD. */
+pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                            const pego_result **r);
 void cli_input_close(cli_input *in);
 
 /* Output helpers of trace, profile and explain. */

@@ -1,13 +1,17 @@
 /* What the commands that parse input share: the input-selecting flags (-g -s -i
- * -unit -max-depth -memo -backend), input files as operands with standard input by
- * default, the loop over the inputs, and the small output helpers of the
+ * -unit -max-depth -memo -backend -stream), input files as operands with standard
+ * input by default, the loop over the inputs, stream parses that read the input
+ * as it comes, and the small output helpers of the
  * commands that observe a parse (trace, profile, explain): positions as L:C,
  * text quoted and cut as trees quote terminals, JSON strings. */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_input_flag(cli_input *in, int ch, const char *arg)
 {
@@ -30,6 +34,7 @@ int cli_input_flag(cli_input *in, int ch, const char *arg)
         in->opt.max_depth = (uint32_t)v;
         return 1;
     }
+    case CLI_OPT_STREAM: in->stream = 1; return 1;
     case CLI_OPT_MEMO:
         if (strcmp(arg, "default") == 0) in->opt.memo = PEGO_MEMO_DEFAULT;
         else if (strcmp(arg, "all") == 0) in->opt.memo = PEGO_MEMO_ALL;
@@ -140,8 +145,80 @@ static int run_one(cli_input *in, cli_input_fn fn, const char *prefix, const cha
     return fn(in, prefix, label, data, len, ctx);
 }
 
+/* ---- -stream (docs/language.md 7.1) ---- */
+
+/* Where a stream parse reads: a file descriptor, or the text of -i. */
+typedef struct {
+    int         fd;       /* -1: text */
+    const char *text;
+    size_t      len, at;
+    int         err;      /* errno of a failed read */
+} stream_source;
+
+static long stream_read(char *buf, size_t cap, void *ctx)
+{
+    stream_source *src = ctx;
+    if (src->fd < 0) {
+        size_t n = src->len - src->at < cap ? src->len - src->at : cap;
+        memcpy(buf, src->text + src->at, n);
+        src->at += n;
+        return (long)n;
+    }
+    if (cap > (1u << 30)) cap = 1u << 30;
+    for (;;) {
+        ssize_t n = read(src->fd, buf, cap);   /* what has arrived: elements go on as soon as they can */
+        if (n >= 0) return (long)n;
+        if (errno != EINTR) {
+            src->err = errno;
+            return -1;
+        }
+    }
+}
+
+static int drop_element(const pego_result *r, const pego_node *element, void *ctx)
+{
+    (void)r;
+    (void)element;
+    (void)ctx;
+    return 0;
+}
+
+pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                            const pego_result **r)
+{
+    if (!in->stream) return pego_parse(in->p, data, len, &in->opt, r);
+    stream_source src = { data ? -1 : in->fd, data, len, 0, 0 };
+    pego_status st = pego_parse_stream(in->p, stream_read, &src, in->element ? in->element : drop_element,
+                                       in->element_ctx, &in->opt, r);
+    if (st == PEGO_EREAD) cli_error("%s%s: %s", prefix ? prefix : "", label, strerror(src.err));
+    return st;
+}
+
+/* With -stream: each input opened, not read (cli_input_parse reads it). */
+static int stream_each(cli_input *in, cli_input_fn fn, void *ctx)
+{
+    if (in->text) return run_one(in, fn, NULL, "-i", in->text, strlen(in->text), ctx) ? EXIT_ERRORS : 0;
+    if (in->nfiles == 0) {
+        in->fd = 0;
+        return run_one(in, fn, NULL, "standard input", NULL, 0, ctx) ? EXIT_ERRORS : 0;
+    }
+    int status = 0;
+    for (int i = 0; i < in->nfiles; i++) {
+        in->fd = open(in->files[i], O_RDONLY);
+        if (in->fd < 0) {
+            cli_error("%s: %s", in->files[i], strerror(errno));
+            status = EXIT_ERRORS;
+            continue;
+        }
+        if (run_one(in, fn, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], NULL, 0, ctx)) status = EXIT_ERRORS;
+        close(in->fd);
+    }
+    return status;
+}
+
 int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
 {
+    if (in->stream) return stream_each(in, fn, ctx);
     int status = 0;
     if (in->text) return run_one(in, fn, NULL, "-i", in->text, strlen(in->text), ctx) ? EXIT_ERRORS : 0;
     if (in->nfiles == 0) {

@@ -5,14 +5,11 @@
  * (7.1). */
 #include "cli.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char parse_usage[] =
     "usage: pego parse -g GRAMMAR [flags] [FILE...]\n"
@@ -43,11 +40,11 @@ static const char parse_usage[] =
     "Exit status: 0 success, 1 a syntax error, grammar error, bad usage, an\n"
     "unreadable or too large input, or a write error.\n";
 
-enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_STREAM, OPT_QUIET };
+enum { OPT_CHECK = CLI_OPT_FIRST_FREE, OPT_FORMAT, OPT_STATS, OPT_HELP, OPT_QUIET };
 
 typedef struct {
     const char *format;
-    int         stats, quiet, stream;
+    int         stats, quiet;
     cli_input  *in;       /* -check sets its options */
 } parse_config;
 
@@ -126,34 +123,6 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
 
 /* ---- -stream (docs/language.md 7.1) ---- */
 
-/* Where a stream parse reads: a file descriptor, or the text of -i. */
-typedef struct {
-    int         fd;       /* -1: text */
-    const char *text;
-    size_t      len, at;
-    int         err;      /* errno of a failed read */
-} stream_source;
-
-static long stream_read(char *buf, size_t cap, void *ctx)
-{
-    stream_source *src = ctx;
-    if (src->fd < 0) {
-        size_t n = src->len - src->at < cap ? src->len - src->at : cap;
-        memcpy(buf, src->text + src->at, n);
-        src->at += n;
-        return (long)n;
-    }
-    if (cap > (1u << 30)) cap = 1u << 30;
-    for (;;) {
-        ssize_t n = read(src->fd, buf, cap);   /* what has arrived: elements print as soon as they can */
-        if (n >= 0) return (long)n;
-        if (errno != EINTR) {
-            src->err = errno;
-            return -1;
-        }
-    }
-}
-
 typedef struct {
     const char       *prefix;
     pego_print_format format;
@@ -176,20 +145,19 @@ static int stream_element(const pego_result *r, const pego_node *element, void *
     return err;            /* a write error is said once, at exit (cli_exit_status) */
 }
 
-/* Stream-parses one input (fd, or the text of -i when fd < 0); returns the exit status for it. */
-static int stream_one(cli_input *in, const parse_config *c, const char *name, const char *label, int fd)
+/* Stream-parses one input; returns the exit status for it. */
+static int stream_one(cli_input *in, const char *name, const char *label, const char *data, size_t len, void *ctx)
 {
+    const parse_config *c = ctx;
     char prefix[4096] = "";
     if (name) snprintf(prefix, sizeof prefix, "%s: ", name);
-    stream_source src = { fd, in->text, in->text ? strlen(in->text) : 0, 0, 0 };
     stream_sink sink = { prefix, strcmp(c->format, "sexpr") == 0 ? PEGO_PRINT_SEXPR : PEGO_PRINT_JSON_COMPACT,
                          strcmp(c->format, "none") == 0, 0 };
+    in->element = stream_element;
+    in->element_ctx = &sink;
     const pego_result *r;
-    pego_status st = pego_parse_stream(in->p, stream_read, &src, stream_element, &sink, &in->opt, &r);
-    if (st == PEGO_EREAD) {
-        cli_error("%s%s: %s", prefix, label, strerror(src.err));
-        return EXIT_ERRORS;
-    }
+    pego_status st = cli_input_parse(in, prefix, label, data, len, &r);
+    if (st == PEGO_EREAD) return EXIT_ERRORS;
     if (st == PEGO_ECALLBACK) {
         if (sink.oom) cli_error("%sout of memory", prefix);
         return EXIT_ERRORS;
@@ -199,25 +167,6 @@ static int stream_one(cli_input *in, const parse_config *c, const char *name, co
         return EXIT_ERRORS;
     }
     return print_recovered(r, prefix);
-}
-
-/* -stream on -i TEXT, each file, or standard input. */
-static int stream_each(cli_input *in, const parse_config *c)
-{
-    if (in->text) return stream_one(in, c, NULL, "-i", -1);
-    if (in->nfiles == 0) return stream_one(in, c, NULL, "standard input", 0);
-    int status = 0;
-    for (int i = 0; i < in->nfiles; i++) {
-        int fd = open(in->files[i], O_RDONLY);
-        if (fd < 0) {
-            cli_error("%s: %s", in->files[i], strerror(errno));
-            status = EXIT_ERRORS;
-            continue;
-        }
-        if (stream_one(in, c, in->nfiles > 1 ? in->files[i] : NULL, in->files[i], fd)) status = EXIT_ERRORS;
-        close(fd);
-    }
-    return status;
 }
 
 /* The flags of pego parse besides the input flags. */
@@ -235,7 +184,6 @@ static int parse_flag(int ch, const char *arg, void *ctx)
     case OPT_CHECK: c->in->opt.recognize = 1; return CLI_FLAG_OK;
     case OPT_STATS: c->stats = 1; c->in->opt.count_stats = 1; return CLI_FLAG_OK;
     case OPT_QUIET: c->quiet = 1; return CLI_FLAG_OK;
-    case OPT_STREAM: c->stream = 1; return CLI_FLAG_OK;
     case OPT_HELP: fputs(parse_usage, stdout); return CLI_FLAG_HELP;
     default: return CLI_FLAG_UNKNOWN;
     }
@@ -246,7 +194,7 @@ int cmd_parse(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
         { "f", required_argument, NULL, OPT_FORMAT },  { "check", no_argument, NULL, OPT_CHECK },
-        { "stats", no_argument, NULL, OPT_STATS },     { "stream", no_argument, NULL, OPT_STREAM },
+        { "stats", no_argument, NULL, OPT_STATS },     CLI_STREAM_OPTION,
         { "q", no_argument, NULL, OPT_QUIET },
         { "help", no_argument, NULL, OPT_HELP },       { "h", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
@@ -255,12 +203,12 @@ int cmd_parse(int argc, char **argv)
     parse_config c = { .format = "json", .in = &in };
     int done = cli_input_flags(&in, "parse", argc, argv, longopts, parse_flag, &c);
     if (done >= 0) return done;
-    if (c.stream && c.stats) {
+    if (in.stream && c.stats) {
         cli_error("-stats cannot be combined with -stream");
         return EXIT_ERRORS;
     }
     int status = cli_input_open(&in);
-    if (!status) status = c.stream ? stream_each(&in, &c) : cli_input_each(&in, parse_one, &c);
+    if (!status) status = cli_input_each(&in, in.stream ? stream_one : parse_one, &c);
     cli_input_close(&in);
     return status;
 }

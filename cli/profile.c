@@ -29,6 +29,8 @@ static const char profile_usage[] =
     "  -memo POLICY    default, all (memoize every rule) or none\n"
     "  -backend NAME   closure or bytecode (the reference program), or\n"
     "                  bytecode-iterative (the default program choice)\n"
+    "  -stream         stream parse (as pego parse -stream), the elements dropped; an\n"
+    "                  element parsed again with more input counts its calls again\n"
     "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
     "                  consumed, wasted or name\n"
     "  -n N            rules shown (default 30; 0 shows all)\n"
@@ -253,8 +255,10 @@ static int profile_one(cli_input *in, const char *prefix, const char *label, con
 {
     profile_config *c = ctx;
     const pego_result *r;
-    (void)prefix;
-    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
+    char pre[4096] = "";
+    if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
+    pego_status st = cli_input_parse(in, pre, label, data, len, &r);
+    if (st == PEGO_EREAD) return 1;      /* said already */
     void *a = realloc(c->results, (c->nresults + 1) * sizeof *c->results);
     if (!a) {
         cli_error("out of memory");
@@ -322,7 +326,7 @@ static int profile_flag(int ch, const char *arg, void *ctx)
 int cmd_profile(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
+        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION,
         { "sort", required_argument, NULL, OPT_SORT }, { "n", required_argument, NULL, OPT_COUNT },
         { "f", required_argument, NULL, OPT_FORMAT },  { "help", no_argument, NULL, OPT_HELP },
         { "h", no_argument, NULL, OPT_HELP },          { NULL, 0, NULL, 0 },

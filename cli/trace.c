@@ -27,6 +27,8 @@ static const char trace_usage[] =
     "  -memo POLICY    default, all (memoize every rule) or none\n"
     "  -backend NAME   closure or bytecode (the reference program), or\n"
     "                  bytecode-iterative (the default program choice)\n"
+    "  -stream         stream parse (as pego parse -stream): the calls as the input is\n"
+    "                  read; an element parsed again with more input shows its calls again\n"
     "  -max-depth N    show calls down to N levels below the top call shown\n"
     "  -rule A,B       show only calls of these rules and the calls nested in them\n"
     "                  (repeatable); -max-depth then counts from them\n"
@@ -251,7 +253,6 @@ static int trace_one(cli_input *in, const char *prefix, const char *label, const
     trace_printer *t = ctx;
     const pego_result *r;
     char pre[4096] = "";
-    (void)label;
     if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
     if (prefix) {
         if (t->json) {
@@ -264,13 +265,14 @@ static int trace_one(cli_input *in, const char *prefix, const char *label, const
     }
     t->pending = 0;
     t->nframes = 0;
-    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
+    pego_status st = cli_input_parse(in, pre, label, data, len, &r);
     flush_pending(t);   /* a call an aborted parse left without its exit */
     cli_flush();
     if (t->oom) {
         cli_error("%sout of memory", pre);
         return 1;
     }
+    if (st == PEGO_EREAD) return 1;      /* said already */
     if (st != PEGO_OK) {
         cli_error("%s%s", pre, pego_result_error(r));
         return 1;
@@ -318,7 +320,7 @@ static int trace_flag(int ch, const char *arg, void *ctx)
 int cmd_trace(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS,
+        CLI_INPUT_OPTIONS, CLI_STREAM_OPTION,
         { "max-depth", required_argument, NULL, OPT_DEPTH }, { "rule", required_argument, NULL, OPT_RULE },
         { "failures", no_argument, NULL, OPT_FAILURES },     { "f", required_argument, NULL, OPT_FORMAT },
         { "help", no_argument, NULL, OPT_HELP },             { "h", no_argument, NULL, OPT_HELP },

@@ -254,11 +254,13 @@ typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, v
  * before it, so that memory is bounded by the longest element. The result has
  * no tree: its status, its syntax error (positions from the start of the whole
  * input) and, after success, its recovered errors. A start rule without
- * #stream gives PEGO_EUSAGE ("rule main has no #stream repetition"), as do
- * recognition (opt->recognize) and trace sinks. Input is limited to
- * PEGO_MAX_INPUT bytes in all. The fast program parses the elements where it
- * can, the reference program the rest and the errors (opt->reference: the
- * reference program only); the statistics count only the latter's calls. */
+ * #stream gives PEGO_EUSAGE ("rule main has no #stream repetition"), as does
+ * recognition (opt->recognize). Input is limited to PEGO_MAX_INPUT bytes in
+ * all. The fast program parses the elements where it can, the reference
+ * program the rest and the errors (opt->reference, or trace sinks attached:
+ * the reference program only); the statistics count only the latter's calls.
+ * Trace sinks see every call; an element parsed again with more input reports
+ * its calls again. Stream parses are not profiled. */
 pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
                               pego_element_fn element, void *element_ctx,
                               const pego_options *opt, const pego_result **out);
@@ -298,7 +300,7 @@ const char    *pego_document_text(const pego_document *d, size_t *len);
  * parse or pego_document_free. Recognition (opt->recognize) gives
  * PEGO_EUSAGE. A parse that is aborted (nesting limit, an action's error) or
  * runs out of memory forgets the memo table; a syntax error does not.
- * Documents are neither traced nor profiled. */
+ * Documents are not profiled. */
 pego_status    pego_document_parse(pego_document *d, const pego_result **out);
 
 /* Counters of the last parse (informative: they depend on how much is reused):
@@ -406,6 +408,11 @@ int pego_parser_set_trace(pego_parser *p, pego_trace_fn fn, void *userdata);
 /* Detaches a sink attached with the same function and user data; returns 0, or
  * -1 when it was not attached. */
 int pego_parser_remove_trace(pego_parser *p, pego_trace_fn fn, void *userdata);
+/* The same for the parses of a document (docs/language.md 7.2): a call
+ * answered from an entry an earlier parse of the document left is a memo
+ * hit. */
+int pego_document_set_trace(pego_document *d, pego_trace_fn fn, void *userdata);
+int pego_document_remove_trace(pego_document *d, pego_trace_fn fn, void *userdata);
 
 /* Line and column (1-based) of a position of the parse being traced. */
 void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col);

@@ -177,25 +177,33 @@ static void start_parse(pego_collector *c)
     }
 }
 
+/* Moves the positions seen at or after before to a table of cap slots; -1
+ * when out of memory (the table stays). */
+static int reseat(pego_collector *c, size_t cap, uint64_t before)
+{
+    seen_entry *t = rt_calloc(cap, sizeof *t);
+    if (!t) return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < c->capseen; i++) {
+        seen_entry *s = &c->seen[i];
+        if (s->gen != c->gen || s->pos < before) continue;
+        size_t k = ((s->pos * 0x9E3779B97F4A7C15u) ^ (s->rule * 0x85EBCA6Bu) ^ (uint32_t)s->level) & (cap - 1);
+        while (t[k].gen == c->gen) k = (k + 1) & (cap - 1);
+        t[k] = *s;
+        n++;
+    }
+    rt_free(c->seen);
+    c->seen = t;
+    c->capseen = cap;
+    c->nseen = n;
+    return 0;
+}
+
 /* Counts an evaluation of rule at (pos, level); returns how many this parse has
  * seen there, this one included, or 0 when out of memory. */
 static uint32_t count_evaluation(pego_collector *c, uint32_t rule, uint64_t pos, int level)
 {
-    if ((c->nseen + 1) * 2 > c->capseen) {
-        size_t cap = c->capseen ? c->capseen * 2 : 1024;
-        seen_entry *t = rt_calloc(cap, sizeof *t);
-        if (!t) return 0;
-        for (size_t i = 0; i < c->capseen; i++) {
-            seen_entry *s = &c->seen[i];
-            if (s->gen != c->gen) continue;
-            size_t k = ((s->pos * 0x9E3779B97F4A7C15u) ^ (s->rule * 0x85EBCA6Bu) ^ (uint32_t)s->level) & (cap - 1);
-            while (t[k].gen == c->gen) k = (k + 1) & (cap - 1);
-            t[k] = *s;
-        }
-        rt_free(c->seen);
-        c->seen = t;
-        c->capseen = cap;
-    }
+    if ((c->nseen + 1) * 2 > c->capseen && reseat(c, c->capseen ? c->capseen * 2 : 1024, 0) < 0) return 0;
     size_t mask = c->capseen - 1;
     size_t k = ((pos * 0x9E3779B97F4A7C15u) ^ (rule * 0x85EBCA6Bu) ^ (uint32_t)level) & mask;
     for (;; k = (k + 1) & mask) {
@@ -319,6 +327,15 @@ void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse
     pego_collector *c = userdata;
     if (fn == collector_event && !c->oom) close_calls(c, now_ns(), parse_evals, examined);
 }
+
+void rt_collector_input_released(pego_trace_fn fn, void *userdata, uint64_t before)
+{
+    pego_collector *c = userdata;
+    /* out of memory, the positions stay: the counts stay right, the memory grows */
+    if (fn == collector_event && c->nseen) (void)reseat(c, c->capseen, before);
+}
+
+size_t rt_collector_positions(const pego_collector *c) { return c->nseen; }
 
 int pego_parser_add_collector(pego_parser *p, pego_collector *c)
 {

@@ -118,6 +118,16 @@ const char *pego_document_error(const pego_document *d) { return d->error[0] ? d
 
 void pego_document_get_stats(const pego_document *d, pego_document_stats *out) { *out = d->stats; }
 
+int pego_document_set_trace(pego_document *d, pego_trace_fn fn, void *userdata)
+{
+    return pego_parser_set_trace(d->p, fn, userdata);
+}
+
+int pego_document_remove_trace(pego_document *d, pego_trace_fn fn, void *userdata)
+{
+    return pego_parser_remove_trace(d->p, fn, userdata);
+}
+
 /* ---- edits ---- */
 
 /* Whether byte offset b is inside a character (after its first byte). */
@@ -368,6 +378,13 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
     rt_input_reset(&p->in, d->text, (uint32_t)d->len, d->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     rt_parse_unobserved_reference(p, PEGO_MEMO_ALL, d->max_depth);   /* every call memoized */
+    /* trace sinks see every call; a reused entry is a memo hit */
+    p->observing = p->ntrace > 0;
+    if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
+                                 sizeof *p->trace_items) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_parse_abort(p, "out of memory");
+    }
     /* The previous parse's tree and strings become old: the entries kept
      * are carried from them. */
     rt_tree tree = d->old;
@@ -395,6 +412,7 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
         p->res.status = PEGO_ENOMEM;
         status = rt_parse_abort(p, "out of memory");
     }
+    if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     d->stats.evaluated = p->res.stats.evals;
     d->stats.reused = p->res.stats.memo_hits;
     p->res.stats.rules_memoized = p->memo.rules_used;

@@ -445,6 +445,13 @@ static inline void rt_memory_check(pego_parser *p)
  * parse left (runtime/trace.c calls it for every sink) */
 void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse_evals, uint64_t examined);
 void rt_trace_parse_aborted(pego_parser *p);
+/* A stream parse released its input before position before (in the parse's
+ * unit): a collector among the sinks forgets the positions it counted
+ * evaluations at before it, so that its memory stays bounded. */
+void rt_trace_input_released(pego_parser *p, uint64_t before);
+void rt_collector_input_released(pego_trace_fn fn, void *userdata, uint64_t before);
+/* The positions a collector counts evaluations at now (tests). */
+size_t rt_collector_positions(const pego_collector *c);
 void rt_profiler_write_now(void);                 /* writes the report, warning when it cannot */
 
 /* runtime/flusher.c: writes the report on fatal signals and at --profile-flush intervals */

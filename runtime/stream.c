@@ -42,6 +42,7 @@ static void release(pego_parser *p)
     in->base_units = units;
     in->base_line = (uint32_t)line - 1;
     in->line_units = units - (uint64_t)(col - 1);
+    rt_trace_input_released(p, units);   /* collectors forget the positions before it */
 }
 
 int rt_stream_read(pego_parser *p, int all)
@@ -115,7 +116,6 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     if (rule < 0) return REFUSE("undefined rule %s", start);
     if (opt->recognize) return REFUSE("recognition is not supported for stream parsing");
     if (!(g->rules[rule].flags & RULE_STREAM)) return REFUSE("rule %s has no #stream repetition", start);
-    if (p->ntrace) return REFUSE("tracing is not supported for stream parsing yet");
     if (!read || !element) return REFUSE("a stream parse needs a reader and an element callback");
     /* this parse's state; the buffers stay for the next */
     st->read = read;
@@ -135,11 +135,19 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->peak_memo = st->peak_nodes = 0;
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
-    /* The reference program (and the fast program's elements, vm/stream.c),
-     * unobserved and unprofiled. The default policy's
-     * second-call bits cover the input held, from in.base (rt_stream_read),
-     * and go with the memo entries after each element (vm/stream.c). */
+    /* The reference program (and, untraced, the fast program's elements,
+     * vm/stream.c), unprofiled; trace sinks see every call. The default
+     * policy's second-call bits cover the input held, from in.base
+     * (rt_stream_read), and go with the memo entries after each element
+     * (vm/stream.c). */
     rt_parse_unobserved_reference(p, opt->memo, opt->max_depth);
+    p->observing = p->ntrace > 0;
+    p->noplain |= p->observing;          /* every call on the general path, where sinks see it */
+    if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
+                                 sizeof *p->trace_items) < 0) {
+        p->res.status = PEGO_ENOMEM;
+        return (pego_status)rt_parse_abort(p, "out of memory");
+    }
     int status = PEGO_ABORTED;
     st->on = 1;
     if (rt_stream_read(p, 0) == 0) {
@@ -152,7 +160,9 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
             st->restart = 0;
             status = vm_run(p, (uint32_t)rule);
             if (!st->restart) break;
-            /* nothing was handed over: run again on more input */
+            /* nothing was handed over: run again on more input (the collectors
+             * among the trace sinks close the calls the run left) */
+            if (p->ntrace) rt_trace_parse_aborted(p);
             rt_parse_clear_result(p);
             if (rt_stream_read(p, 0) < 0) {
                 status = p->res.status;
@@ -163,6 +173,7 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
         status = p->res.status;
     }
     st->on = 0;
+    if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors would be wrong */
         rt_parse_clear_result(p);
         p->res.status = PEGO_ENOMEM;

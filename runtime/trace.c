@@ -169,6 +169,11 @@ void rt_trace_parse_aborted(pego_parser *p)
         rt_collector_parse_aborted(p->sinks[i].fn, p->sinks[i].ud, p->res.stats.evals, examined);
 }
 
+void rt_trace_input_released(pego_parser *p, uint64_t before)
+{
+    for (int i = 0; i < p->ntrace; i++) rt_collector_input_released(p->sinks[i].fn, p->sinks[i].ud, before);
+}
+
 /* ---- helpers for sinks ---- */
 
 void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col)

@@ -10,7 +10,11 @@
  * (far from the nesting limit, where it keeps levels in reserve), since a
  * fallback to the reference program would hide a difference. A third parse
  * memoizes every call and must agree with the first unless either stopped at
- * the nesting limit. Any
+ * the nesting limit. A grammar whose start rule has #stream is stream-parsed
+ * with the input read in pieces of 1, 7 and all its bytes, and on the
+ * reference program alone: the elements and outcomes must agree. Every grammar
+ * parses the input as a document, then with its middle third deleted and put
+ * back, each parse compared with a fresh parse. Any
  * disagreement aborts with both outcomes on standard error. A grammar that does
  * not compile must give its errors, never a crash. Build: clang
  * -fsanitize=fuzzer,address,undefined (make fuzz). */
@@ -25,15 +29,17 @@ typedef struct {
     pego_status status;
     char       *text;       /* printed tree, "ok", or the error */
     uint32_t    fast;
+    size_t      recovered;  /* errors #recover recovered */
 } outcome;
 
 static outcome run(pego_parser *p, const char *in, size_t len, const pego_options *o)
 {
     const pego_result *r;
-    outcome out = { pego_parse(p, in, len, o, &r), NULL, 0 };
+    outcome out = { pego_parse(p, in, len, o, &r), NULL, 0, 0 };
     if (out.status == PEGO_OK) {
         out.text = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
         out.fast = pego_result_stats(r)->fast_program;
+        out.recovered = pego_result_recovered_count(r);
     } else {
         out.text = strdup(pego_result_error(r) ? pego_result_error(r) : "");
     }
@@ -49,6 +55,92 @@ static void report(const char *grammar, const char *in, size_t len, int recogniz
     fprintf(stderr, "\ndefault: status %d, fast %u: %s\n%s: status %d: %s\n", a->status,
             (unsigned)a->fast, a->text ? a->text : "(no memory)", other, b->status, b->text ? b->text : "(no memory)");
     abort();
+}
+
+/* ---- streams: the same elements and outcome whatever the pieces ---- */
+
+typedef struct { const char *in; size_t len, at, piece; } pieces;
+
+static long read_pieces(char *buf, size_t cap, void *ctx)
+{
+    pieces *s = ctx;
+    size_t n = s->len - s->at;
+    if (n > cap) n = cap;
+    if (n > s->piece) n = s->piece;
+    memcpy(buf, s->in + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+typedef struct { char *text; size_t len; } elements;
+
+static int add_element(const pego_result *r, const pego_node *n, void *ctx)
+{
+    elements *e = ctx;
+    char *t = pego_node_print(r, n, PEGO_PRINT_SEXPR);
+    if (!t) return 1;
+    size_t tl = strlen(t);
+    char *grown = realloc(e->text, e->len + tl + 2);
+    if (!grown) {
+        free(t);
+        return 1;
+    }
+    e->text = grown;
+    memcpy(e->text + e->len, t, tl);
+    e->text[e->len + tl] = '\n';
+    e->len += tl + 1;
+    e->text[e->len] = 0;
+    free(t);
+    return 0;
+}
+
+/* A stream parse read piece bytes at a time: its elements, then its outcome. */
+static outcome run_stream(pego_parser *p, const char *in, size_t len, size_t piece, int reference)
+{
+    pieces src = { in, len, 0, piece };
+    elements got = { NULL, 0 };
+    pego_options o = { .max_depth = 64, .reference = reference };
+    const pego_result *r;
+    outcome out = { pego_parse_stream(p, read_pieces, &src, add_element, &got, &o, &r), NULL, 0, 0 };
+    const char *end = out.status == PEGO_OK ? "ok" : pego_result_error(r) ? pego_result_error(r) : "";
+    size_t n = out.status == PEGO_OK ? pego_result_recovered_count(r) : 0;
+    if (n) end = pego_result_recovered_error(r, n - 1);
+    out.text = malloc(got.len + strlen(end) + 1);
+    if (out.text) {
+        if (got.len) memcpy(out.text, got.text, got.len);
+        strcpy(out.text + got.len, end);
+    }
+    free(got.text);
+    return out;
+}
+
+/* ---- documents: every parse what a fresh parse returns ---- */
+
+static void check_document(pego_parser *p, const pego_grammar *g, const char *grammar, const char *in, size_t len)
+{
+    pego_options o = { .max_depth = 64, .unit = PEGO_UNIT_BYTES };
+    pego_document *d = pego_document_new(g, in, len, &o);
+    if (!d) return;
+    /* the input, then without its middle third, then with it again */
+    size_t a = len / 3, b = 2 * len / 3;
+    for (int step = 0; step < 3; step++) {
+        if (step == 1 && pego_document_edit(d, a, b, "", 0) != PEGO_OK) break;
+        if (step == 2 && pego_document_edit(d, a, a, in + a, b - a) != PEGO_OK) break;
+        const pego_result *r;
+        pego_status st = pego_document_parse(d, &r);
+        outcome x = { st, st == PEGO_OK ? pego_result_print(r, PEGO_PRINT_SEXPR)
+                                        : strdup(pego_result_error(r) ? pego_result_error(r) : ""), 0, 0 };
+        size_t tl;
+        const char *text = pego_document_text(d, &tl);
+        outcome y = run(p, text, tl, &o);
+        /* the nesting a memo hit saves may differ: parses stopped by the limit are not compared */
+        if (x.status != PEGO_ABORTED && y.status != PEGO_ABORTED &&
+            (x.status != y.status || !x.text || !y.text || strcmp(x.text, y.text) != 0))
+            report(grammar, text, tl, 0, "a document", &y, &x);
+        free(x.text);
+        free(y.text);
+    }
+    pego_document_free(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -85,7 +177,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pego_options o = { .recognize = rec, .max_depth = 64 }, ref = o;
         ref.reference = 1;
         outcome a = run(p, in, len, &o), b = run(p, in, len, &ref);
-        int fell_back = a.status == PEGO_OK && fast_program && !a.fast;
+        /* a parse that recovers an error is the reference program's by design
+         * (the fast program gives it up where #recover would recover) */
+        int fell_back = a.status == PEGO_OK && fast_program && !a.fast && !a.recovered;
         if (fell_back) {
             /* near the limit the fast program leaves the parse to the reference
              * program by design (it keeps levels in reserve); far from it, never */
@@ -109,6 +203,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(a.text);
         free(b.text);
         free(m.text);
+    }
+    /* a grammar whose start rule has #stream: read a byte at a time, seven at a
+     * time and at once, with the fast program's elements and without */
+    if (p) {
+        outcome whole = run_stream(p, in, len, len ? len : 1, 0);
+        if (whole.status != PEGO_EUSAGE) {
+            static const size_t sizes[] = { 1, 7 };
+            for (int k = 0; k < 3; k++) {
+                outcome other = k < 2 ? run_stream(p, in, len, sizes[k], 0) : run_stream(p, in, len, 3, 1);
+                if (whole.status != PEGO_ABORTED && other.status != PEGO_ABORTED &&
+                    (whole.status != other.status || !whole.text || !other.text || strcmp(whole.text, other.text) != 0))
+                    report(grammar, in, len, 0, k < 2 ? "a stream read in pieces" : "a stream on the reference program",
+                           &whole, &other);
+                free(other.text);
+            }
+        }
+        free(whole.text);
+        check_document(p, g, grammar, in, len);
     }
     pego_parser_free(p);
     pego_grammar_free(g);

@@ -375,7 +375,21 @@ static size_t byte_at(const char *s, size_t len, pego_unit unit, uint64_t pos)
     return i;
 }
 
-typedef struct { int compared, edits; } fixture_count;
+/* A trace sink that counts events: every call entered exits, unless the parse
+ * was aborted. */
+typedef struct { unsigned long long enters, exits, hits; } trace_count;
+static int count_event(const pego_trace_event *ev, void *ctx)
+{
+    trace_count *t = ctx;
+    if (ev->kind == PEGO_TRACE_ENTER) t->enters++;
+    else {
+        t->exits++;
+        t->hits += ev->memo != 0;
+    }
+    return 0;
+}
+
+typedef struct { int compared, edits; trace_count traced; } fixture_count;
 
 /* Random edits, each undone half of the time, of every fixture input. */
 static int edit_fixture(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx)
@@ -387,6 +401,8 @@ static int edit_fixture(const pego_grammar *g, const char *file, const char *inp
     for (int unit = 0; unit < 2; unit++) {
         pego_options o = { .unit = (pego_unit)unit };
         pego_document *d = pego_document_new(g, input, len, &o);
+        /* the parses in bytes are traced: the same results */
+        if (unit == 1) pego_document_set_trace(d, count_event, &c->traced);
         bad += compare(d, g, &o, file);
         bad += compare(d, g, &o, file);          /* again, with no edit */
         for (int k = 0; k < 80 && !bad; k++) {
@@ -445,17 +461,21 @@ static int edit_fixture(const pego_grammar *g, const char *file, const char *inp
 
 static void test_fixtures(void)
 {
-    fixture_count c = { 0, 0 };
+    fixture_count c = { 0, 0, { 0, 0, 0 } };
     int grammars = 0, inputs = 0;
     CU_ASSERT_EQUAL(fixtures_each(edit_fixture, &c, &grammars, &inputs), 0);
-    printf("\n  %d grammars, %d inputs, %d edits compared ", grammars, inputs, c.compared);
+    printf("\n  %d grammars, %d inputs, %d edits compared; traced: %llu calls, %llu memo hits ", grammars, inputs,
+           c.compared, c.traced.enters, c.traced.hits);
+    CU_ASSERT(c.traced.enters > 1000);
+    CU_ASSERT(c.traced.hits > 100);
+    CU_ASSERT(c.traced.exits <= c.traced.enters);
     CU_ASSERT(grammars >= 10);
     CU_ASSERT(c.compared >= 1000);
 }
 
 static void test_fault_is_caught(void)
 {
-    fixture_count c = { 0, 0 };
+    fixture_count c = { 0, 0, { 0, 0, 0 } };
     int grammars = 0, inputs = 0;
     rt_fault_document_examined = 1;
     quiet = 1;

@@ -299,8 +299,7 @@ static void test_recovered(void)
           "=> ok [1:1: syntax error: expected (?a-z)] [1:6: syntax error: expected (?a-z)]\n");
 }
 
-/* The start rule without #stream, recognition and tracing are refused. */
-static int trace_nothing(const pego_trace_event *ev, void *ud) { (void)ev; (void)ud; return 0; }
+/* The start rule without #stream and recognition are refused. */
 
 static void test_refused(void)
 {
@@ -315,9 +314,6 @@ static void test_refused(void)
     CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_EUSAGE);
     CU_ASSERT_STRING_EQUAL(pego_result_error(r), "recognition is not supported for stream parsing");
     o.recognize = 0;
-    pego_parser_set_trace(p, trace_nothing, NULL);
-    CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_EUSAGE);
-    pego_parser_remove_trace(p, trace_nothing, NULL);
     CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &k, &o, &r), PEGO_OK);
     CU_ASSERT_EQUAL(k.count, 2);
     CU_ASSERT_EQUAL(src.reads, 3);     /* read until the end, and nothing read before the refusals */
@@ -515,6 +511,7 @@ static const random_case random_cases[] = {
  * elements are the List's, the error or the recovered errors the same. */
 static void test_random_inputs(void)
 {
+    pego_collector *collector = pego_collector_new();
     uint32_t seed = 12345;
     unsigned compared = 0, elements = 0;
     uint64_t fast = 0;
@@ -554,6 +551,21 @@ static void test_random_inputs(void)
             compared++;
             elements += got.count;
             fast += p->stream.fast_elements;
+            if (t % 3 == 0) {
+                /* traced by a collector: the same elements and errors */
+                random_source again = { in, len, 0, seed, c < 6 ? 5 : 64 };
+                sink traced = { .format = PEGO_PRINT_SEXPR };
+                pego_parser_add_collector(p, collector);
+                pego_status tst = pego_parse_stream(p, read_random, &again, take, &traced, NULL, &r);
+                pego_parser_remove_collector(p, collector);
+                size_t tn = tst == PEGO_OK ? pego_result_recovered_count(r) : 0;
+                const char *terr = tst != PEGO_OK ? pego_result_error(r) : tn ? pego_result_recovered_error(r, tn - 1) : "ok";
+                int tsame = strcmp(terr, want_error) == 0 &&
+                            (tst != PEGO_OK || strcmp(traced.text ? traced.text : "", want.text ? want.text : "") == 0);
+                if (!tsame) fprintf(stderr, "\ntraced: %s on \"%s\": %s / %s\n", rc->grammar, in, terr, want_error);
+                CU_ASSERT(tsame);
+                free(traced.text);
+            }
             free(got.text);
             free(want.text);
             free(want_error);
@@ -561,10 +573,14 @@ static void test_random_inputs(void)
         pego_parser_free(p);
         pego_grammar_free(g);
     }
-    printf("\n  %u random inputs, %u elements, %llu parsed by the fast program ", compared, elements,
-           (unsigned long long)fast);
+    pego_collector_totals tot;
+    pego_collector_get_totals(collector, &tot);
+    printf("\n  %u random inputs, %u elements, %llu parsed by the fast program, %llu calls traced ", compared,
+           elements, (unsigned long long)fast, (unsigned long long)tot.calls);
     CU_ASSERT(elements > 1000);
     CU_ASSERT(fast > 500);
+    CU_ASSERT(tot.calls > 1000);
+    pego_collector_free(collector);
 }
 
 /* ---- bounded memory ---- */
@@ -619,7 +635,22 @@ static void test_bounded_memory(void)
     CU_ASSERT(p->stream.peak_memo <= 16);
     CU_ASSERT(p->stream.peak_nodes <= 16);
     CU_ASSERT(p->stream.fast_elements > 90000);   /* all but those at the ends of the reads */
+    /* traced by a collector: the positions it counts evaluations at go with the input */
+    pego_collector *c = pego_collector_new();
+    pego_parser_add_collector(p, c);
+    gen again = { 0, 100000, "", 0, 0, 0 };
+    n = 0;
+    CU_ASSERT_EQUAL(pego_parse_stream(p, read_gen, &again, count_only, &n, NULL, NULL), PEGO_OK);
+    CU_ASSERT_EQUAL(n, 100000);
+    pego_collector_totals tot;
+    pego_collector_get_totals(c, &tot);
+    printf("  traced: %llu calls, %zu positions held at the end\n", (unsigned long long)tot.calls,
+           rt_collector_positions(c));
+    CU_ASSERT(tot.calls >= 200000);             /* rec and key, 100,000 times */
+    CU_ASSERT(rt_collector_positions(c) < 65536);   /* the calls of what one piece held, not of 1.3 MB */
+    CU_ASSERT(p->stream.peak_memo <= 16);
     pego_parser_free(p);
+    pego_collector_free(c);
     pego_grammar_free(g);
 }
 

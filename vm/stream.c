@@ -229,7 +229,7 @@ static int may_run_fast(pego_parser *p, const vm_ins *rep)
     const pego_grammar *g = p->g;
     const vm_ins *call = rep + 1;
     rt_stream *st = &p->stream;
-    if (!g->has_fast || g->nvars || rep->c >= 0) return 0;
+    if (!g->has_fast || g->nvars || rep->c >= 0 || p->observing) return 0;   /* traced: every call seen */
     if ((call->op != OP_CALL && call->op != OP_CALLG) || call->c || call[1].op != OP_REPNEXT ||
         (call[1].flags & (INS_SCOPE | INS_DROP)) || (uint32_t)call->a >= (uint32_t)g->nrules)
         return 0;

@@ -3,8 +3,8 @@
  * input held so far (docs/language.md 7.1, vm/stream.c): a call that examined
  * the end of what is held waits for more. It hands the start rule's #stream
  * repetition to vm/stream.c and reloads the input after every call out, as a
- * read moves it (STREAM). It is never observed: a stream parse has no trace
- * sinks and is not profiled. */
+ * read moves it (STREAM). Trace sinks observe it as they observe the
+ * reference program; it is not profiled. */
 #include "variant_examined.h"
 #undef VM_RUN
 #undef STREAM
