@@ -1,19 +1,19 @@
 /* Incremental documents (docs/language.md 7.2): a text, the memo table of its
  * last parse, and the edits since. A document parses with the reference
  * program marking exactly what each call examined (vm/variant_examined.h) and
- * memoizes every call. An edit keeps the entries whose examined input ends
- * before it, moves those that begin after it by the change of length, and
- * drops the rest; the next parse answers calls from the entries kept.
+ * memoizes every call. An edit changes the text and is kept; the next parse
+ * first walks the memo table once (prepare_entries): each edit in turn keeps
+ * the entries whose examined input ends before it, moves those that begin
+ * after it by the change of length, and drops the rest; the parse answers
+ * calls from the entries kept.
  *
- * An entry's value is a node of the tree of the parse that made it. A parse
- * builds a new tree: the previous one (old) stays until the parse ends, and a
- * hit on an entry of the previous parse (MEMO_CARRIED) copies the entry's
- * value into the new tree, its positions moved by the entry's shift
- * (rt_document_carry). After the parse, the values of the carried entries
- * nothing asked for are copied too (most already were, inside the value of a
- * call that was reused), and the old tree is free for the next parse's; the
- * entries with recovered errors are dropped, as their texts are in the
- * parse's string arena. */
+ * An entry's value is a node of the tree of the parse that made it or last
+ * used it. A parse builds a new tree, and a hit on an entry carried from the
+ * previous parse (MEMO_CARRIED) copies the entry's value from the previous
+ * parse's tree (old) into the new one, its positions moved by the entry's
+ * shift (rt_document_carry). The next parse's walk copies the values of the
+ * carried entries nothing asked for (most already were, inside the value of
+ * a call that was reused) before old is reused for its tree. */
 #include "parser.h"
 #include "alloc.h"
 #include "unicode.h"
@@ -31,6 +31,8 @@ int rt_fault_document_examined;   /* tests/test_document.c: entries one byte int
 #define EXAMINED_SLACK 0u
 #endif
 
+#define DOC_EDITS_HELD 256   /* edits between two parses that keep the memo table */
+
 struct pego_document {
     pego_parser *p;
     char        *text; size_t len, cap;
@@ -45,6 +47,10 @@ struct pego_document {
     uint32_t    *forward; uint32_t capforward;  /* per node of old: its copy in this parse's tree, 0: none yet */
     int64_t     *moved; uint32_t capmoved;      /* and how far the copy moved it */
     uint32_t    *work; uint32_t capwork;        /* the copy's stack of old nodes */
+    /* the edits since the last parse, in order, each in the text before it:
+     * the memo table takes them all at once when the next parse begins */
+    struct doc_edit { uint32_t from, to; int64_t delta; } *edits;
+    uint32_t     nedits, capedits;
     pego_document_stats stats;
     char         error[160];
 };
@@ -105,6 +111,7 @@ void pego_document_free(pego_document *d)
     rt_free(d->forward);
     rt_free(d->moved);
     rt_free(d->work);
+    rt_free(d->edits);
     rt_free(d);
 }
 
@@ -160,35 +167,26 @@ static int64_t byte_offset(const pego_document *d, uint64_t pos)
     return (int64_t)b;
 }
 
-typedef struct {
-    pego_document *d;
-    uint32_t       from, to;     /* the bytes replaced, in the text before the edit */
-    int64_t        delta;        /* the change of length */
-} edit_ctx;
-
-/* An entry is kept when the call examined nothing from the edit on; moved
+/* Whether the entry outlives the edits since the last parse, each in turn:
+ * an entry is kept when the call examined nothing from the edit on; moved
  * when it began after the edit (not at its end: a ^ at the call's start
- * looked at the byte before it); dropped otherwise, as are the leaders of
- * left-recursive cycles, whose seeds grew over the old text. */
-static int keep_edited(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx)
+ * looked at the byte before it), *shift adding up how far its value's nodes
+ * move; dropped otherwise, as are the leaders of left-recursive cycles, whose
+ * seeds grew over the old text. */
+static int outlives_edits(const pego_document *d, rt_memo_entry *e, int64_t *shift)
 {
-    edit_ctx *c = ctx;
-    pego_document *d = c->d;
     const pego_grammar *g = d->p->g;
-    if (g->rules[e->variant % (uint32_t)g->nrules].flags & RULE_LEADER) return 0;
-    int64_t shift = d->shift[k];
-    if (e->examined <= c->from + EXAMINED_SLACK) {
-        /* kept as it is */
-    } else if (e->pos > c->to && d->shift_ok) {
-        e->pos = (uint32_t)(e->pos + c->delta);
-        e->end = (uint32_t)(e->end + c->delta);
-        e->examined = (uint32_t)(e->examined + c->delta);
-        if (e->exp_len) e->exp_far = (uint32_t)(e->exp_far + c->delta);
-        shift += c->delta;
-    } else {
-        return 0;
+    if (d->nedits && (g->rules[e->variant % (uint32_t)g->nrules].flags & RULE_LEADER)) return 0;
+    for (uint32_t i = 0; i < d->nedits; i++) {
+        const struct doc_edit *x = &d->edits[i];
+        if (e->examined <= x->from + EXAMINED_SLACK) continue;   /* kept as it is */
+        if (e->pos <= x->to || !d->shift_ok) return 0;
+        e->pos = (uint32_t)(e->pos + x->delta);
+        e->end = (uint32_t)(e->end + x->delta);
+        e->examined = (uint32_t)(e->examined + x->delta);
+        if (e->exp_len) e->exp_far = (uint32_t)(e->exp_far + x->delta);
+        *shift += x->delta;
     }
-    d->shift[to_k] = shift;
     return 1;
 }
 
@@ -217,8 +215,17 @@ pego_status pego_document_edit(pego_document *d, uint64_t start, uint64_t end, c
     memmove(d->text + from + len, d->text + to, d->len - (size_t)to);
     if (len) memcpy(d->text + from, text, len);
     d->len = newlen;
-    edit_ctx c = { d, (uint32_t)from, (uint32_t)to, (int64_t)len - (to - from) };
-    if (rt_memo_filter(&d->p->memo, keep_edited, &c) < 0) rt_memo_reset(&d->p->memo);
+    /* kept for the next parse; past DOC_EDITS_HELD edits (or out of memory),
+     * the memo table is given up rather than walked once per edit */
+    if (d->p->memo.n) {
+        if (d->nedits < DOC_EDITS_HELD &&
+            rt_buf_grow((void **)&d->edits, &d->capedits, (uint64_t)d->nedits + 1, sizeof *d->edits) == 0) {
+            d->edits[d->nedits++] = (struct doc_edit){ (uint32_t)from, (uint32_t)to, (int64_t)len - (to - from) };
+        } else {
+            rt_memo_reset(&d->p->memo);
+            d->nedits = 0;
+        }
+    }
     return PEGO_OK;
 }
 
@@ -309,57 +316,85 @@ int rt_document_carry(pego_parser *p, rt_memo_entry *m)
     m->flags &= ~(uint32_t)MEMO_CARRIED;
     uint32_t v = VAL_NODE(m->value);
     if (!(m->flags & MEMO_OK) || m->variant >= (uint32_t)p->g->nrules || v == VAL_NIL) return 0;
-    uint32_t nv = copy_tree(d, p, v, d->shift[m - p->memo.entries]);
+    uint32_t k = (uint32_t)(m - p->memo.entries);
+    uint32_t nv = copy_tree(d, p, v, d->shift[k]);
     if (!nv) return -1;
     m->value = nv | (m->value & VAL_CALLED);
+    d->shift[k] = 0;
     return 0;
 }
 
-/* After a parse: the entries it made or used stay, with no shift, and so do
- * the carried entries nothing asked for, their values copied into the new
- * tree (most were, with the value of a call they were made in). Returns
- * whether the entry stays; 0 for a growing seed, recovered errors, an entry
- * keyed by variables' values (interned per parse: vm/vars.c), or a value that
- * cannot be copied. */
-static int settle(pego_document *d, rt_memo_entry *e, uint32_t k)
+/* Before a parse, one walk over the memo table. An entry the last parse
+ * carried but did not use has its value still in the tree before the last
+ * parse's (old): it is copied into the last parse's tree now, before old is
+ * reused (most of them were, inside the value of a call that was reused).
+ * Then the edits since, and every entry is marked carried. Dropped: growing
+ * seeds, entries with recovered errors (their texts are in a parse's string
+ * arena) and entries keyed by the values of variables (interned per parse:
+ * vm/vars.c), and values that cannot be copied. */
+static int prepare_entry(pego_document *d, rt_memo_entry *e, uint32_t k, int64_t *shift)
 {
     pego_parser *p = d->p;
     if ((e->flags & MEMO_GROWING) || e->rec_len || (e->context >> 32)) return 0;
+    *shift = d->shift[k];
     if (e->flags & MEMO_CARRIED) {
         uint32_t v = VAL_NODE(e->value);
         if ((e->flags & MEMO_OK) && e->variant < (uint32_t)p->g->nrules && v != VAL_NIL) {
-            if (d->forward[v - 1] && d->moved[v - 1] != d->shift[k]) return 0;   /* copied moved otherwise */
-            uint32_t nv = copy_tree(d, p, v, d->shift[k]);
-            if (!nv) return 0;
+            uint32_t nv = d->forward[v - 1];                 /* most were copied with another value */
+            if (nv && d->moved[v - 1] != *shift) return 0;   /* copied moved otherwise */
+            if (!nv && !(nv = copy_tree(d, p, v, *shift))) return 0;
             e->value = nv | (e->value & VAL_CALLED);
         }
-        e->flags &= ~(uint32_t)MEMO_CARRIED;
+        *shift = 0;
     }
-    d->shift[k] = 0;
+    if (!outlives_edits(d, e, shift)) return 0;
+    e->flags |= MEMO_CARRIED;
     return 1;
 }
 
-/* The entries settle marked to go (MEMO_GROWING) go; the rest have no shift. */
-static int keep_settled(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx)
+static int keep_prepared(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx)
 {
     pego_document *d = ctx;
-    (void)k;
-    if (e->flags & MEMO_GROWING) return 0;
-    d->shift[to_k] = 0;
+    int64_t shift;
+    if (!prepare_entry(d, e, k, &shift)) return 0;
+    d->shift[to_k] = shift;
     return 1;
 }
 
-/* After a parse: every entry settles; the table is compacted only if some go. */
-static int settle_all(pego_document *d)
+/* An entry prepare_entry dropped, in place, is marked growing to go. */
+static int keep_unmarked(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx)
+{
+    pego_document *d = ctx;
+    if (e->flags & MEMO_GROWING) return 0;
+    d->shift[to_k] = d->shift[k];
+    return 1;
+}
+
+/* The walk: with edits, entries move, and the table is compacted and its
+ * slots made again (rt_memo_filter); without, the entries stay in place and
+ * the table is compacted only if some go. */
+static int prepare_entries(pego_document *d)
 {
     rt_memo *m = &d->p->memo;
-    uint32_t gone = 0;
-    for (uint32_t k = 0; k < m->n; k++)
-        if (!settle(d, &m->entries[k], k)) {
-            m->entries[k].flags |= MEMO_GROWING;
-            gone++;
+    int status = 0;
+    if (d->nedits) {
+        status = rt_memo_filter(m, keep_prepared, d);
+    } else {
+        uint32_t gone = 0;
+        for (uint32_t k = 0; k < m->n; k++) {
+            int64_t shift;
+            rt_memo_entry *e = &m->entries[k];
+            if (prepare_entry(d, e, k, &shift)) {
+                d->shift[k] = shift;
+            } else {
+                e->flags |= MEMO_GROWING;
+                gone++;
+            }
         }
-    return gone ? rt_memo_filter(m, keep_settled, d) : 0;
+        if (gone) status = rt_memo_filter(m, keep_unmarked, d);
+    }
+    d->nedits = 0;
+    return status;
 }
 
 #define REFUSE(...) (p->res.status = PEGO_EUSAGE, (pego_status)rt_parse_abort(p, __VA_ARGS__))
@@ -385,20 +420,29 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
         p->res.status = PEGO_ENOMEM;
         return (pego_status)rt_parse_abort(p, "out of memory");
     }
-    /* The previous parse's tree and strings become old: the entries kept
-     * are carried from them. */
-    rt_tree tree = d->old;
-    d->old = p->tree;
-    p->tree = tree;
-    rt_tree_reset(&p->tree);
-    rt_buf strings = d->old_strings;
-    d->old_strings = p->strings;
-    p->strings = strings;
+    /* The entries kept are brought into the last parse's tree (forward still
+     * maps old to it: nodes the last parse copied are not copied again),
+     * which then becomes old, the tree they are carried from; the new tree
+     * starts empty. */
     int status = PEGO_ENOMEM;
+    uint32_t made_from = 0;
     if (rt_buf_grow((void **)&d->forward, &d->capforward, d->old.nnodes, sizeof *d->forward) == 0 &&
         rt_buf_grow((void **)&d->moved, &d->capmoved, d->old.nnodes, sizeof *d->moved) == 0) {
+        if (prepare_entries(d) < 0) rt_memo_reset(&p->memo);
+        rt_tree tree = d->old;
+        d->old = p->tree;
+        p->tree = tree;
+        rt_tree_reset(&p->tree);
+        rt_buf strings = d->old_strings;
+        d->old_strings = p->strings;
+        p->strings = strings;
+        if (rt_buf_grow((void **)&d->forward, &d->capforward, d->old.nnodes, sizeof *d->forward) < 0 ||
+            rt_buf_grow((void **)&d->moved, &d->capmoved, d->old.nnodes, sizeof *d->moved) < 0) {
+            rt_memo_reset(&p->memo);       /* nothing to carry */
+            d->old.nnodes = 0;
+        }
         if (d->old.nnodes) memset(d->forward, 0, d->old.nnodes * sizeof *d->forward);
-        for (uint32_t k = 0; k < p->memo.n; k++) p->memo.entries[k].flags |= MEMO_CARRIED;
+        made_from = p->memo.n;
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->exp.oom = 0;
         status = vm_run(p, (uint32_t)rule);
@@ -416,12 +460,15 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
     d->stats.evaluated = p->res.stats.evals;
     d->stats.reused = p->res.stats.memo_hits;
     p->res.stats.rules_memoized = p->memo.rules_used;
-    /* An aborted parse forgets the memo table (7.2); otherwise what the
-     * parse did not use goes with the old tree. */
-    if (status != PEGO_OK && status != PEGO_SYNTAX_ERROR) rt_memo_reset(&p->memo);
-    else if (rt_buf_grow((void **)&d->shift, &d->capshift, (uint64_t)p->memo.n + 1, sizeof *d->shift) < 0 ||
-             settle_all(d) < 0)
+    /* An aborted parse forgets the memo table (7.2); the entries the parse
+     * made have no shift. */
+    if (status != PEGO_OK && status != PEGO_SYNTAX_ERROR) {
         rt_memo_reset(&p->memo);
+    } else if (rt_buf_grow((void **)&d->shift, &d->capshift, (uint64_t)p->memo.n + 1, sizeof *d->shift) < 0) {
+        rt_memo_reset(&p->memo);
+    } else {
+        for (uint32_t k = made_from; k < p->memo.n; k++) d->shift[k] = 0;
+    }
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.has_value = 1;

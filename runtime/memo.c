@@ -151,11 +151,12 @@ int rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_
     uint32_t n = 0;
     uint64_t ids_kept = 0, recs_kept = 0;
     for (uint32_t k = 0; k < m->n; k++) {
-        rt_memo_entry e = m->entries[k];
-        if (!keep(&e, k, n, ctx)) continue;
-        ids_kept += e.exp_len;
-        recs_kept += e.rec_len;
-        m->entries[n++] = e;
+        rt_memo_entry *e = &m->entries[k];
+        if (!keep(e, k, n, ctx)) continue;
+        ids_kept += e->exp_len;
+        recs_kept += e->rec_len;
+        if (n != k) m->entries[n] = *e;
+        n++;
     }
     m->n = n;
     int status = 0;

@@ -164,10 +164,11 @@ void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits);
 void           rt_memo_seen_clear(rt_memo *m, uint32_t lo, uint32_t hi, size_t nd);
-/* Keeps the entries for which keep returns non-zero (it may move them; k is
- * the entry's index, to_k its index once kept), with their expectation sets
- * and recovered errors; the rest are dropped. -1 when out of memory (the
- * table is then empty). For documents (runtime/document.c). */
+/* Keeps the entries for which keep returns non-zero (called on the entry in
+ * place, which it may change and move; k is the entry's index, to_k its index
+ * once kept), with their expectation sets and recovered errors; the rest are
+ * dropped, and the slots are made again. -1 when out of memory (the table is
+ * then empty). For documents (runtime/document.c). */
 int            rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_t to_k, void *ctx),
                               void *ctx);
 

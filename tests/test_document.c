@@ -433,6 +433,21 @@ static int edit_fixture(const pego_grammar *g, const char *file, const char *inp
             char what[300];
             snprintf(what, sizeof what, "%s, unit %d, edit %d [%llu,%llu) <- \"%s\"", file, unit, k,
                      (unsigned long long)at, (unsigned long long)end, with);
+            if (next_random() % 4 == 0) {       /* more edits before the parse, not undone */
+                free(old);
+                for (int more = 1 + (int)(next_random() % 3); more > 0; more--) {
+                    size_t ml;
+                    const char *mt = pego_document_text(d, &ml);
+                    uint64_t mn = units(mt, ml, o.unit), mat = next_random() % (mn + 1);
+                    uint64_t mend = mat + next_random() % 3 > mn ? mn : mat + next_random() % 3;
+                    const char *mw = pieces[next_random() % (sizeof pieces / sizeof *pieces)];
+                    if (pego_document_edit(d, mat, mend, mw, strlen(mw)) == PEGO_OK) c->edits++;
+                }
+                snprintf(what + strlen(what), sizeof what - strlen(what), " and more");
+                bad += compare(d, g, &o, what);
+                c->compared++;
+                continue;
+            }
             bad += compare(d, g, &o, what);
             c->compared++;
             if (next_random() % 8 == 0) {       /* and again, with no edit */
