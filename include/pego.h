@@ -260,7 +260,8 @@ typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, v
  * program the rest and the errors (opt->reference, or trace sinks attached:
  * the reference program only); the statistics count only the latter's calls.
  * Trace sinks see every call; an element parsed again with more input reports
- * its calls again. Stream parses are not profiled. */
+ * its calls again. --profile profiles stream parses (records marked "stream"),
+ * except with --profile-detail. */
 pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
                               pego_element_fn element, void *element_ctx,
                               const pego_options *opt, const pego_result **out);
@@ -300,7 +301,8 @@ const char    *pego_document_text(const pego_document *d, size_t *len);
  * parse or pego_document_free. Recognition (opt->recognize) gives
  * PEGO_EUSAGE. A parse that is aborted (nesting limit, an action's error) or
  * runs out of memory forgets the memo table; a syntax error does not.
- * Documents are not profiled. */
+ * --profile profiles the parses (records marked "document", named by
+ * opt->input_name, "<document>" without). */
 pego_status    pego_document_parse(pego_document *d, const pego_result **out);
 
 /* Counters of the last parse (informative: they depend on how much is reused):

@@ -37,6 +37,7 @@ struct pego_document {
     pego_parser *p;
     char        *text; size_t len, cap;
     char        *start_rule;
+    char        *input_name;    /* names the document's parses in profile reports */
     pego_unit    unit;
     uint32_t     max_depth;
     int          recognize;
@@ -82,9 +83,10 @@ pego_document *pego_document_new(const pego_grammar *g, const char *text, size_t
     if (!d) return NULL;
     d->p = pego_parser_new(g);
     d->start_rule = rt_strdup(opt->start_rule ? opt->start_rule : "main");
+    d->input_name = rt_strdup(opt->input_name ? opt->input_name : "<document>");
     d->cap = len ? len : 1;
     d->text = rt_malloc(d->cap);
-    if (!d->p || !d->start_rule || !d->text) {
+    if (!d->p || !d->start_rule || !d->input_name || !d->text) {
         pego_document_free(d);
         return NULL;
     }
@@ -105,6 +107,7 @@ void pego_document_free(pego_document *d)
     pego_parser_free(d->p);
     rt_free(d->text);
     rt_free(d->start_rule);
+    rt_free(d->input_name);
     rt_tree_free(&d->old);
     rt_buf_free(&d->old_strings);
     rt_free(d->shift);
@@ -413,12 +416,15 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
     rt_input_reset(&p->in, d->text, (uint32_t)d->len, d->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     rt_parse_unobserved_reference(p, PEGO_MEMO_ALL, d->max_depth);   /* every call memoized */
-    /* trace sinks see every call; a reused entry is a memo hit */
-    p->observing = p->ntrace > 0;
+    /* trace sinks and the profiler see every call; a reused entry is a memo hit */
+    p->prof_on = rt_profiler_parse_begin(p);
+    p->observing = p->ntrace > 0 || p->prof_on;
     if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
                                  sizeof *p->trace_items) < 0) {
         p->res.status = PEGO_ENOMEM;
-        return (pego_status)rt_parse_abort(p, "out of memory");
+        rt_parse_abort(p, "out of memory");
+        if (p->prof_on) rt_profiler_parse_end(p, d->input_name, d->len);
+        return PEGO_ENOMEM;
     }
     /* The entries kept are brought into the last parse's tree (forward still
      * maps old to it: nodes the last parse copied are not copied again),
@@ -474,5 +480,6 @@ pego_status pego_document_parse(pego_document *d, const pego_result **out)
         p->res.has_value = 1;
         p->res.nrecovered = p->nrec;
     }
+    if (p->prof_on) rt_profiler_parse_end(p, d->input_name, d->len);
     return p->res.status;
 }

@@ -1090,6 +1090,11 @@ int rt_profiler_parse_begin(pego_parser *p)
 
 int rt_profiler_sampled(const pego_parser *p) { return p->prof_on && p->prof && p->prof->sampled; }
 
+int rt_profiler_exact(void)
+{
+    return prof.enabled && (prof.detail || prof.mode == MODE_EXACT);
+}
+
 /* The calling-context node for rule (at pc, for a native frame) under node,
  * made when new; node itself when out of memory. */
 static uint32_t cct_child(prof_grammar *pg, uint32_t node, uint32_t rule, uintptr_t pc)
@@ -1350,6 +1355,7 @@ static void end_locked(pego_parser *p, rt_profiler_state *s, uint64_t now, const
     pp->parse = (rep_parse){
         .input = rt_strdup(input ? input : "<input>"), .bytes = bytes,
         .unit = p->in.unit == PEGO_UNIT_BYTES ? REP_UNIT_BYTES : REP_UNIT_CODEPOINTS,
+        .source = p->stream.on ? REP_SOURCE_STREAM : p->doc ? REP_SOURCE_DOCUMENT : REP_SOURCE_TEXT,
         .result = p->res.status == PEGO_OK ? REP_RESULT_OK
                 : p->res.status == PEGO_SYNTAX_ERROR ? REP_RESULT_SYNTAX_ERROR
                 : p->res.too_deep ? REP_RESULT_NESTING_LIMIT : REP_RESULT_ABORTED,

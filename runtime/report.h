@@ -61,6 +61,8 @@ typedef struct rep_grammar {
 
 typedef enum { REP_UNIT_BYTES, REP_UNIT_CODEPOINTS } rep_unit;
 typedef enum { REP_RESULT_OK, REP_RESULT_SYNTAX_ERROR, REP_RESULT_ABORTED, REP_RESULT_NESTING_LIMIT } rep_result;
+/* What was parsed: a text given whole (pego_parse), a stream, a document. */
+typedef enum { REP_SOURCE_TEXT, REP_SOURCE_STREAM, REP_SOURCE_DOCUMENT } rep_source;
 
 /* One parse. */
 typedef struct rep_parse {
@@ -70,6 +72,7 @@ typedef struct rep_parse {
     uint64_t    bytes;              /* input size in bytes */
     rep_unit    unit;               /* position unit of the parse */
     rep_result  result;
+    rep_source  source;
     uint64_t    time_ns, calls, evals, memo, clock_reads;
     uint32_t    top_rule;           /* the rule with the most self time, or REP_NO_RULE */
     /* --profile-memory: the bytes of the tree nodes built and of the memo

@@ -150,6 +150,7 @@ int rep_add_grammar(rep_builder *b, const rep_grammar *g)
 
 static const char *const unit_names[] = { "bytes", "codepoints" };
 static const char *const result_names[] = { "ok", "syntax error", "aborted", "nesting limit" };
+static const char *const source_names[] = { "text", "stream", "document" };
 
 int rep_add_parse(rep_builder *b, const rep_parse *p)
 {
@@ -161,6 +162,7 @@ int rep_add_parse(rep_builder *b, const rep_parse *p)
     add_count(t, "bytes", p->bytes);
     add_string(t, "unit", unit_names[p->unit == REP_UNIT_CODEPOINTS]);
     add_string(t, "result", result_names[p->result <= REP_RESULT_NESTING_LIMIT ? p->result : REP_RESULT_ABORTED]);
+    if (p->source == REP_SOURCE_STREAM || p->source == REP_SOURCE_DOCUMENT) add_string(t, "source", source_names[p->source]);
     add_count(t, "time_ns", p->time_ns);
     add_count(t, "calls", p->calls);
     add_count(t, "evals", p->evals);

@@ -135,22 +135,24 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->peak_memo = st->peak_nodes = 0;
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
-    /* The reference program (and, untraced, the fast program's elements,
-     * vm/stream.c), unprofiled; trace sinks see every call. The default
-     * policy's second-call bits cover the input held, from in.base
+    /* The reference program (and, unobserved, the fast program's elements,
+     * vm/stream.c); trace sinks and the profiler see every call. The
+     * profiler's sampled mode only: an exact profile holds its thread's
+     * record for the whole parse, and the callbacks may parse too. The
+     * default policy's second-call bits cover the input held, from in.base
      * (rt_stream_read), and go with the memo entries after each element
      * (vm/stream.c). */
     rt_parse_unobserved_reference(p, opt->memo, opt->max_depth);
-    p->observing = p->ntrace > 0;
+    st->on = 1;                          /* the profiler marks the parse a stream */
+    p->prof_on = p->internal || rt_profiler_exact() ? 0 : rt_profiler_parse_begin(p);
+    p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain |= p->observing;          /* every call on the general path, where sinks see it */
+    int status = PEGO_ABORTED;
     if (p->ntrace && rt_buf_grow((void **)&p->trace_items, &p->cap_trace_items, (uint64_t)g->nexpects,
                                  sizeof *p->trace_items) < 0) {
         p->res.status = PEGO_ENOMEM;
-        return (pego_status)rt_parse_abort(p, "out of memory");
-    }
-    int status = PEGO_ABORTED;
-    st->on = 1;
-    if (rt_stream_read(p, 0) == 0) {
+        status = rt_parse_abort(p, "out of memory");
+    } else if (rt_stream_read(p, 0) == 0) {
         for (;;) {
             rt_tree_reset(&p->tree);
             rt_buf_reset(&p->strings);
@@ -172,7 +174,6 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     } else {
         status = p->res.status;
     }
-    st->on = 0;
     if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors would be wrong */
         rt_parse_clear_result(p);
@@ -180,6 +181,8 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
         status = rt_parse_abort(p, "out of memory");
     }
     p->res.stats.rules_memoized = p->memo.rules_used;
+    if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, st->end);   /* the bytes read */
+    st->on = 0;
     if (status == PEGO_OK) {
         p->res.status = PEGO_OK;
         p->res.value = VAL_NIL;         /* the stream parse returns only a status */

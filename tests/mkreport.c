@@ -294,7 +294,7 @@ static void synthetic(const char *dir, unsigned long count)
             char input[64];
             snprintf(input, sizeof input, "corpus/batch-%lu/doc-%u.json", k, i);
             uint64_t calls = 2000 + next_random(&x) % 20000;
-            rep_parse p = { i + 1, 1, input, calls * 4, REP_UNIT_BYTES, REP_RESULT_OK, calls * 40, calls,
+            rep_parse p = { i + 1, 1, input, calls * 4, REP_UNIT_BYTES, REP_RESULT_OK, REP_SOURCE_TEXT, calls * 40, calls,
                             calls - calls / 10, calls / 10, 2 * calls + 2, (uint32_t)(next_random(&x) % NSYN), 0, 0, 0, 0, 0 };
             rc = rep_add_parse(b, &p);
         }

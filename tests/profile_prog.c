@@ -1,7 +1,9 @@
 /* A program that uses libpego and contains no profiling code: it parses each
  * file named on its command line with the grammar given first. Run with
  * PEGO_FLAGS=--profile=FILE it must leave a report; without, none. With
- * "threads" as its first argument it parses each file in its own thread. */
+ * "threads" as its first argument it parses each file in its own thread; with
+ * "document", it parses each file, in its own thread, as a document three
+ * times: as it is, with a space inserted in the middle, and as it was. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@ typedef struct {
     int status;
 } job;
 
+static int documents;   /* "document" */
+
 static void *parse_file(void *arg)
 {
     job *j = arg;
@@ -23,6 +27,19 @@ static void *parse_file(void *arg)
     char *buf = malloc(1 << 20);
     size_t len = fread(buf, 1, 1 << 20, f);
     fclose(f);
+    if (documents) {
+        pego_options o = { .input_name = j->file, .unit = PEGO_UNIT_BYTES };
+        pego_document *d = pego_document_new(j->g, buf, len, &o);
+        const pego_result *r;
+        j->status = pego_document_parse(d, &r) == PEGO_OK ? 0 : 1;
+        pego_document_edit(d, len / 2, len / 2, " ", 1);
+        pego_document_parse(d, &r);
+        pego_document_edit(d, len / 2, len / 2 + 1, "", 0);
+        if (pego_document_parse(d, &r) != PEGO_OK) j->status = 1;
+        pego_document_free(d);
+        free(buf);
+        return NULL;
+    }
     pego_parser *p = pego_parser_new(j->g);
     pego_options o = { .input_name = j->file };
     const pego_result *r;
@@ -35,8 +52,10 @@ static void *parse_file(void *arg)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 && strcmp(argv[1], "threads") == 0;
+    documents = !threads && argc > 1 && strcmp(argv[1], "document") == 0;
+    threads |= documents;        /* each document in its own thread too */
     if (argc < 3 + threads) {
-        fprintf(stderr, "usage: profile_prog [threads] GRAMMAR FILE...\n");
+        fprintf(stderr, "usage: profile_prog [threads|document] GRAMMAR FILE...\n");
         return 2;
     }
     pego_diag *d = NULL;

@@ -231,8 +231,8 @@ static rep_builder *small_report(int64_t pid, uint64_t scale)
     rep_header h = header(pid);
     rep_builder *b = rep_builder_new(&h);
     rep_grammar g = { 1, "json", "json.pego", 0xabcdef0123456789ULL, 3, json_rules, NULL, 0 };
-    rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, 5000 * scale, 30, 25, 5, 60, 1, 0, 0, 0, 0, 0 };
-    rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 1000 * scale, 6, 6, 0, 12, 2, 0, 0, 0, 0, 0 };
+    rep_parse p1 = { 1, 1, "a.json", 100, REP_UNIT_BYTES, REP_RESULT_OK, REP_SOURCE_TEXT, 5000 * scale, 30, 25, 5, 60, 1, 0, 0, 0, 0, 0 };
+    rep_parse p2 = { 2, 1, "b.json", 10, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, REP_SOURCE_TEXT, 1000 * scale, 6, 6, 0, 12, 2, 0, 0, 0, 0, 0 };
     rep_rule r0 = { 1, 0, 2, 2, 0, 1, 1, 0, 0, 0, 100, 0, 6000 * scale, 1000 * scale, 0, 0, 0, 0, 0 };
     rep_rule r1 = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000 * scale, 3000 * scale, 0, 0, 0, 0, 0 };
     rep_rule r2 = { 1, 2, 14, 14, 0, 10, 4, 0, 0, 0, 40, 70, 2000 * scale, 2000 * scale, 0, 0, 0, 0, 0 };
@@ -325,10 +325,10 @@ static void test_round_trip(void)
     rep_grammar g1 = { 1, "json", "dir/json.pego", 0xabcdef0123456789ULL, 3, json_rules, NULL, 0 };
     rep_grammar g2 = { 7, "calc \"x\"", "", 0x1ULL, 2, calc_rules, NULL, 0 };
     /* names with characters JSON must escape, UTF-8 kept, an invalid byte read as U+FFFD */
-    rep_parse p1 = { 1, 1, "in \"q\" \\ \n\t\x01 \xc3\xa9 \xff", 123456, REP_UNIT_CODEPOINTS, REP_RESULT_OK, 812345,
+    rep_parse p1 = { 1, 1, "in \"q\" \\ \n\t\x01 \xc3\xa9 \xff", 123456, REP_UNIT_CODEPOINTS, REP_RESULT_OK, REP_SOURCE_TEXT, 812345,
                      20433, 20001, 432, 40868, 2, 0, 0, 0, 0, 0 };
-    rep_parse p2 = { 2, 7, "-i", 3, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, 5, 6, 7, 8, 9, REP_NO_RULE, 0, 0, 0, 0, 0 };
-    rep_parse p3 = { 3, 7, "<stdin>", 0, REP_UNIT_BYTES, REP_RESULT_ABORTED, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0, 0 };
+    rep_parse p2 = { 2, 7, "-i", 3, REP_UNIT_BYTES, REP_RESULT_SYNTAX_ERROR, REP_SOURCE_TEXT, 5, 6, 7, 8, 9, REP_NO_RULE, 0, 0, 0, 0, 0 };
+    rep_parse p3 = { 3, 7, "<stdin>", 0, REP_UNIT_BYTES, REP_RESULT_ABORTED, REP_SOURCE_TEXT, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0, 0 };
     rep_rule r = { 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 0, 0, 0, 0, 0 };
     rep_rule big = { 7, 0, 9007199254740993ULL, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0, 0, 0 };
     rep_edge e = { 7, 0, 1, 31, 32 };
@@ -459,7 +459,7 @@ static void test_memory_fields(void)
         h.memory = memory;
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { 1, "json", "json.pego", 1, 3, json_rules, NULL, 0 };
-        rep_parse p = { 1, 1, "a", 5, REP_UNIT_BYTES, REP_RESULT_OK, 6, 7, 8, 9, 10, 1, 11, 12, 13, 14, 15 };
+        rep_parse p = { 1, 1, "a", 5, REP_UNIT_BYTES, REP_RESULT_OK, REP_SOURCE_TEXT, 6, 7, 8, 9, 10, 1, 11, 12, 13, 14, 15 };
         rep_rule r = { 1, 1, 20, 15, 5, 18, 2, 3, 2, 7, 90, 4, 5000, 3000, 0, 16, 17, 18, 19 };
         uint32_t frames[] = { 0, 1 };
         rep_stack st = { 1, 2, frames, 2, 3, 0, 0, 0, NULL, 20 };
@@ -571,7 +571,7 @@ static void test_append_concurrent(void)
             for (unsigned i = 0; i < 3000; i++) {
                 char input[64];
                 snprintf(input, sizeof input, "corpus/%d/%u-%u.json", k, i * 2654435761u, i);
-                rep_parse p = { 3 + i, 1, input, i, REP_UNIT_BYTES, REP_RESULT_OK, i * 7919u % 10007u, i, i, 0, 2 * i, 0, 0, 0, 0, 0, 0 };
+                rep_parse p = { 3 + i, 1, input, i, REP_UNIT_BYTES, REP_RESULT_OK, REP_SOURCE_TEXT, i * 7919u % 10007u, i, i, 0, 2 * i, 0, 0, 0, 0, 0, 0 };
                 rep_add_parse(b, &p);
             }
             if (read(gate[0], &c, 1) < 0) _exit(3);   /* returns when the parent closes the pipe */

@@ -4,7 +4,7 @@
  * the end of what is held waits for more. It hands the start rule's #stream
  * repetition to vm/stream.c and reloads the input after every call out, as a
  * read moves it (STREAM). Trace sinks observe it as they observe the
- * reference program; it is not profiled. */
+ * reference program, and so does the profiler's sampled mode. */
 #include "variant_examined.h"
 #undef VM_RUN
 #undef STREAM

@@ -417,6 +417,7 @@ static int on_parse(rep_summary *s, const rep_parse *p)
         .top_rule = p->top_rule == REP_NO_RULE ? REP_NONE : f->rules[p->top_rule],
         .bytes = p->bytes, .time_ns = p->time_ns, .calls = p->calls, .evals = p->evals, .memo = p->memo,
         .clock_reads = p->clock_reads, .seq = m->seq++, .unit = p->unit, .result = p->result,
+        .source = p->source,
         .node_bytes = REP_UNSET, .memo_bytes = REP_UNSET, .peak_node_bytes = REP_UNSET,
         .peak_memo_bytes = REP_UNSET, .peak_stack_bytes = REP_UNSET,
     };

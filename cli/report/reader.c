@@ -473,6 +473,10 @@ static int read_record(rep_reader *r, const char *type, json_t *o)
         else if (strcmp(result, "aborted") == 0) rec.p.result = REP_RESULT_ABORTED;
         else if (strcmp(result, "nesting limit") == 0) rec.p.result = REP_RESULT_NESTING_LIMIT;
         else if (strcmp(result, "ok") != 0 && !bad) bad = "result";
+        const char *source = string_field(r, "source", &bad);      /* optional: a text given whole */
+        if (strcmp(source, "stream") == 0) rec.p.source = REP_SOURCE_STREAM;
+        else if (strcmp(source, "document") == 0) rec.p.source = REP_SOURCE_DOCUMENT;
+        else if (*source && strcmp(source, "text") != 0 && !bad) bad = "source";
         rec.p.time_ns = count_field(r, "time_ns", &bad);
         rec.p.calls = count_field(r, "calls", &bad);
         rec.p.evals = count_field(r, "evals", &bad);

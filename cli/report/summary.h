@@ -98,6 +98,7 @@ typedef struct rep_sparse {
     uint64_t   bytes, time_ns, calls, evals, memo, clock_reads, seq;
     rep_unit   unit;
     rep_result result;
+    rep_source source;
     /* --profile-memory (REP_UNSET without): as in rep_parse */
     uint64_t   node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;
 } rep_sparse;

@@ -337,6 +337,8 @@ static void print_parse(FILE *out, int format, const rep_table *t, const void *r
     const rep_sparse *p = row;
     rep_cell top = parse_top(NULL, t, row);
     rep_put_text(out, format, *p->input ? p->input : "(unnamed)");
+    if (p->source == REP_SOURCE_STREAM) rep_put_text(out, format, " (stream)");
+    if (p->source == REP_SOURCE_DOCUMENT) rep_put_text(out, format, " (document)");
     fputs(": ", out);
     rep_put_text(out, format, top.text ? top.text : "-");
     if (p->result == REP_RESULT_OK) return;
