@@ -1,10 +1,14 @@
-/* Walks the fixtures for the engine harnesses (fixtures.h). */
+/* Walks the fixtures for the engine harnesses (fixtures.h), and runs a test
+ * with --profile on. */
 #include "fixtures.h"
 
+#include <CUnit/Basic.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const char *fixtures_srcdir(void)
 {
@@ -88,4 +92,30 @@ int fixtures_each(fixture_fn fn, void *ctx, int *grammars, int *inputs)
     }
     closedir(d);
     return bad;
+}
+
+/* Runs test in a child process with --profile on (pego_profile_start): its
+ * assertions must hold there too. The child leaves with _exit, so no report
+ * is written. */
+int run_profiled(void (*test)(void))
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        char dir[] = "/tmp/pego-test-XXXXXX", path[64];
+        if (!mkdtemp(dir)) _exit(2);
+        snprintf(path, sizeof path, "%s/r.zst", dir);
+        int started = pego_profile_start(path, NULL) == 0;
+        unsigned before = CU_get_number_of_failures();
+        if (started) test();
+        int failed = !started || CU_get_number_of_failures() != before;
+        rmdir(dir);
+        fflush(stdout);
+        _exit(failed ? 1 : 0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

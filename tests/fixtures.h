@@ -1,6 +1,6 @@
 /* The fixtures every engine harness runs over: each grammar fixtures/NAME.pego
  * with each input in fixtures/NAME/ (golden outputs and the large demo input
- * left out). */
+ * left out); and a test run again with --profile on. */
 #ifndef PEGO_TESTS_FIXTURES_H
 #define PEGO_TESTS_FIXTURES_H
 
@@ -16,5 +16,10 @@ const char *fixtures_srcdir(void);
  * does not compile. *grammars and *inputs receive the counts. */
 typedef int (*fixture_fn)(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx);
 int fixtures_each(fixture_fn fn, void *ctx, int *grammars, int *inputs);
+
+/* Runs test in a child process with --profile on (pego_profile_start): returns
+ * 0 when its CUnit assertions all held there, 1 when some failed or profiling
+ * could not start, -1 when the child could not run. No report is written. */
+int run_profiled(void (*test)(void));
 
 #endif

@@ -4,8 +4,9 @@
  * errors; left recursion; aborted parses; refused edits), and every fixture
  * under many random edits, each parse of the document compared with a fresh
  * pego_parse of the same text: status, error, expected items, recovered
- * errors, and the whole tree with every node's positions. A document that
- * keeps entries an edit touched (fault injection) must be caught. */
+ * errors, and the whole tree with every node's positions, the parses in bytes
+ * traced, and all of it again with --profile on. A document that keeps
+ * entries an edit touched (fault injection) must be caught. */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +502,10 @@ static void test_fault_is_caught(void)
     CU_ASSERT(bad > 0);
 }
 
+
+/* Profiled, every parse of a document is still a fresh parse's. */
+static void test_profiled(void) { CU_ASSERT_EQUAL(run_profiled(test_fixtures), 0); }
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -513,6 +518,7 @@ int main(void)
     CU_add_test(s, "refused edits and parses", test_refused_edits);
     CU_add_test(s, "fixtures under random edits equal fresh parses", test_fixtures);
     CU_add_test(s, "a document keeping touched entries is caught", test_fault_is_caught);
+    CU_add_test(s, "profiled, the same results", test_profiled);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
