@@ -152,6 +152,19 @@ static int inside_character(const pego_document *d, size_t b)
     return 0;
 }
 
+/* The length of the text in the document's unit. */
+static uint64_t text_units(const pego_document *d)
+{
+    if (d->unit == PEGO_UNIT_BYTES) return d->len;
+    const unsigned char *s = (const unsigned char *)d->text;
+    uint64_t n = 0;
+    for (size_t b = 0; b < d->len; n++) {
+        uint32_t cp;
+        b += s[b] < 0x80 ? 1 : (size_t)rt_unicode_decode(s + b, d->len - b, &cp);
+    }
+    return n;
+}
+
 /* The byte offset of position pos in the document's unit, or -1 when it is
  * past the end; in byte mode, -2 when it is inside a character. */
 static int64_t byte_offset(const pego_document *d, uint64_t pos)
@@ -198,8 +211,9 @@ pego_status pego_document_edit(pego_document *d, uint64_t start, uint64_t end, c
     d->error[0] = 0;
     int64_t from = byte_offset(d, start), to = byte_offset(d, end);
     if (from == -1 || to == -1)
-        return usage(d, "edit [%llu, %llu) is outside the text (%s long)", (unsigned long long)start,
-                     (unsigned long long)end, d->unit == PEGO_UNIT_BYTES ? "bytes" : "characters");
+        return usage(d, "edit [%llu, %llu) is outside the text (%llu %s long)", (unsigned long long)start,
+                     (unsigned long long)end, (unsigned long long)text_units(d),
+                     d->unit == PEGO_UNIT_BYTES ? "bytes" : "characters");
     if (from == -2 || to == -2)
         return usage(d, "edit [%llu, %llu) begins or ends inside a character", (unsigned long long)start,
                      (unsigned long long)end);
