@@ -473,6 +473,9 @@ int  rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode, int nat
 void rt_sampler_free(rt_samples *sm);
 int  rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu);
 void rt_sampler_end(pego_parser *p);
+/* The most a timer of this process was slowed, as a multiple of the interval
+ * asked for: 1 when none was (runtime/sampler.c, slow_down). */
+uint32_t rt_sampler_slowest(void);
 /* Takes a sample of weight for what p runs now into sm, as the signal
  * handler does (also, outside any handler and with no context, for
  * --profile-memory's bytes); spans: whether punctuation's byte spans count

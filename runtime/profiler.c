@@ -1492,7 +1492,8 @@ static int write_report(void)
                      .clock = clock_names[clock_kind], .mode = mode_names[mode], .detail = mode == MODE_EXACT,
                      .memory = prof.memory,
                      .clock_reads = reads, .sample_interval_ns = sampled ? interval : 0,
-                     .samples = samples, .samples_lost = lost };
+                     .samples = samples, .samples_lost = lost,
+                     .sample_interval_max_ns = sampled ? interval * rt_sampler_slowest() : 0 };
     rep_builder *b = rep_builder_new(&h);
     native_names names = { 0 };
     int status = b && native_names_make(&names) == 0 ? 0 : -1;

@@ -39,6 +39,9 @@ typedef struct rep_header {
     uint64_t           samples_lost;/* sampled: of those, not attributed to a rule or a stack */
     int                memory;      /* --profile-memory: rule, parse and stack records have the
                                        memory counts */
+    uint64_t           sample_interval_max_ns;  /* sampled: the longest interval a timer was slowed
+                                       to (runtime/sampler.c); written when longer than the
+                                       interval asked for */
 } rep_header;
 
 /* One rule of a grammar: its id is its index in the grammar's rules list. */

@@ -111,6 +111,8 @@ rep_builder *rep_builder_new(const rep_header *h)
         add_count(t, "sample_interval_ns", h->sample_interval_ns);
         add_count(t, "samples", h->samples);
         add_count(t, "samples_lost", h->samples_lost);
+        if (h->sample_interval_max_ns > h->sample_interval_ns)
+            add_count(t, "sample_interval_max_ns", h->sample_interval_max_ns);
     }
     if (close_record(b) < 0) {
         rep_builder_free(b);

@@ -22,7 +22,8 @@
  * records move (parser.es_moving) a sample is counted as lost. A timer runs
  * only during a parse: disarmed at its end, it keeps the time left to the
  * next sample for the next parse, so that short parses are sampled fairly and
- * no signal reaches the program between parses. */
+ * no signal reaches the program between parses. A wall-clock timer whose
+ * signals leave the thread no time to parse slows down (slow_down). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -47,6 +48,9 @@
  * keep no stack. NATIVE_MAX_FRAMES: the most native frames below the VM a
  * sample keeps; a deeper native stack gives the sample none. */
 enum { PATH_WORDS = 1u << 20, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
+/* SLOW_AFTER: late signals in a row that slow a timer down; SLOW_MOST: the
+ * most it is slowed, as a multiple of the interval asked for (slow_down). */
+enum { SLOW_AFTER = 4, SLOW_MOST = 1024 };
 
 static struct {
     pthread_mutex_t  lock;
@@ -59,7 +63,14 @@ static _Thread_local struct {
     int               made;
     timer_t           id;
     struct itimerspec left;             /* time to the next sample, kept across parses */
+    uint64_t          interval_ns;      /* the interval asked for */
+    uint32_t          slow;             /* the timer runs at interval_ns times slow */
+    uint32_t          overruns;         /* signals in a row that came late (wall clock) */
+    int               wall;             /* the wall clock (CPU-time timers fire at ticks) */
 } my_timer;
+
+/* The most the sampler has slowed a timer, for the report (rt_sampler_slowest). */
+static uint32_t slowest = 1;
 
 static _Thread_local pego_parser *volatile sampling;   /* the parse this thread samples, or NULL */
 
@@ -279,8 +290,41 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
     return frames[0];
 }
 
+/* Arms the thread's timer at the interval asked for times slow, the first
+ * signal after first (zero: after one interval). */
+static int arm(struct timespec first)
+{
+    uint64_t ns = my_timer.interval_ns * my_timer.slow;
+    struct itimerspec t;
+    t.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+    t.it_interval.tv_nsec = (long)(ns % 1000000000u);
+    t.it_value = first.tv_sec || first.tv_nsec ? first : t.it_interval;
+    return timer_settime(my_timer.id, 0, &t, NULL);
+}
+
+/* A signal costs tens of microseconds on some machines, so a short interval
+ * of the wall clock can leave a thread no time to parse between samples.
+ * When SLOW_AFTER signals in a row came late, the timer's interval doubles, up
+ * to SLOW_MOST times the one asked for; a sample then counts for the
+ * intervals asked for that it stands for, so the times stay whole. A timer of
+ * CPU time fires at the clock's ticks only and never needs it. */
+static void slow_down(void)
+{
+    if (my_timer.slow >= SLOW_MOST) return;
+    my_timer.slow *= 2;
+    arm((struct timespec){ 0, 0 });                  /* (timer_settime is async-signal-safe) */
+    uint32_t seen = __atomic_load_n(&slowest, __ATOMIC_RELAXED);
+    while (seen < my_timer.slow &&
+           !__atomic_compare_exchange_n(&slowest, &seen, my_timer.slow, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
+uint32_t rt_sampler_slowest(void) { return __atomic_load_n(&slowest, __ATOMIC_RELAXED); }
+
 /* A signal that is not of our timers (sent by kill, say) is ignored: it
- * found the default action when the handler was installed. */
+ * found the default action when the handler was installed. The weight of a
+ * sample is the intervals asked for that it stands for: those it overran
+ * (a thread that did not run, a CPU-time timer's tick), times the slowing. */
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
@@ -288,7 +332,15 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     pego_parser *p = sampling;
     if (info && info->si_code == SI_TIMER && info->si_value.sival_ptr == (void *)&sampler && p) {
         int overrun = my_timer.made ? timer_getoverrun(my_timer.id) : 0;
-        rt_sampler_take(p, &p->samples, 1 + (overrun > 0 ? (uint32_t)overrun : 0u), 1, context);
+        uint64_t weight = (1u + (overrun > 0 ? (uint64_t)overrun : 0u)) * my_timer.slow;
+        rt_sampler_take(p, &p->samples, weight < UINT32_MAX ? (uint32_t)weight : UINT32_MAX, 1, context);
+        if (my_timer.wall) {
+            my_timer.overruns = overrun > 0 ? my_timer.overruns + 1 : 0;
+            if (my_timer.overruns >= SLOW_AFTER) {
+                my_timer.overruns = 0;
+                slow_down();
+            }
+        }
     }                                      /* (p NULL: one that came just after the parse) */
     errno = saved;
 }
@@ -317,6 +369,8 @@ static void delete_timer(void *unused)
 static void after_fork_in_child(void)
 {
     my_timer.made = 0;                      /* timers are not inherited */
+    my_timer.interval_ns = 0;
+    slowest = 1;
     sampling = NULL;
 }
 
@@ -376,19 +430,21 @@ int rt_sampler_begin(pego_parser *p, uint64_t interval_ns, int cpu)
         if (timer_create(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ev, &my_timer.id) != 0) return -1;
         my_timer.made = 1;
         memset(&my_timer.left, 0, sizeof my_timer.left);
+        my_timer.interval_ns = 0;
         pthread_setspecific(sampler.key, &my_timer);
     }
-    struct itimerspec t;
-    t.it_interval.tv_sec = (time_t)(interval_ns / 1000000000u);
-    t.it_interval.tv_nsec = (long)(interval_ns % 1000000000u);
-    t.it_value = my_timer.left.it_value.tv_sec || my_timer.left.it_value.tv_nsec ? my_timer.left.it_value
-                                                                                 : t.it_interval;
+    if (my_timer.interval_ns != interval_ns) {
+        my_timer.interval_ns = interval_ns;
+        my_timer.slow = 1;
+        my_timer.overruns = 0;
+    }
+    my_timer.wall = !cpu;
     p->sample_top = 0;
     p->sample_ip = NULL;
     p->es_moving = 0;
     sampling = p;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (timer_settime(my_timer.id, 0, &t, NULL) != 0) {
+    if (arm(my_timer.left.it_value) != 0) {
         sampling = NULL;
         return -1;
     }

@@ -15,7 +15,8 @@
  *
  *   frame pid=1 host=ci-1 start=1764434400 detail=1 argv=pego,parse,x.json
  *         clock=monotonic mode=exact clock_reads=100
- *         (mode=sampled: sample_interval_ns=250000 samples=40 samples_lost=0)
+ *         (mode=sampled: sample_interval_ns=250000 samples=40 samples_lost=0,
+ *          and sample_interval_max_ns=1000000 for a timer slowed down)
  *         (memory=1: the memory fields of parse, rule and stack records)
  *   grammar id=1 name=json file=json.pego hash=00000000000000aa rules=main,value,string
  *   parse grammar=1 input=a.json bytes=100 unit=bytes result=ok time_ns=5000
@@ -142,6 +143,7 @@ static void start_frame(state *s, char **w, int n)
         .mode = value(w, n, "mode") ? value(w, n, "mode") : "exact", .detail = (int)number(s, w, n, "detail"),
         .clock_reads = number(s, w, n, "clock_reads"), .sample_interval_ns = number(s, w, n, "sample_interval_ns"),
         .samples = number(s, w, n, "samples"), .samples_lost = number(s, w, n, "samples_lost"),
+        .sample_interval_max_ns = number(s, w, n, "sample_interval_max_ns"),
         .memory = (int)number(s, w, n, "memory"),
     };
     if (!(s->b = rep_builder_new(&h))) die(s, "out of memory", NULL);
@@ -286,7 +288,7 @@ static void synthetic(const char *dir, unsigned long count)
     for (unsigned long k = 0; k < count; k++) {
         uint64_t x = 0x9E3779B97F4A7C15ULL ^ (k + 1);
         rep_header h = { REP_FORMAT_VERSION, "0.1.0", (int64_t)(1000 + k), "ci-1", 4, argv, 1764434400, "monotonic",
-                         "exact", 1, 0, 0, 0, 0, 0 };
+                         "exact", 1, 0, 0, 0, 0, 0, 0 };
         rep_builder *b = rep_builder_new(&h);
         rep_grammar g = { .id = 1, .name = "json", .file = "json.pego", .hash = 0x1234abcd5678ef00ULL, .nrules = NSYN, .rules = info };
         int rc = b ? rep_add_grammar(b, &g) : -1;

@@ -219,7 +219,7 @@ static const char *const test_argv[] = { "pego", "parse", "-g", "json.pego", "a 
 
 static rep_header header(int64_t pid)
 {
-    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72, 0, 0, 0, 0 };
+    rep_header h = { REP_FORMAT_VERSION, "0.1.0", pid, "ci-7", 5, test_argv, 1764434400, "monotonic", "exact", 1, 72, 0, 0, 0, 0, 0 };
     return h;
 }
 

@@ -138,6 +138,7 @@ struct rep_merge {
     int            memory;    /* the frame's header says memory */
     uint64_t       node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;   /* its parses' */
     uint64_t       samples, samples_lost, sample_interval_ns;   /* the frame's header's */
+    uint64_t       sample_interval_max_ns;
     int64_t        start;
     const char    *clock, *mode;   /* the frame's header's, interned */
     parse_list     fparses;
@@ -687,6 +688,7 @@ static int frame_commit(rep_summary *s)
         if (m->sample_interval_ns) {
             s->samples = rep_sum(s->samples, m->samples);
             s->samples_lost = rep_sum(s->samples_lost, m->samples_lost);
+            if (m->sample_interval_max_ns > s->sample_interval_max_ns) s->sample_interval_max_ns = m->sample_interval_max_ns;
             if (!s->sample_interval_ns) s->sample_interval_ns = m->sample_interval_ns;
             else if (s->sample_interval_ns != m->sample_interval_ns) s->sample_interval_ns = UINT64_MAX;
         }
@@ -786,6 +788,7 @@ static int sink_frame_begin(void *ud, const rep_header *h)
     m->samples = h->samples;
     m->samples_lost = h->samples_lost;
     m->sample_interval_ns = h->sample_interval_ns;
+    m->sample_interval_max_ns = h->sample_interval_max_ns;
     m->start = h->start;
     uint32_t clock = intern(m, *h->clock ? h->clock : "unknown"), mode = intern(m, *h->mode ? h->mode : "unknown");
     if (clock == REP_NONE || mode == REP_NONE) m->oom = 1;

@@ -386,6 +386,7 @@ static int read_header(rep_reader *r, json_t *o)
     h.sample_interval_ns = count_field(r, "sample_interval_ns", &bad);
     h.samples = count_field(r, "samples", &bad);
     h.samples_lost = count_field(r, "samples_lost", &bad);
+    h.sample_interval_max_ns = count_field(r, "sample_interval_max_ns", &bad);
     if (bad) {
         say(r, "frame %lu: bad header record (field %s); skipped", r->frame, bad);
         r->skip = 1;

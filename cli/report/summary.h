@@ -140,6 +140,7 @@ typedef struct rep_summary {
                                      or REP_UNSET for a metric no process collected) */
     uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
     uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
+    uint64_t      sample_interval_max_ns; /* the longest interval a timer was slowed to, when one was */
     int64_t       start;          /* the earliest process start, Unix seconds; 0 when no header said */
     rep_kind     *clocks, *modes;     /* the processes of each clock and mode; after finish, most first */
     size_t        nclocks, nmodes;

@@ -548,6 +548,8 @@ void rep_measured_text(const rep_summary *s, char *text, size_t len)
             append(text, len, &k, " (intervals differ)");
         append(text, len, &k, "; %llu samples", (unsigned long long)s->samples);
         if (s->samples_lost) append(text, len, &k, ", %llu not attributed", (unsigned long long)s->samples_lost);
+        if (s->sample_interval_max_ns)
+            append(text, len, &k, "; timers slowed down to a sample every %g us, where signals left no time to parse", (double)s->sample_interval_max_ns / 1000.0);
     }
     if (s->detail_processes == s->processes) append(text, len, &k, "; detail on");
     else if (s->detail_processes == 0) append(text, len, &k, "; detail off");
@@ -589,7 +591,9 @@ json_t *rep_measured_json(const rep_summary *s)
          json_object_set_new(o, "samples_lost", json_integer((json_int_t)s->samples_lost)) < 0 ||
          json_object_set_new(o, "sample_interval_ns", s->sample_interval_ns == UINT64_MAX
                                                           ? json_null()
-                                                          : json_integer((json_int_t)s->sample_interval_ns)) < 0)) {
+                                                          : json_integer((json_int_t)s->sample_interval_ns)) < 0 ||
+         (s->sample_interval_max_ns &&
+          json_object_set_new(o, "sample_interval_max_ns", json_integer((json_int_t)s->sample_interval_max_ns)) < 0))) {
         json_decref(o);
         return NULL;
     }
