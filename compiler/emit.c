@@ -357,7 +357,7 @@ static int intern_byteset(emitter *m, const uint32_t bits[8])
     cc_index_add(&m->byteset_index, hash, (uint32_t)g->nbytesets);
     memcpy(m->byteset_bits[g->nbytesets].bits, bits, sizeof m->byteset_bits->bits);
     cc_byteset *set = &g->bytesets[g->nbytesets];
-    for (unsigned b = 0; b < 256; b++) set->in[b] = (bits[b >> 5] >> (b & 31)) & 1;
+    for (unsigned b = 0; b < 256; b++) set->in[b] = (uint8_t)(((bits[b >> 5] >> (b & 31)) & 1) << (b >= 0x80));
     return g->nbytesets++;
 }
 
@@ -1539,7 +1539,10 @@ static void fuse_punctuation(pego_grammar *g)
         if (more && counted) flags |= INS_COUNT_AFTER;
         n += more;
         if (n < 2) continue;
-        g->code[i] = (vm_ins){ .op = OP_PUNCT, .flags = flags, .a = before, .b = byte, .c = after, .d = (uint16_t)n };
+        /* both spans calls of one chain: one update counts them (PUNCT2) */
+        int one_chain = flags == (INS_COUNT | INS_COUNT_AFTER) && g->code[i + 2].a == g->code[i + n - 1].a;
+        g->code[i] = (vm_ins){ .op = one_chain ? OP_PUNCT2 : OP_PUNCT, .flags = flags, .a = before, .b = byte,
+                               .c = after, .d = (uint16_t)n };
         i += n - 1;
     }
     cc_free(target);

@@ -114,7 +114,9 @@ typedef struct {
 
 /* A set of bytes, for the byte tests of the fast program. */
 typedef struct {
-    uint8_t  in[256];           /* 1: the byte is in the set */
+    uint8_t  in[256];           /* 0: the byte is not in the set; 1: it is, an ASCII byte;
+                                   2: it is, a byte from 0x80 (the profiled program's
+                                   SPANTEST counts characters past the ASCII ones) */
 } cc_byteset;
 
 /* The jump table of a DISPATCH instruction: where each next byte goes, and

@@ -383,11 +383,12 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             const uint8_t *set = g->bytesets[ip->a].in;
             if (PROFILED && (ip->flags & INS_COUNT)) {
-                /* a counting site per character: bytes, unless a byte is not ASCII */
+                /* a counting site per character: the ASCII bytes (1 in the set) as
+                 * the fast program spans them, then, from a byte from 0x80, characters */
                 uint32_t from = pos;
-                unsigned high = 0;
-                while (pos < len && set[s[pos]]) high |= s[pos++];
-                p->site_runs[ip->d] += high & 0x80 ? vm_characters(s, from, pos, len) : pos - from;
+                while (pos < len && set[s[pos]] == 1) pos++;
+                p->site_runs[ip->d] += pos - from;
+                if (pos < len && set[s[pos]]) pos = vm_span_characters(p, set, pos, &p->site_runs[ip->d]);
             } else {
                 while (pos < len && set[s[pos]]) pos++;
             }
@@ -424,6 +425,29 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             ip += ip->d;
             NEXT;
+        CASE(PUNCT2): {
+            /* PUNCT with both spans calls of one chain: two calls that
+             * matched, consuming all but the byte; when the byte does not
+             * match, the first span was a call that matched */
+            if (!PROFILED) break;
+            NOTE_PC(ip);
+            const uint8_t *set = g->bytesets[ip->a].in;
+            uint32_t from = pos;
+            vm_chain_count *c = &p->chain_counts[ip[2].a];
+            while (pos < len && set[s[pos]]) pos++;
+            if (pos >= len || s[pos] != (unsigned char)ip->b) {
+                c->spans++;
+                c->consumed += pos - from;
+                goto fail;
+            }
+            pos++;
+            set = g->bytesets[ip->c].in;
+            while (pos < len && set[s[pos]]) pos++;
+            c->spans += 2;
+            c->consumed += pos - from - 1;
+            ip += ip->d;
+            NEXT;
+        }
         CASE(DISPATCH): {
             const cc_dispatch *d = &g->dispatch[ip->a];
             ip = code + (pos < len ? d->to[s[pos]] : d->eoi);

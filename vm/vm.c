@@ -59,6 +59,15 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
     return pos;
 }
 
+uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count)
+{
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    uint32_t from = pos, len = p->in.len;
+    while (pos < len && set[s[pos]]) pos++;
+    *count += vm_characters(s, from, pos, len);
+    return pos;
+}
+
 uint32_t vm_apply_fields(pego_parser *p, uint32_t v, uint32_t from, uint32_t to, uint32_t start, uint32_t end)
 {
     const pego_grammar *g = p->g;

@@ -88,6 +88,11 @@ static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint
     return n;
 }
 
+/* The rest of a span of set from pos, which begins with a byte from 0x80:
+ * adds its characters to *count (vm_characters) and returns its end. Out of
+ * line, so that the loop that calls it keeps its registers. */
+uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count);
+
 /* Sets the bit of the deferrable rule with index k (cc_rule.seen_index) for
  * position pos: true when it was not set, so that this is the rule's first
  * call at the position, which the memo table does not keep. */
