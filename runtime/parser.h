@@ -294,7 +294,7 @@ typedef struct rt_profiler_state rt_profiler_state;
  * them): per rule, the samples that found it innermost (self) and on the stack
  * (inclusive); per instruction, the samples that found it running; the stacks,
  * each its length, the instruction running (address + 1, 0: not known), its
- * weight, its number of native frames, then its rules from the outermost,
+ * weight (the samples that found the same stack add to one), its number of native frames, then its rules from the outermost,
  * recursion folded, then its native frames (with native: the code addresses
  * the thread was at below the VM's loop, from the function the loop called to
  * the one the signal interrupted, each in two words, low first); samples
@@ -307,8 +307,14 @@ typedef struct {
     uint64_t *at_pc;
     int32_t  *at;                     /* scratch: a rule's place on the path being folded */
     uint32_t *paths; uint32_t npaths, cap_paths;
+    /* the stacks kept, by hash (rt_sampler_take adds a sample to the one it
+     * repeats): a slot is the generation it was written in, then its
+     * stack's place in paths + 1; a new generation empties them all */
+    uint64_t *index; uint32_t generation;
     uint64_t  taken, lost, unplaced;
 } rt_samples;
+/* Forgets the stacks kept in sm (after they were added to a report). */
+void rt_sampler_clear_paths(rt_samples *sm);
 
 /* The state of a deciding run (vm/decide.c). */
 typedef struct {

@@ -1170,7 +1170,7 @@ static void flush_memory_paths(rt_profiler_state *s)
     add_paths(s->pg, &s->mem, 1);
     pthread_mutex_unlock(&s->c->lock);
     my_record_held = 0;
-    s->mem.npaths = 0;
+    rt_sampler_clear_paths(&s->mem);
 }
 
 /* Sampled mode: the stack that built the bytes just noted, when the

@@ -42,12 +42,18 @@
 #include <libunwind.h>
 #endif
 
-/* PATH_WORDS: room for a parse's sampled stacks (a sample takes 4 words and
- * one per frame; its pages are touched only as samples come), about 80,000
- * samples of JSON's depth: past it, samples still count for their rules but
+/* PATH_WORDS: room for a parse's sampled stacks (a stack takes 4 words and
+ * one per frame; its pages are touched only as stacks come; a sample that
+ * finds a stack kept adds to it), about 80,000 different stacks of JSON's
+ * depth: past it, samples of new stacks still count for their rules but
  * keep no stack. NATIVE_MAX_FRAMES: the most native frames below the VM a
  * sample keeps; a deeper native stack gives the sample none. */
 enum { PATH_WORDS = 1u << 20, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
+/* INDEX_SLOTS: the slots of the index of the stacks kept (a power of two):
+ * samples that find a stack kept already add to it, so a parse keeps every
+ * sample's stack however long it runs, unless it finds that many different
+ * stacks (a stack's rules, the instruction running and its native frames). */
+enum { INDEX_SLOTS = 1u << 15 };
 /* SLOW_AFTER: late signals in a row that slow a timer down; SLOW_MOST: the
  * most it is slowed, as a multiple of the interval asked for (slow_down). */
 enum { SLOW_AFTER = 4, SLOW_MOST = 1024 };
@@ -86,7 +92,8 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode, int nati
         sm->stamp = rt_calloc((size_t)nrules + 1, sizeof *sm->stamp);
         sm->at = rt_malloc(((size_t)nrules + 1) * sizeof *sm->at);
         sm->paths = rt_malloc(PATH_WORDS * sizeof *sm->paths);
-        if (!sm->self || !sm->at_pc || !sm->incl || !sm->stamp || !sm->at || !sm->paths) {
+        sm->index = rt_calloc(INDEX_SLOTS, sizeof *sm->index);
+        if (!sm->self || !sm->at_pc || !sm->incl || !sm->stamp || !sm->at || !sm->paths || !sm->index) {
             rt_sampler_free(sm);
             return -1;
         }
@@ -97,9 +104,18 @@ int rt_sampler_prepare(rt_samples *sm, uint32_t nrules, uint32_t ncode, int nati
     memset(sm->incl, 0, (size_t)nrules * sizeof *sm->incl);
     memset(sm->at_pc, 0, (size_t)ncode * sizeof *sm->at_pc);
     sm->native = native;
-    sm->npaths = 0;
+    rt_sampler_clear_paths(sm);
     sm->taken = sm->lost = sm->unplaced = 0;
     return 0;
+}
+
+void rt_sampler_clear_paths(rt_samples *sm)
+{
+    sm->npaths = 0;
+    if (++sm->generation == 0) {              /* after 2^32 generations, really empty the slots */
+        memset(sm->index, 0, INDEX_SLOTS * sizeof *sm->index);
+        sm->generation = 1;
+    }
 }
 
 void rt_sampler_free(rt_samples *sm)
@@ -110,6 +126,7 @@ void rt_sampler_free(rt_samples *sm)
     rt_free(sm->stamp);
     rt_free(sm->at);
     rt_free(sm->paths);
+    rt_free(sm->index);
     memset(sm, 0, sizeof *sm);
 }
 
@@ -197,6 +214,43 @@ static uint32_t native_below_vm(void *context, uintptr_t *pcs)
 }
 #endif
 
+/* Adds the stack record (n words: its length, instruction, weight, native
+ * frames, then its path) to those sm keeps: to the weight of the same stack
+ * kept already, or as a new one, or, with no room left, to the samples
+ * left out of the stacks. Called from the signal handler: it allocates
+ * nothing. */
+static void keep_path(rt_samples *sm, const uint32_t *record, uint32_t n)
+{
+    uint64_t hash = 0xcbf29ce484222325u;           /* FNV-1a of every word but the weight */
+    for (uint32_t i = 0; i < n; i++)
+        if (i != 2) hash = (hash ^ record[i]) * 0x100000001b3u;
+    uint64_t *slot = NULL;
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        uint64_t *at = &sm->index[(hash + probe) & (INDEX_SLOTS - 1)];
+        if ((uint32_t)(*at >> 32) != sm->generation) {   /* empty in this generation */
+            slot = at;
+            break;
+        }
+        uint32_t *kept = sm->paths + ((uint32_t)*at - 1);
+        if (kept[0] == record[0] && kept[1] == record[1] && kept[3] == record[3] &&
+            memcmp(kept + 4, record + 4, (n - 4) * sizeof *record) == 0) {
+            if (kept[2] <= UINT32_MAX - record[2]) {
+                kept[2] += record[2];
+                return;
+            }
+            slot = at;                                   /* full: a new record takes its slot */
+            break;
+        }
+    }
+    if (sm->npaths + n > sm->cap_paths) {
+        sm->unplaced += record[2];
+        return;
+    }
+    memcpy(sm->paths + sm->npaths, record, n * sizeof *record);
+    if (slot) *slot = (uint64_t)sm->generation << 32 | (sm->npaths + 1);
+    sm->npaths += n;
+}
+
 /* A sample that stands for weight intervals: a CPU-time timer expires at the
  * kernel's clock tick at the earliest (4 ms at 250 Hz), and the intervals it
  * overran count for what is running then. spans: whether a byte span of
@@ -258,13 +312,15 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
 #else
     (void)context;
 #endif
-    if (depth > PATH_MAX_FRAMES || sm->npaths + 4 + n + 2 * nnative > sm->cap_paths) {
+    if (depth > PATH_MAX_FRAMES) {
         sm->unplaced += weight;
         return frames[0];
     }
     /* the stack from the outermost call, folded: a rule already on the path
-     * goes back to where it was */
-    uint32_t *path = sm->paths + sm->npaths + 4, len = 0;
+     * goes back to where it was (built here, then found among those kept or
+     * added to them) */
+    uint32_t record[4 + PATH_MAX_FRAMES + 1 + 2 * NATIVE_MAX_FRAMES];
+    uint32_t *path = record + 4, len = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t r = frames[i];
         if (sm->at[r] >= 0) {
@@ -282,11 +338,11 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
         path[len + 2 * i] = (uint32_t)at;
         path[len + 2 * i + 1] = (uint32_t)(at >> 32);
     }
-    sm->paths[sm->npaths] = len;
-    sm->paths[sm->npaths + 1] = pc;
-    sm->paths[sm->npaths + 2] = weight;
-    sm->paths[sm->npaths + 3] = nnative;
-    sm->npaths += 4 + len + 2 * nnative;
+    record[0] = len;
+    record[1] = pc;
+    record[2] = weight;
+    record[3] = nnative;
+    keep_path(sm, record, 4 + len + 2 * nnative);
     return frames[0];
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pego.h"
+#include "../runtime/parser.h"    /* rt_sampler_prepare, rt_sampler_take */
 #include "fixtures.h"
 
 typedef struct {
@@ -410,6 +411,59 @@ static void test_with_other_sink(void)
     teardown(&f);
 }
 
+/* ---- the sampler's stacks ---- */
+
+/* A trace sink that takes samples as the signal handler takes them, each
+ * time rule b is entered, each time many. */
+typedef struct {
+    pego_parser *p;
+    rt_samples  *sm;
+    uint32_t     each;
+} sampling_sink;
+
+static int take_samples(const pego_trace_event *ev, void *ud)
+{
+    sampling_sink *k = ud;
+    if (ev->kind == PEGO_TRACE_ENTER && strcmp(ev->rule, "b") == 0)
+        for (uint32_t i = 0; i < k->each; i++) rt_sampler_take(k->p, k->sm, 1, 1, NULL);
+    return 0;
+}
+
+/* A parse long enough for 400,000 samples (100 s at the default interval)
+ * keeps the stack of every one: the samples that find a stack kept add to
+ * it, so the two stacks the parse has (main a b, main c b) are two records
+ * whose weights are all the samples. */
+static void test_sampled_stacks_kept(void)
+{
+    const char *src = "def main = a c def a = b def c = b \"y\" def b = \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    rt_samples sm;
+    memset(&sm, 0, sizeof sm);
+    CU_ASSERT_EQUAL_FATAL(rt_sampler_prepare(&sm, (uint32_t)g->nrules, g->ncode, 0), 0);
+    sampling_sink k = { p, &sm, 200000 };
+    CU_ASSERT_EQUAL(pego_parser_set_trace(p, take_samples, &k), 0);
+    p->sampled = 1;          /* general calls link their frames for the sampler, as in a sampled parse */
+    const pego_result *r;
+    CU_ASSERT_EQUAL(pego_parse(p, "xxy", 3, NULL, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(sm.taken, 400000);
+    CU_ASSERT_EQUAL(sm.lost, 0);
+    CU_ASSERT_EQUAL(sm.unplaced, 0);
+    uint64_t weight = 0;
+    uint32_t records = 0;
+    for (uint32_t at = 0; at < sm.npaths; at += 4 + sm.paths[at] + 2 * sm.paths[at + 3]) {
+        CU_ASSERT(sm.paths[at] >= 2);    /* main, then a or c, at least */
+        weight += sm.paths[at + 2];
+        records++;
+    }
+    CU_ASSERT_EQUAL(records, 2);
+    CU_ASSERT_EQUAL(weight, 400000);
+    rt_sampler_free(&sm);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 /* ---- every fixture: profiled equals unprofiled, totals equal statistics ---- */
 
 
@@ -661,6 +715,7 @@ int main(void)
     CU_add_test(s, "hint: failed calls examined more than the parse", test_hint_wasted);
     CU_add_test(s, "hint: at most three rules", test_hint_more_rules);
     CU_add_test(s, "with another sink, detached", test_with_other_sink);
+    CU_add_test(s, "sampled stacks: a long parse keeps every sample's", test_sampled_stacks_kept);
     CU_add_test(s, "profiled equals unprofiled on every fixture", test_fixtures);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
