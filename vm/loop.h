@@ -115,6 +115,12 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
+/* Sets the second-call bit of the deferrable rule with index k at pos, in a
+ * loop that is not the probe's (whose bits begin at memo.seen_base): true
+ * when it was not set, the rule's first call here (vm_first_call_at, whose
+ * arithmetic the loop keeps in its own registers this way). */
+#define FIRST_CALL_AT(k) vm_set_bit(p->memo.seen, (size_t)pos * (size_t)g->ndeferrable + (k))
+
 /* The plain path: a frame and a jump to the body, returning to address to.
  * A call in tail position (the fast program marks it INS_TAIL: a RET follows)
  * reuses the caller's plain frame, which then stands for one more level. In
@@ -480,7 +486,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
              * here, like the fast program's first calls (CALLG); a later one
              * jumps to a real call, which the memo table decides (vm/call.c) */
             if (!PROFILED) break;
-            if (defer && vm_first_call_at(p, pos, ip->d)) {
+            if (defer && FIRST_CALL_AT(ip->d)) {
                 ip++;
                 NEXT;
             }
@@ -490,7 +496,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* a byte test skipped a call of a deferrable rule: its first call at
              * a position counts with the site; a later one is made (next) */
             if (!PROFILED) break;
-            if (defer && vm_first_call_at(p, pos, ip->d)) {
+            if (defer && FIRST_CALL_AT(ip->d)) {
                 p->site_runs[ip->b]++;
                 ip = code + ip->a;
                 NEXT;
@@ -937,6 +943,7 @@ capped:
 #undef FLUSH_CALLS
 #undef COUNT_RETURN
 #undef COUNT_FAILURE
+#undef FIRST_CALL_AT
 #undef CUR_VS
 #undef CUR_TN
 #undef SET_VS

@@ -93,16 +93,21 @@ static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint
  * line, so that the loop that calls it keeps its registers. */
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count);
 
+/* Sets bit number bit of bits: true when it was not set. */
+static inline int vm_set_bit(uint64_t *bits, size_t bit)
+{
+    uint64_t mask = 1ull << (bit & 63), *word = &bits[bit >> 6];
+    if (*word & mask) return 0;
+    *word |= mask;
+    return 1;
+}
+
 /* Sets the bit of the deferrable rule with index k (cc_rule.seen_index) for
  * position pos: true when it was not set, so that this is the rule's first
  * call at the position, which the memo table does not keep. */
 static inline int vm_first_call_at(pego_parser *p, uint32_t pos, size_t k)
 {
-    size_t bit = (size_t)(pos - p->memo.seen_base) * (size_t)p->g->ndeferrable + k;
-    uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
-    if (*word & mask) return 0;
-    *word |= mask;
-    return 1;
+    return vm_set_bit(p->memo.seen, (size_t)(pos - p->memo.seen_base) * (size_t)p->g->ndeferrable + k);
 }
 
 
