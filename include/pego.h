@@ -344,8 +344,9 @@ int pego_profile_stop(void);
 int pego_profile_flush(void);
 /* Non-zero while parses are being profiled. */
 int pego_profile_active(void);
-/* The last profiling error: a malformed option, or a report that could not be
- * written ("cannot write profile FILE: reason"). */
+/* Why the calling thread's last pego_profile_start or pego_profile_flush
+ * failed: a malformed option, or a report that could not be written ("cannot
+ * write profile FILE: reason"); each thread has its own ("" before any). */
 const char *pego_profile_error(void);
 
 /* ---- warnings ----------------------------------------------------------- */

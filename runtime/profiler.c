@@ -495,6 +495,13 @@ void rt_profiler_init(void)
     if (*message) warn(message);
 }
 
+/* The message of this thread's last failed pego_profile_start or
+ * pego_profile_flush (pego_profile_error): copied from prof.error under the
+ * lock, which another thread may change as soon as it is released. */
+static _Thread_local char my_error[sizeof prof.error];
+
+static void keep_error_locked(void) { snprintf(my_error, sizeof my_error, "%s", prof.error); }
+
 int pego_profile_start(const char *file, const char *options)
 {
     prof_options o = { 0 };
@@ -519,6 +526,7 @@ int pego_profile_start(const char *file, const char *options)
         }
         if (!status && prof.configured) start_collecting();
     }
+    if (status) keep_error_locked();
     pthread_mutex_unlock(&prof.lock);
     rt_free(o.file);
     return status;
@@ -532,7 +540,7 @@ int pego_profile_stop(void)
     return 0;
 }
 
-const char *pego_profile_error(void) { return prof.error; }
+const char *pego_profile_error(void) { return my_error; }
 
 int pego_profile_active(void) { return prof.enabled; }
 
@@ -1660,6 +1668,7 @@ int pego_profile_flush(void)
 {
     pthread_mutex_lock(&prof.lock);
     int status = write_report_locked();
+    if (status) keep_error_locked();
     pthread_mutex_unlock(&prof.lock);
     return status;
 }

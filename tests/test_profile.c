@@ -9,6 +9,7 @@
  * cannot write reach the warning handler, and nothing else; and the errors of
  * --profile-clock. */
 #include <CUnit/Basic.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -692,6 +693,25 @@ static void test_clock_errors(void)
     CU_ASSERT_EQUAL(in_child(clock_change), 0);
 }
 
+/* Each thread reads the error of its own calls: a thread whose start failed
+ * keeps its message when another thread's start then fails otherwise (on
+ * one buffer for the process, it read the other thread's). */
+static void *fail_start(void *option)
+{
+    return (void *)(intptr_t)pego_profile_start(NULL, option);
+}
+
+static void test_error_per_thread(void)
+{
+    CU_ASSERT_EQUAL(pego_profile_start(NULL, "--profile-clock=sometimes"), -1);
+    pthread_t t;
+    void *status;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, fail_start, "--profile-interval=2s"), 0);
+    CU_ASSERT_EQUAL(pthread_join(t, &status), 0);
+    CU_ASSERT_EQUAL((intptr_t)status, -1);
+    CU_ASSERT_STRING_EQUAL(pego_profile_error(), "--profile-clock takes wall or cpu, not sometimes");
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -701,6 +721,7 @@ int main(void)
     CU_add_test(w, "a report the exit writer cannot write goes to the handler", test_exit_warning);
     CU_add_test(w, "a NULL handler restores standard error", test_default_warning);
     CU_add_test(w, "errors of --profile-clock", test_clock_errors);
+    CU_add_test(w, "each thread reads its own error", test_error_per_thread);
     CU_pSuite s = CU_add_suite("profile", NULL, NULL);
     CU_add_test(s, "counts with memo hits", test_memo_counts);
     CU_add_test(s, "counts of failed calls and wasted input", test_failure_counts);
