@@ -49,11 +49,12 @@
  * keep no stack. NATIVE_MAX_FRAMES: the most native frames below the VM a
  * sample keeps; a deeper native stack gives the sample none. */
 enum { PATH_WORDS = 1u << 20, PATH_MAX_FRAMES = 512, NATIVE_MAX_FRAMES = 32 };
-/* INDEX_SLOTS: the slots of the index of the stacks kept (a power of two):
- * samples that find a stack kept already add to it, so a parse keeps every
- * sample's stack however long it runs, unless it finds that many different
- * stacks (a stack's rules, the instruction running and its native frames). */
-enum { INDEX_SLOTS = 1u << 15 };
+/* INDEX_SLOTS: the slots of the index of the stacks kept (a power of two,
+ * 32 KiB, zeroed once per thread): samples that find a stack kept already add
+ * to it, so a parse keeps every sample's stack however long it runs, unless
+ * it finds more different stacks than that (a stack's rules, the instruction
+ * running and its native frames), whose samples are then kept one by one. */
+enum { INDEX_SLOTS = 1u << 12 };
 /* SLOW_AFTER: late signals in a row that slow a timer down; SLOW_MOST: the
  * most it is slowed, as a multiple of the interval asked for (slow_down). */
 enum { SLOW_AFTER = 4, SLOW_MOST = 1024 };
