@@ -294,10 +294,11 @@ typedef struct rt_profiler_state rt_profiler_state;
  * them): per rule, the samples that found it innermost (self) and on the stack
  * (inclusive); per instruction, the samples that found it running; the stacks,
  * each its length, the instruction running (address + 1, 0: not known), its
- * weight (the samples that found the same stack add to one), its number of native frames, then its rules from the outermost,
- * recursion folded, then its native frames (with native: the code addresses
- * the thread was at below the VM's loop, from the function the loop called to
- * the one the signal interrupted, each in two words, low first); samples
+ * weight (the samples that found the same stack add to one), its number of
+ * native frames, then its rules from the outermost, recursion folded, then
+ * its native frames (with native: the code addresses the thread was at below
+ * the VM's loop, from the function the loop called to the one the signal
+ * interrupted, each in two words, low first); samples
  * taken, lost (the stack was moving or held no call) and left out of the
  * stacks (no room, or deeper than the handler keeps). */
 typedef struct {

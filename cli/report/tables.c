@@ -549,7 +549,8 @@ void rep_measured_text(const rep_summary *s, char *text, size_t len)
         append(text, len, &k, "; %llu samples", (unsigned long long)s->samples);
         if (s->samples_lost) append(text, len, &k, ", %llu not attributed", (unsigned long long)s->samples_lost);
         if (s->sample_interval_max_ns)
-            append(text, len, &k, "; timers slowed down to a sample every %g us, where signals left no time to parse", (double)s->sample_interval_max_ns / 1000.0);
+            append(text, len, &k, "; timers slowed down to a sample every %g us, where signals left no time to parse",
+                   (double)s->sample_interval_max_ns / 1000.0);
     }
     if (s->detail_processes == s->processes) append(text, len, &k, "; detail on");
     else if (s->detail_processes == 0) append(text, len, &k, "; detail off");
