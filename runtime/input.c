@@ -123,6 +123,20 @@ static void count_line_col(rt_input *in, uint32_t byte, int *line, int *col)
     *col = (int)(rt_input_unit(in, byte) - (start == in->base ? in->line_units : rt_input_unit(in, start))) + 1;
 }
 
+/* How many of the eight bytes at s are ASCII before the first that is not. */
+static uint32_t ascii_prefix(const unsigned char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    uint64_t high = w & 0x8080808080808080ull;
+    if (!high) return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t)__builtin_clzll(high) >> 3;
+#else
+    return (uint32_t)__builtin_ctzll(high) >> 3;
+#endif
+}
+
 /* rt_input_unit(in, byte) - rt_input_unit(in, from) for from a character's
  * start and byte <= len, counted from from without the tables (a syntax
  * error's column needs only its line's). */
@@ -133,8 +147,17 @@ static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
     const unsigned char *s = (const unsigned char *)in->input;
     uint64_t k = 0;
     while (from < byte) {
-        uint32_t width = 1, cp;
-        if (s[from] >= 0x80) width = (uint32_t)rt_unicode_decode(s + from, in->len - from, &cp);
+        if (byte - from >= 8) {   /* the ASCII bytes among the next eight, up to the first that is not */
+            uint32_t ascii = ascii_prefix(s + from);
+            from += ascii;
+            k += ascii;
+            if (ascii) continue;
+        }
+        uint32_t width = 1, cp, c = s[from];
+        if (c >= 0xC2 && c <= 0xDF && in->len - from >= 2 && (s[from + 1] & 0xC0) == 0x80)
+            width = 2;                           /* as rt_unicode_decode, inline */
+        else if (c >= 0x80)
+            width = (uint32_t)rt_unicode_decode(s + from, in->len - from, &cp);
         if (from + width > byte) break;          /* byte continues this character */
         from += width;
         k++;
@@ -167,4 +190,21 @@ void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
     else
         *col = (int)(byte <= in->len ? units_between(in, in->line_starts[lo], byte)
                                      : rt_input_unit(in, byte) - rt_input_unit(in, in->line_starts[lo])) + 1;
+}
+
+void rt_input_release(rt_input *in, uint32_t byte)
+{
+    const char *s = in->input, *c = s + in->base, *last = NULL;
+    uint64_t units = in->base_units + units_between(in, in->base, byte);
+    uint32_t lines = 0;
+    for (; (c = memchr(c, '\n', (size_t)(s + byte - c))); c++) {
+        last = c;
+        lines++;
+    }
+    if (last) {                    /* the line of byte starts after the last line feed */
+        in->base_line += lines;
+        in->line_units = units - units_between(in, (uint32_t)(last - s) + 1, byte);
+    }
+    in->base_units = units;
+    in->base = byte;
 }

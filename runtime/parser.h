@@ -209,6 +209,10 @@ void     rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit uni
 /* A stream parse's input: the bytes [in->base, len) at s + in->base, after a
  * change of what is held (base and the released input's figures set). */
 void     rt_input_window(rt_input *in, const char *s, uint32_t len);
+/* A stream parse releases the input before byte (a character's start within
+ * the input held): base moves to it, and the released input's figures grow
+ * by what was released, counted on its bytes alone. */
+void     rt_input_release(rt_input *in, uint32_t byte);
 void     rt_input_free(rt_input *in);
 
 struct pego_result {

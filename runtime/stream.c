@@ -34,15 +34,10 @@ static void release(pego_parser *p)
     rt_input *in = &p->in;
     uint32_t k = st->keep;
     if (k <= in->base) return;
-    int line, col;
-    rt_input_line_col(in, k, &line, &col);
-    uint64_t units = rt_input_unit(in, k);
-    memmove(st->buf, st->buf + (k - in->base), st->end - k);
-    in->base = k;
-    in->base_units = units;
-    in->base_line = (uint32_t)line - 1;
-    in->line_units = units - (uint64_t)(col - 1);
-    rt_trace_input_released(p, units);   /* collectors forget the positions before it */
+    uint32_t from = in->base;
+    rt_input_release(in, k);             /* counts the bytes released, before they go */
+    memmove(st->buf, st->buf + (k - from), st->end - k);
+    rt_trace_input_released(p, in->base_units);   /* collectors forget the positions before it */
 }
 
 int rt_stream_read(pego_parser *p, int all)

@@ -272,6 +272,12 @@ static void test_positions(void)
     free(k.text);
     pego_parser_free(p);
     pego_grammar_free(gr);
+    /* elements that end within a line: a column counts from the line's start,
+     * released with the elements before it (in code points: é is one) */
+    const char *semi = "def main = stmt* #stream $$\ndef stmt = @(?a-zé)+ \";\" -(?\\n)?\n";
+    check(semi, "ab;\néé;cd;é;e1;\n",
+          "(Seq \"ab\" \";\")@stmt\n(Seq \"éé\" \";\")@stmt\n(Seq \"cd\" \";\")@stmt\n"
+          "(Seq \"é\" \";\")@stmt\n=> 2:10: syntax error: expected \";\", (?a-zé)\n");
 }
 
 /* text() in an action of the start rule sees only the input still held: a
