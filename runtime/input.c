@@ -151,13 +151,9 @@ static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
             uint32_t ascii = ascii_prefix(s + from);
             from += ascii;
             k += ascii;
-            if (ascii) continue;
+            if (ascii == 8) continue;
         }
-        uint32_t width = 1, cp, c = s[from];
-        if (c >= 0xC2 && c <= 0xDF && in->len - from >= 2 && (s[from + 1] & 0xC0) == 0x80)
-            width = 2;                           /* as rt_unicode_decode, inline */
-        else if (c >= 0x80)
-            width = (uint32_t)rt_unicode_decode(s + from, in->len - from, &cp);
+        uint32_t width = (uint32_t)rt_unicode_width(s + from, in->len - from);
         if (from + width > byte) break;          /* byte continues this character */
         from += width;
         k++;

@@ -18,6 +18,28 @@
  * exactly as Go's utf8.DecodeRune does. */
 int rt_unicode_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* The number of bytes rt_unicode_decode(s, n, ...) uses, computed with
+ * comparisons rather than branches where four bytes are there: for counting
+ * characters fast (runtime/input.c), where text mixes ASCII and other
+ * characters unpredictably. */
+static inline int rt_unicode_width(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (n < 4) {
+        uint32_t cp;
+        return c < 0x80 ? 1 : rt_unicode_decode(s, n, &cp);
+    }
+    /* the lead byte's length (1 for ASCII and for bytes that lead nothing),
+     * and the range of the second byte it allows (as rt_unicode_decode) */
+    int len = 1 + (c >= 0xC2) + (c >= 0xE0) + (c >= 0xF0) - 3 * (c >= 0xF5);
+    unsigned lo2 = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned hi2 = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    int ok = (unsigned)(s[1] - lo2) <= hi2 - lo2;
+    ok &= len < 3 || (s[2] & 0xC0u) == 0x80u;
+    ok &= len < 4 || (s[3] & 0xC0u) == 0x80u;
+    return ok ? len : 1;
+}
+
 /* Encodes cp (a Unicode scalar value) into out; returns the length (1-4). */
 int rt_unicode_encode(uint32_t cp, char out[4]);
 

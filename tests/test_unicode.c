@@ -45,6 +45,27 @@ static void test_decode_valid(void)
     DECODE("ab", 0x61, 1);
 }
 
+/* rt_unicode_width is the width rt_unicode_decode returns: for every lead
+ * and second byte, with third and fourth bytes at the edges of the
+ * continuation range and past them, and with fewer bytes available. */
+static void test_width(void)
+{
+    static const unsigned char edges[] = { 0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF };
+    unsigned differ = 0, checked = 0;
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b++)
+            for (size_t i = 0; i < sizeof edges; i++)
+                for (size_t j = 0; j < sizeof edges; j++)
+                    for (size_t n = 1; n <= 5; n++) {
+                        const unsigned char s[5] = { (unsigned char)a, (unsigned char)b, edges[i], edges[j], 0x80 };
+                        uint32_t cp;
+                        differ += rt_unicode_width(s, n) != rt_unicode_decode(s, n, &cp);
+                        checked++;
+                    }
+    CU_ASSERT_EQUAL(differ, 0);
+    CU_ASSERT_EQUAL(checked, 256u * 256u * 11u * 11u * 5u);
+}
+
 static void test_decode_invalid(void)
 {
     /* continuation bytes cannot lead */
@@ -393,6 +414,7 @@ int main(void)
     static const struct { const char *name; CU_TestFunc fn; } tests[] = {
         {"decode valid sequences", test_decode_valid},
         {"decode invalid sequences", test_decode_invalid},
+        {"the width of a sequence, as decoding finds it", test_width},
         {"encode round trip", test_encode_round_trip},
         {"white space", test_white_space},
         {"identifier letters", test_letter},
