@@ -254,6 +254,7 @@ typedef struct {
      * again with more input */
     uint32_t  from, hw;         /* from: where it began */
     uint32_t  exp_far, exp_base, exp_n;
+    int       exp_kept;                  /* exp_items holds the record of exp_far, exp_base, exp_n */
     uint32_t *exp_items; uint32_t cap_exp_items;
     uint32_t  nodes, kids, fields, refs, nrec;
     size_t    strings;

@@ -125,6 +125,7 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->fruitless = 0;
     st->resume_at = 0;
     st->reads = 0;
+    st->exp_kept = 0;
     st->runner_read[0] = st->runner_read[1] = UINT64_MAX;
     st->peak_held = 0;
     st->peak_memo = st->peak_nodes = 0;

@@ -85,9 +85,10 @@ static pego_grammar *compile(const char *src)
     return g;
 }
 
-/* Stream-parses input with pieces of piece bytes; returns the elements (S-expressions,
+/* Stream-parses input with pieces of piece bytes (on the reference program
+ * alone when reference is set); returns the elements (S-expressions,
  * one a line) followed by "=> " and the error, or "=> ok" (and the recovered errors). */
-static char *stream(const char *grammar, const char *input, size_t piece)
+static char *stream(const char *grammar, const char *input, size_t piece, int reference)
 {
     pego_grammar *g = compile(grammar);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
@@ -95,8 +96,9 @@ static char *stream(const char *grammar, const char *input, size_t piece)
     source src = { input, strlen(input), 0, piece, 0, 0, 0 };
     sink k = { 0 };
     const pego_result *r;
+    pego_options o = { .reference = reference };
     char line[1024];
-    if (pego_parse_stream(p, read_source, &src, take, &k, NULL, &r) == PEGO_OK) {
+    if (pego_parse_stream(p, read_source, &src, take, &k, &o, &r) == PEGO_OK) {
         snprintf(line, sizeof line, "=> ok");
         for (size_t i = 0; i < pego_result_recovered_count(r); i++) {
             size_t n = strlen(line);
@@ -111,17 +113,20 @@ static char *stream(const char *grammar, const char *input, size_t piece)
     return k.text;
 }
 
-/* The same with pieces of 1, 2, 3 and 4096 bytes: all must agree with want. */
+/* The same with pieces of 1, 2, 3 and 4096 bytes, with the fast program's
+ * elements and on the reference program alone: all must agree with want. */
 static void check(const char *grammar, const char *input, const char *want)
 {
     static const size_t pieces[] = { 1, 2, 3, 4096 };
-    for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
-        char *got = stream(grammar, input, pieces[i]);
-        if (strcmp(got, want) != 0)
-            fprintf(stderr, "\npieces of %zu bytes, input %s:\n--- want\n%s--- got\n%s", pieces[i], input, want, got);
-        CU_ASSERT_STRING_EQUAL(got, want);
-        free(got);
-    }
+    for (int reference = 0; reference <= 1; reference++)
+        for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
+            char *got = stream(grammar, input, pieces[i], reference);
+            if (strcmp(got, want) != 0)
+                fprintf(stderr, "\npieces of %zu bytes%s, input %s:\n--- want\n%s--- got\n%s", pieces[i],
+                        reference ? ", reference program" : "", input, want, got);
+            CU_ASSERT_STRING_EQUAL(got, want);
+            free(got);
+        }
 }
 
 static const char kv[] =
@@ -278,6 +283,18 @@ static void test_positions(void)
     check(semi, "ab;\néé;cd;é;e1;\n",
           "(Seq \"ab\" \";\")@stmt\n(Seq \"éé\" \";\")@stmt\n(Seq \"cd\" \";\")@stmt\n"
           "(Seq \"é\" \";\")@stmt\n=> 2:10: syntax error: expected \";\", (?a-zé)\n");
+}
+
+/* An element parsed again with more input starts from the expectations the
+ * elements before it left: what the last one expected where it ended (";")
+ * is in the error at that position, where the next element's literal "ab"
+ * needed a byte more than the pieces had read ("a", then "x"). */
+static void test_expected_at_element_end(void)
+{
+    const char *g = "def main = item* #stream $$\ndef item = \"ab\" / @(?0-9)+ -\";\"*\n";
+    check(g, "12;ax", "(Seq \"12\")@item\n=> 1:4: syntax error: expected \";\", \"ab\", (?0-9), end of input\n");
+    check(g, "12;ab3;;ax", "(Seq \"12\")@item\n\"ab\"@item\n(Seq \"3\")@item\n"
+          "=> 1:9: syntax error: expected \";\", \"ab\", (?0-9), end of input\n");
 }
 
 /* text() in an action of the start rule sees only the input still held: a
@@ -784,6 +801,7 @@ int main(void)
     CU_add_test(s, "an empty element ends the repetition", test_empty_element);
     CU_add_test(s, "when elements are handed over", test_when_handed);
     CU_add_test(s, "absolute positions, lines and columns", test_positions);
+    CU_add_test(s, "expected where an element ended", test_expected_at_element_end);
     CU_add_test(s, "text() sees the input still held", test_text_held);
     CU_add_test(s, "recovered errors at the end", test_recovered);
     CU_add_test(s, "refused parses", test_refused);

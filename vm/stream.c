@@ -25,11 +25,18 @@ static int begin_element(pego_parser *p, uint32_t pos)
     st->from = pos;
     st->hw = p->hw;
     p->hw = pos;
-    st->exp_far = x->far;
-    st->exp_base = x->base;
-    st->exp_n = x->n;
-    if (x->n && rt_buf_grow((void **)&st->exp_items, &st->cap_exp_items, x->n, sizeof(uint32_t)) < 0) return -1;
-    if (x->n) memcpy(st->exp_items, x->items, x->n * sizeof(uint32_t));
+    /* the expectations, unless they are those kept already: an item below n
+     * changes only where far grows (a new set) or a window closes on a record
+     * restored with the items it had (vm_close_window), so the same far, base
+     * and n are the same items (the fast program's elements record none) */
+    if (x->far != st->exp_far || x->base != st->exp_base || x->n != st->exp_n || !st->exp_kept) {
+        if (x->n && rt_buf_grow((void **)&st->exp_items, &st->cap_exp_items, x->n, sizeof(uint32_t)) < 0) return -1;
+        if (x->n) memcpy(st->exp_items, x->items, x->n * sizeof(uint32_t));
+        st->exp_far = x->far;
+        st->exp_base = x->base;
+        st->exp_n = x->n;
+        st->exp_kept = 1;
+    }
     st->nodes = p->tree.nnodes;
     st->kids = p->tree.nkids;
     st->fields = p->tree.nfields;
