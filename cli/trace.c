@@ -158,6 +158,11 @@ static void print_json(const trace_printer *t, const pego_trace_event *ev)
 static int trace_event(const pego_trace_event *ev, void *ud)
 {
     trace_printer *t = ud;
+    if (ev->kind == PEGO_TRACE_AGAIN && ev->depth == 0) {   /* a stream parse starts again */
+        t->nframes = 0;
+        t->pending = 0;
+    }
+    if (ev->kind != PEGO_TRACE_ENTER && ev->kind != PEGO_TRACE_EXIT) return 0;
     if (ev->kind == PEGO_TRACE_EXIT) {
         if (!t->nframes) return 0;
         uint32_t nesting = (uint32_t)t->nframes;

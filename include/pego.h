@@ -260,7 +260,8 @@ typedef int (*pego_element_fn)(const pego_result *r, const pego_node *element, v
  * program the rest and the errors (opt->reference, or trace sinks attached:
  * the reference program only); the statistics count only the latter's calls.
  * Trace sinks see every call; an element parsed again with more input reports
- * its calls again. --profile profiles stream parses (records marked "stream"),
+ * its calls again, after a PEGO_TRACE_AGAIN event that voids those of the
+ * run given up (pego_trace_kind). --profile profiles stream parses (records marked "stream"),
  * except with --profile-detail. */
 pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
                               pego_element_fn element, void *element_ctx,
@@ -371,7 +372,20 @@ void pego_set_warning_handler(void (*fn)(const char *msg, void *ud), void *ud);
 
 /* ---- tracing ------------------------------------------------------------ */
 
-typedef enum { PEGO_TRACE_ENTER = 0, PEGO_TRACE_EXIT = 1 } pego_trace_kind;
+/* A call's enter and exit events; and, in a stream parse only, its marks:
+ * MARK where the parse may later go back to (an iteration of the #stream
+ * repetition begins, or what follows the repetition), AGAIN where it goes
+ * back because what it parsed since depended on input not read yet. An AGAIN
+ * of depth 1 voids the events since the last MARK: the calls entered since,
+ * and the start rule's exit if it came (its call, the only one open at a
+ * MARK, is open again); the input from the AGAIN's pos is then parsed again
+ * with more. An AGAIN of depth 0 voids every event of the parse, whose calls
+ * in progress get no exit, and the parse starts again. A sink that keeps
+ * nothing across events may ignore both; every sink must ignore kinds it
+ * does not know. MARK and AGAIN carry the start rule's name, the position and
+ * the depth (1, or 0 for the AGAIN that starts the parse again); their other
+ * fields are 0. */
+typedef enum { PEGO_TRACE_ENTER = 0, PEGO_TRACE_EXIT = 1, PEGO_TRACE_MARK = 2, PEGO_TRACE_AGAIN = 3 } pego_trace_kind;
 
 /* One rule call event. Calls are reported before the memo table is consulted,
  * so a memo hit is an ordinary call whose exit has memo set. Positions are in

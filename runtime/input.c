@@ -105,7 +105,7 @@ int rt_input_prepare_units(rt_input *in)
 
 uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
-    if (in->unit == PEGO_UNIT_BYTES) return byte;
+    if (in->unit == PEGO_UNIT_BYTES || byte == 0) return byte;
     if (byte < in->base) byte = in->base;        /* released input: where it was released */
     if (in->ascii) return in->base_units + (byte - in->base);
     if (byte > in->len) return rt_input_unit(in, in->len) + (byte - in->len);   /* a test that found the end */
@@ -163,6 +163,10 @@ static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
 
 void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)
 {
+    if (byte == 0) {                           /* known, even when released (the start rule's call) */
+        *line = *col = 1;
+        return;
+    }
     if (byte < in->base) byte = in->base;
     if (!in->line_starts) {
         const char *s = in->input, *end = s + in->len, *c;

@@ -247,6 +247,7 @@ typedef struct {
                                    UTF-8 character at the end until the reader has ended) */
     uint32_t  keep;             /* the next read releases the input before keep */
     int       eof;              /* the reader has ended (or failed) */
+    uint32_t  rule;             /* the start rule */
     int       restart;          /* the run saw the end of the input held before any element:
                                    it runs again with more input */
     long      error;            /* what the failing callback returned */
@@ -459,6 +460,10 @@ static inline void rt_memory_check(pego_parser *p)
  * parse left (runtime/trace.c calls it for every sink) */
 void rt_collector_parse_aborted(pego_trace_fn fn, void *userdata, uint64_t parse_evals, uint64_t examined);
 void rt_trace_parse_aborted(pego_parser *p);
+/* A stream parse's marks for the sinks (PEGO_TRACE_MARK, PEGO_TRACE_AGAIN at
+ * byte offset pos; depth 0: the parse starts again); non-zero: a sink stopped
+ * the parse. */
+int rt_trace_stream_point(pego_parser *p, pego_trace_kind kind, uint32_t pos, uint32_t depth);
 /* A stream parse released its input before position before (in the parse's
  * unit): a collector among the sinks forgets the positions it counted
  * evaluations at before it, so that its memory stays bounded. */

@@ -126,6 +126,7 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     st->resume_at = 0;
     st->reads = 0;
     st->exp_kept = 0;
+    st->rule = (uint32_t)rule;
     st->runner_read[0] = st->runner_read[1] = UINT64_MAX;
     st->peak_held = 0;
     st->peak_memo = st->peak_nodes = 0;
@@ -161,6 +162,11 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
             /* nothing was handed over: run again on more input (the collectors
              * among the trace sinks close the calls the run left) */
             if (p->ntrace) rt_trace_parse_aborted(p);
+            if (p->ntrace && rt_trace_stream_point(p, PEGO_TRACE_AGAIN, 0, 0)) {
+                p->res.status = PEGO_ABORTED;
+                status = rt_parse_abort(p, "parse aborted by a trace callback");
+                break;
+            }
             rt_parse_clear_result(p);
             if (rt_stream_read(p, 0) < 0) {
                 status = p->res.status;

@@ -160,6 +160,18 @@ static int trace_exit(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint3
     return deliver(p, &ev);
 }
 
+/* A stream parse's MARK or AGAIN (pego_trace_kind) at pos, of depth 1, or an
+ * AGAIN of depth 0: the parse starts again. Reported as the start rule's. */
+int rt_trace_stream_point(pego_parser *p, pego_trace_kind kind, uint32_t pos, uint32_t depth)
+{
+    pego_trace_event ev;
+    struct pego_trace_detail d;
+    fill_enter(p, &ev, &d, p->stream.rule, pos, depth, 0);
+    ev.kind = kind;
+    ev.lookahead = 0;
+    return deliver(p, &ev);
+}
+
 /* An aborted parse sends no exit events for the calls in progress; the
  * collectors among the sinks close them. */
 void rt_trace_parse_aborted(pego_parser *p)

@@ -174,7 +174,7 @@ static int trace_event(const pego_trace_event *ev, void *ud)
     text *t = ud;
     int line, col;
     pego_trace_line_col(ev, ev->pos, &line, &col);
-    addf(t, "%c%s@%llu(%d:%d)/%u", ev->kind == PEGO_TRACE_ENTER ? '+' : '-', ev->rule,
+    addf(t, "%c%s@%llu(%d:%d)/%u", "+-MA"[ev->kind], ev->rule,
          (unsigned long long)ev->pos, line, col, ev->depth);
     if (ev->kind == PEGO_TRACE_EXIT) {
         addf(t, "%s%llu x%llu e%llu%s", ev->matched ? "=" : "!", (unsigned long long)ev->end,

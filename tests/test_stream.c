@@ -609,6 +609,120 @@ static void test_random_inputs(void)
     pego_collector_free(collector);
 }
 
+/* ---- the marks of traced stream parses ---- */
+
+/* A sink that keeps the calls' events as text, voiding what an AGAIN voids:
+ * what it keeps does not depend on the pieces the input came in. */
+typedef struct {
+    char  *text;
+    size_t len, cap, mark;
+    int    marks, agains;
+} voiding_sink;
+
+static int voiding_event(const pego_trace_event *ev, void *ud)
+{
+    voiding_sink *v = ud;
+    if (ev->kind == PEGO_TRACE_MARK) {
+        v->mark = v->len;
+        v->marks++;
+        return 0;
+    }
+    if (ev->kind == PEGO_TRACE_AGAIN) {
+        v->len = ev->depth ? v->mark : 0;
+        v->mark = ev->depth ? v->mark : 0;
+        v->agains++;
+        return 0;
+    }
+    char line[256];
+    uint64_t far = 0;
+    size_t n = 0;
+    int failed = ev->kind == PEGO_TRACE_EXIT && pego_trace_failure(ev, &far, &n);
+    int k = ev->kind == PEGO_TRACE_ENTER
+                ? snprintf(line, sizeof line, "+%s@%llu/%u\n", ev->rule, (unsigned long long)ev->pos, ev->depth)
+                : snprintf(line, sizeof line, "-%s%s%llu x%llu e%llu%s far %llu/%zu\n", ev->rule, ev->matched ? "=" : "!",
+                           (unsigned long long)ev->end, (unsigned long long)ev->examined,
+                           (unsigned long long)ev->evals, ev->memo ? " memo" : "", failed ? (unsigned long long)far : 0, n);
+    if (v->len + (size_t)k + 1 > v->cap) {
+        v->cap = (v->len + (size_t)k + 1) * 2;
+        v->text = realloc(v->text, v->cap);
+    }
+    memcpy(v->text + v->len, line, (size_t)k + 1);
+    v->len += (size_t)k;
+    return 0;
+}
+
+/* Traced stream parses of random inputs read in random pieces keep the calls
+ * of a stream parse reading the whole input at once, once the events an
+ * AGAIN voids are dropped. */
+static void test_trace_marks(void)
+{
+    uint32_t seed = 777;
+    unsigned compared = 0, agains = 0, marks = 0;
+    for (size_t c = 0; c < sizeof random_cases / sizeof *random_cases; c++) {
+        pego_grammar *g = compile(random_cases[c].grammar);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g);
+        size_t na = strlen(random_cases[c].alphabet);
+        for (int t = 0; t < 100; t++) {
+            char in[64];
+            size_t len = next_random(&seed) % (c < 6 ? 16 : 60);
+            for (size_t i = 0; i < len; i++) in[i] = random_cases[c].alphabet[next_random(&seed) % na];
+            in[len] = 0;
+            voiding_sink whole = { 0 }, pieces = { 0 };
+            source all = { in, len, 0, len ? len : 1, 0, 0, 0 };
+            random_source some = { in, len, 0, seed, 3 };
+            sink drop = { 0 };
+            pego_parser_set_trace(p, voiding_event, &whole);
+            pego_parse_stream(p, read_source, &all, take, &drop, NULL, NULL);
+            pego_parser_remove_trace(p, voiding_event, &whole);
+            pego_parser_set_trace(p, voiding_event, &pieces);
+            pego_parse_stream(p, read_random, &some, take, &drop, NULL, NULL);
+            pego_parser_remove_trace(p, voiding_event, &pieces);
+            int same = whole.len == pieces.len && (!whole.len || memcmp(whole.text, pieces.text, whole.len) == 0);
+            if (!same)
+                fprintf(stderr, "\n%s on \"%s\":\n--- whole\n%.*s--- pieces\n%.*s", random_cases[c].grammar, in,
+                        (int)whole.len, whole.text ? whole.text : "", (int)pieces.len, pieces.text ? pieces.text : "");
+            CU_ASSERT(same);
+            compared++;
+            agains += (unsigned)pieces.agains;
+            marks += (unsigned)pieces.marks;
+            free(whole.text);
+            free(pieces.text);
+            free(drop.text);
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    printf("\n  %u inputs, %u marks and %u parses again in pieces ", compared, marks, agains);
+    CU_ASSERT(agains > 100);
+}
+
+/* A sink that stops a stream parse at a mark, as at a call. */
+static int stop_at(const pego_trace_event *ev, void *ud)
+{
+    return ev->kind == *(const pego_trace_kind *)ud;
+}
+
+static void test_trace_marks_stop(void)
+{
+    pego_grammar *g = compile("def main = item* #stream $$\ndef item = \"ab\" / @(?0-9)+ -\";\"*\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    static const pego_trace_kind kinds[] = { PEGO_TRACE_MARK, PEGO_TRACE_AGAIN };
+    for (int k = 0; k < 2; k++) {
+        source src = { "12;ab3;;a", 9, 0, 1, 0, 0, 0 };
+        sink drop = { 0 };
+        const pego_result *r;
+        pego_parser_set_trace(p, stop_at, (void *)&kinds[k]);
+        CU_ASSERT_EQUAL(pego_parse_stream(p, read_source, &src, take, &drop, NULL, &r), PEGO_ABORTED);
+        CU_ASSERT_STRING_EQUAL(pego_result_error(r), "parse aborted by a trace callback");
+        pego_parser_remove_trace(p, stop_at, (void *)&kinds[k]);
+        free(drop.text);
+    }
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 /* ---- bounded memory ---- */
 
 /* Makes 100,000 records "k<i>=<i>\n" on the fly. */
@@ -802,6 +916,8 @@ int main(void)
     CU_add_test(s, "when elements are handed over", test_when_handed);
     CU_add_test(s, "absolute positions, lines and columns", test_positions);
     CU_add_test(s, "expected where an element ended", test_expected_at_element_end);
+    CU_add_test(s, "traced in pieces: the events an AGAIN voids", test_trace_marks);
+    CU_add_test(s, "a sink stops the parse at a mark", test_trace_marks_stop);
     CU_add_test(s, "text() sees the input still held", test_text_held);
     CU_add_test(s, "recovered errors at the end", test_recovered);
     CU_add_test(s, "refused parses", test_refused);

@@ -17,7 +17,8 @@
 
 #include <string.h>
 
-/* The state an iteration begins with, to parse it again. */
+/* The state an iteration begins with, to parse it again: 0, -1 when out of
+ * memory, 1 when a trace sink stopped the parse (step_of). */
 static int begin_element(pego_parser *p, uint32_t pos)
 {
     rt_stream *st = &p->stream;
@@ -43,7 +44,8 @@ static int begin_element(pego_parser *p, uint32_t pos)
     st->refs = p->tree.nrefs;
     st->strings = p->strings.len;
     st->nrec = p->nrec;
-    return 0;
+    /* the sinks' MARK: what follows may be voided by an AGAIN (pego_trace_kind) */
+    return p->ntrace && rt_trace_stream_point(p, PEGO_TRACE_MARK, pos, 1) ? 1 : 0;
 }
 
 /* Clears the second-call bits of the positions the iteration examined (its
@@ -104,10 +106,24 @@ static void rewind_to(pego_parser *p, uint32_t pos)
     p->hw = pos;
 }
 
+/* The step after an action that returned rc (begin_element's codes), when it
+ * goes on with ok. */
+static vm_step step_of(int rc, vm_step ok)
+{
+    return rc < 0 ? VM_OOM : rc > 0 ? VM_ABORTED : ok;
+}
+
+/* The sinks' AGAIN: the parse goes back to the last MARK, at pos. */
+static int voided(pego_parser *p, uint32_t pos)
+{
+    return p->ntrace && rt_trace_stream_point(p, PEGO_TRACE_AGAIN, pos, 1);
+}
+
 /* Parses the iteration of entry e again with more input. */
 static vm_step again(pego_parser *p, vm_regs *r, vm_entry *e)
 {
     if (rt_stream_read(p, 0) < 0) return VM_ACTION_ERROR;
+    if (voided(p, e->pos)) return VM_ABORTED;
     restore_entry(p, r, e);
     rewind_to(p, e->pos);
     e->cut = 0;
@@ -126,7 +142,7 @@ static int keep_copy(void **to, uint32_t *cap, const void *from, uint32_t n, siz
 /* The repetition has ended with the registers r (failed: what follows is not
  * run, the parse fails from here whatever comes): its examined mark joins the
  * rule's, and the state is kept for what follows to run again. */
-static int end_stream(pego_parser *p, const vm_regs *r, int failed)
+static int end_stream(pego_parser *p, const vm_regs *r, int failed)   /* begin_element's codes */
 {
     rt_stream *st = &p->stream;
     if (st->hw > p->hw) p->hw = st->hw;
@@ -148,11 +164,11 @@ static int end_stream(pego_parser *p, const vm_regs *r, int failed)
         keep_copy((void **)&st->vs, &st->cap_vs, p->vs, r->vsn, sizeof *p->vs) < 0 ||
         keep_copy((void **)&st->trail, &st->cap_trail, p->trail, r->tn, sizeof *p->trail) < 0 ||
         keep_copy((void **)&st->vars, &st->cap_vars, p->vars, p->nvars, sizeof *p->vars) < 0 ||
-        keep_copy((void **)&st->gf, &st->cap_gf, p->gf, p->ngf, sizeof *p->gf) < 0 ||
-        begin_element(p, r->pos) < 0)
+        keep_copy((void **)&st->gf, &st->cap_gf, p->gf, p->ngf, sizeof *p->gf) < 0)
         return -1;
+    int rc = begin_element(p, r->pos);
     if (st->hw > p->hw) p->hw = st->hw;     /* the rule's mark: begin_element set the suffix's */
-    return 0;
+    return rc;
 }
 
 /* Hands the element of value v, built by parser from (p, or a runner), to the
@@ -320,7 +336,7 @@ static vm_step hand_over(pego_parser *p, vm_regs *r, vm_entry *e, const vm_ins *
     /* the rule's examined mark: what the element may have examined, within the input held */
     uint32_t mark = (uint64_t)reach + st->margin < p->in.len ? reach + st->margin : p->in.len;
     if (mark > p->hw) p->hw = mark;
-    return next_iteration(p, r, e, rep, end) < 0 ? VM_OOM : VM_NEXT;
+    return step_of(next_iteration(p, r, e, rep, end), VM_NEXT);
 }
 
 /* Parses elements ahead of the loop, which is about to begin the iteration
@@ -364,7 +380,8 @@ vm_step vm_stream_begin(pego_parser *p, vm_regs *r)
         return VM_ACTION_ERROR;
     }
     rt_memo_reset(&p->memo);           /* nothing parses before the repetition again */
-    if (begin_element(p, r->pos) < 0) return VM_OOM;
+    int rc = begin_element(p, r->pos);
+    if (rc) return step_of(rc, VM_NEXT);
     r->ip++;
     return fast_elements(p, r, &p->es[r->esn - 1], r->ip - 1);
 }
@@ -385,10 +402,10 @@ vm_step vm_stream_element(pego_parser *p, vm_regs *r)
         int failed = count < (uint32_t)rep->b;
         r->list_base = e->u.iter.list_base;
         r->ip = p->g->code + rep->a;
-        if (end_stream(p, r, failed) < 0) return VM_OOM;
-        return failed ? VM_FAIL : VM_NEXT;
+        return step_of(end_stream(p, r, failed), failed ? VM_FAIL : VM_NEXT);
     }
-    if (next_iteration(p, r, e, rep, r->pos) < 0) return VM_OOM;
+    int rc = next_iteration(p, r, e, rep, r->pos);
+    if (rc) return step_of(rc, VM_NEXT);
     return fast_elements(p, r, e, rep);
 }
 
@@ -400,13 +417,12 @@ vm_step vm_stream_failed(pego_parser *p, vm_regs *r, vm_entry *e)
         return again(p, r, e);
     }
     drop_element(p);
-    if (e->cut) return end_stream(p, r, 1) < 0 ? VM_OOM : VM_FAIL;
+    if (e->cut) return step_of(end_stream(p, r, 1), VM_FAIL);
     restore_entry(p, r, e);
     int failed = e->u.iter.count < (uint32_t)rep->b;
     r->list_base = e->u.iter.list_base;
     r->ip = p->g->code + rep->a;
-    if (end_stream(p, r, failed) < 0) return VM_OOM;
-    return failed ? VM_FAIL : VM_NEXT;
+    return step_of(end_stream(p, r, failed), failed ? VM_FAIL : VM_NEXT);
 }
 
 vm_step vm_stream_end(pego_parser *p, vm_regs *r, int failed)
@@ -424,6 +440,7 @@ vm_step vm_stream_end(pego_parser *p, vm_regs *r, int failed)
     }
     /* what follows the repetition runs again from where it ended, with more input */
     if (rt_stream_read(p, 0) < 0) return VM_ACTION_ERROR;
+    if (voided(p, st->at.pos)) return VM_ABORTED;
     r->ip = st->at.ip;
     r->pos = st->at.pos;
     r->esn = st->at.esn;
