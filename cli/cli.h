@@ -100,6 +100,10 @@ typedef struct cli_input {
     int           fd;           /* with -stream: the input being read (-1: the text of -i) */
     pego_element_fn element;    /* with -stream: gets the elements (NULL: dropped) */
     void         *element_ctx;
+    int           keep;         /* with -stream: an input can be parsed again (cli_input_rewind) */
+    long long     began;        /* where the parse began reading the file; -1: not seekable */
+    char         *kept;         /* what it read then */
+    size_t        nkept, capkept;
 } cli_input;
 
 /* Handles one flag: 1 when it was an input flag, 0 when it is not one, -1 after
@@ -139,6 +143,12 @@ int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
  * A read error is printed ("PREFIXLABEL: reason") and gives PEGO_EREAD. */
 pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
                             const pego_result **r);
+/* After cli_input_parse with in->keep set: the same input for another
+ * cli_input_parse (pego explain parses twice). With -stream and a file, the
+ * file is read again from where the first parse began (*data stays NULL), or
+ * when it cannot be (a pipe) *data and *len are the bytes the first parse
+ * read, kept as it read them. Returns -1 after printing why it cannot. */
+int  cli_input_rewind(cli_input *in, const char *prefix, const char *label, const char **data, size_t *len);
 void cli_input_close(cli_input *in);
 
 /* Output helpers of trace, profile and explain. */

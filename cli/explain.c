@@ -2,7 +2,9 @@
  * error (or the errors #recover recovered); a second, traced parse watches only
  * their positions and lists, for each, the calls that recorded what was
  * expected there: each call's own expectations (those no nested call recorded)
- * and its call stack. */
+ * and its call stack. With -stream both are stream parses, the second of the
+ * input read again (or kept, from a pipe), and what a stream parse parses
+ * again with more input replaces what it had recorded (PEGO_TRACE_AGAIN). */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -32,6 +34,8 @@ static const char explain_usage[] =
     "  -memo POLICY    default, all (memoize every rule) or none\n"
     "  -backend NAME   closure or bytecode (the reference program), or\n"
     "                  bytecode-iterative (the default program choice)\n"
+    "  -stream         stream parse (as pego parse -stream), the elements dropped; the\n"
+    "                  input is read twice (from a pipe, the first parse keeps a copy)\n"
     "  -n N            calls listed per error (default 10; 0 lists all)\n"
     "\n"
     CLI_PROFILE_HELP
@@ -75,9 +79,22 @@ typedef struct {
     size_t       nnested, capnested;
 } explain_frame;
 
+/* What a stream parse's MARK saw, for an AGAIN to go back to: each target's
+ * entries and whether its #recover was seen, the calls in progress and the
+ * expectations passed up to the outermost (the start rule's: the only one in
+ * progress at a MARK). All zero: the parse's start. */
+typedef struct {
+    size_t *entries;
+    int    *held;
+    size_t  nframes, nested;
+    int     short_match;
+} explain_mark;
+
 typedef struct {
     long            limit;
     const pego_grammar *g;
+    int             stream;         /* -stream: recovered errors are found by line and column */
+    explain_mark    mark;
     explain_target *targets;
     size_t          ntargets;
     int             resolved;       /* recovered targets' positions are known */
@@ -234,6 +251,56 @@ static void resolve(explainer *x, const pego_trace_event *ev)
     x->resolved = 1;
 }
 
+/* Whether a failure at far is at target t: its position, or for an error
+ * recovered in a stream parse, whose position resolve could not find (the
+ * input is not all held at the first event), its line and column. */
+static int at_target(const explainer *x, const explain_target *t, const pego_trace_event *ev, uint64_t far)
+{
+    if (!x->stream || !t->recovered) return far == t->pos;
+    int line, col;
+    pego_trace_line_col(ev, far, &line, &col);
+    return line == t->line && col == t->col;
+}
+
+/* A stream parse's MARK: what an AGAIN goes back to. */
+static void mark(explainer *x)
+{
+    explain_mark *m = &x->mark;
+    for (size_t k = 0; k < x->ntargets; k++) {
+        m->entries[k] = x->targets[k].nentries;
+        m->held[k] = x->targets[k].held;
+    }
+    m->nframes = x->nframes;
+    m->nested = x->nframes ? x->frames[0].nnested : 0;
+    m->short_match = x->short_match;
+}
+
+/* A stream parse's AGAIN: back to the last MARK (depth 1) or to the start. */
+static void go_back(explainer *x, uint32_t depth)
+{
+    explain_mark *m = &x->mark;
+    if (depth == 0) {
+        memset(m->entries, 0, x->ntargets * sizeof *m->entries);
+        memset(m->held, 0, x->ntargets * sizeof *m->held);
+        m->nframes = m->nested = 0;
+        m->short_match = 0;
+    }
+    for (size_t k = 0; k < x->ntargets; k++) {
+        explain_target *t = &x->targets[k];
+        for (; t->nentries > m->entries[k]; t->nentries--) {
+            free(t->entries[t->nentries - 1].head);
+            free(t->entries[t->nentries - 1].stack);
+        }
+        t->held = m->held[k];
+    }
+    x->nframes = m->nframes;
+    if (x->nframes) {
+        explain_frame *f = &x->frames[0];
+        for (; f->nnested > m->nested; f->nnested--) free(f->nested[f->nnested - 1].item);
+    }
+    x->short_match = m->short_match;
+}
+
 /* The exit of a call: what it recorded at each watched position that its
  * nested calls did not is its own; all of it counts as nested for its caller. */
 static int call_exited(explainer *x, const pego_trace_event *ev)
@@ -253,7 +320,7 @@ static int call_exited(explainer *x, const pego_trace_event *ev)
     for (size_t k = 0; k < x->ntargets; k++) {
         explain_target *t = &x->targets[k];
         size_t nown = 0;
-        if (failed && far == t->pos) {
+        if (failed && at_target(x, t, ev, far)) {
             for (size_t i = 0; i < n; i++) {
                 const char *item = pego_trace_failure_item(ev, i);
                 if (!nested_has(f, k, item)) own[nown++] = item;
@@ -290,6 +357,15 @@ oom:
 static int explain_event(const pego_trace_event *ev, void *ud)
 {
     explainer *x = ud;
+    if (ev->kind == PEGO_TRACE_MARK) {
+        mark(x);
+        return 0;
+    }
+    if (ev->kind == PEGO_TRACE_AGAIN) {
+        go_back(x, ev->depth);
+        return 0;
+    }
+    if (ev->kind != PEGO_TRACE_ENTER && ev->kind != PEGO_TRACE_EXIT) return 0;
     if (!x->resolved) resolve(x, ev);
     if (ev->kind == PEGO_TRACE_ENTER) {
         if (x->nframes == x->capframes) {
@@ -343,6 +419,9 @@ static void free_targets(explainer *x)
     free(x->targets);
     x->targets = NULL;
     x->ntargets = 0;
+    free(x->mark.entries);
+    free(x->mark.held);
+    x->mark = (explain_mark){ 0 };
 }
 
 /* The error positions of the untraced result: the syntax error, or each
@@ -351,7 +430,9 @@ static int find_targets(explainer *x, const pego_result *r)
 {
     size_t n = pego_result_status(r) == PEGO_SYNTAX_ERROR ? 1 : pego_result_recovered_count(r);
     x->targets = calloc(n + 1, sizeof *x->targets);
-    if (!x->targets) return -1;
+    x->mark.entries = calloc(n + 1, sizeof *x->mark.entries);
+    x->mark.held = calloc(n + 1, sizeof *x->mark.held);
+    if (!x->targets || !x->mark.entries || !x->mark.held) return -1;
     x->ntargets = n;
     if (pego_result_status(r) == PEGO_SYNTAX_ERROR) {
         explain_target *t = &x->targets[0];
@@ -376,13 +457,14 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     explainer *x = ctx;
     const pego_result *r;
     char pre[4096] = "";
-    (void)label;
     if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
-    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
+    in->keep = 1;                   /* with -stream, the input is parsed twice */
+    pego_status st = cli_input_parse(in, prefix, label, data, len, &r);
     if (st == PEGO_OK && pego_result_recovered_count(r) == 0) {
         printf("%sok: the input matches\n", pre);
         return 0;
     }
+    if (st == PEGO_EREAD) return 1;     /* cli_input_parse said why */
     if (st != PEGO_OK && st != PEGO_SYNTAX_ERROR) {
         cli_error("%s%s", pre, pego_result_error(r));
         return 1;
@@ -399,12 +481,14 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
         if (!(texts[ntexts] = strdup(x->targets[ntexts].error))) goto oom;
         x->targets[ntexts].error = texts[ntexts];
     }
-    x->resolved = 0;
+    x->resolved = in->stream;       /* a stream's recovered errors are found by line and column */
+    x->stream = in->stream;
     x->nframes = 0;
     x->short_match = 0;
     x->oom = 0;
+    if (cli_input_rewind(in, prefix, label, &data, &len) < 0) goto done;
     if (pego_parser_set_trace(in->p, explain_event, x) < 0) goto oom;
-    pego_parse(in->p, data, len, &in->opt, &r);
+    cli_input_parse(in, prefix, label, data, len, &r);
     pego_parser_remove_trace(in->p, explain_event, x);
     if (x->oom) goto oom;
     for (size_t i = 0; i < x->ntargets; i++) {
@@ -440,7 +524,7 @@ static int explain_flag(int ch, const char *arg, void *ctx)
 int cmd_explain(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
+        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION,
         { "n", required_argument, NULL, OPT_COUNT }, { "help", no_argument, NULL, OPT_HELP },
         { "h", no_argument, NULL, OPT_HELP },        { NULL, 0, NULL, 0 },
     };

@@ -153,6 +153,7 @@ typedef struct {
     const char *text;
     size_t      len, at;
     int         err;      /* errno of a failed read */
+    cli_input  *keep;     /* keeps a copy of what is read (cli_input_again) */
 } stream_source;
 
 static long stream_read(char *buf, size_t cap, void *ctx)
@@ -167,7 +168,24 @@ static long stream_read(char *buf, size_t cap, void *ctx)
     if (cap > (1u << 30)) cap = 1u << 30;
     for (;;) {
         ssize_t n = read(src->fd, buf, cap);   /* what has arrived: elements go on as soon as they can */
-        if (n >= 0) return (long)n;
+        if (n >= 0) {
+            cli_input *in = src->keep;
+            if (in && n) {
+                if (in->nkept + (size_t)n > in->capkept) {
+                    size_t want = (in->nkept + (size_t)n) * 2;
+                    char *k = realloc(in->kept, want);
+                    if (!k) {
+                        src->err = ENOMEM;
+                        return -1;
+                    }
+                    in->kept = k;
+                    in->capkept = want;
+                }
+                memcpy(in->kept + in->nkept, buf, (size_t)n);
+                in->nkept += (size_t)n;
+            }
+            return (long)n;
+        }
         if (errno != EINTR) {
             src->err = errno;
             return -1;
@@ -187,7 +205,14 @@ pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label
                             const pego_result **r)
 {
     if (!in->stream) return pego_parse(in->p, data, len, &in->opt, r);
-    stream_source src = { data ? -1 : in->fd, data, len, 0, 0 };
+    /* to be parsed again (cli_input_rewind): a file is read again, a pipe keeps what it gives */
+    stream_source src = { data ? -1 : in->fd, data, len, 0, 0, NULL };
+    if (in->keep && !data) {
+        off_t at = lseek(in->fd, 0, SEEK_CUR);
+        in->began = at;
+        in->nkept = 0;
+        if (at < 0) src.keep = in;
+    }
     pego_status st = pego_parse_stream(in->p, stream_read, &src, in->element ? in->element : drop_element,
                                        in->element_ctx, &in->opt, r);
     if (st == PEGO_EREAD) cli_error("%s%s: %s", prefix ? prefix : "", label, strerror(src.err));
@@ -248,8 +273,26 @@ int cli_input_each(cli_input *in, cli_input_fn fn, void *ctx)
     return status;
 }
 
+int cli_input_rewind(cli_input *in, const char *prefix, const char *label, const char **data, size_t *len)
+{
+    if (!in->stream || *data) return 0;
+    if (in->began < 0) {
+        *data = in->kept ? in->kept : "";
+        *len = in->nkept;
+        return 0;
+    }
+    if (lseek(in->fd, (off_t)in->began, SEEK_SET) < 0) {
+        cli_error("%s%s: %s", prefix ? prefix : "", label, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 void cli_input_close(cli_input *in)
 {
+    free(in->kept);
+    in->kept = NULL;
+    in->nkept = in->capkept = 0;
     cli_flush();
     pego_parser_free(in->p);
     pego_grammar_free(in->g);
