@@ -73,12 +73,13 @@ void          cli_progress_erase(cli_progress *p);
 void          cli_progress_stop(cli_progress *p);
 
 /* ---- input selection (cli/input.c), shared by parse, trace, profile, explain ----
- * The flags -g -s -i -unit -max-depth -memo, input files as operands, standard
- * input by default. A command lists CLI_INPUT_OPTIONS (and CLI_MAX_DEPTH_OPTION
+ * The flags -g -s -i -unit -max-depth -memo -backend (and -stream, -edit where
+ * the command lists them), input files as operands, standard input by default. A command lists CLI_INPUT_OPTIONS (and CLI_MAX_DEPTH_OPTION
  * unless -max-depth means something else to it) in its getopt_long_only table,
  * passes each flag to cli_input_flag, then calls cli_input_finish, _open,
  * _each and _close. */
-enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_STREAM, CLI_OPT_FIRST_FREE };
+enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, CLI_OPT_STREAM, CLI_OPT_EDIT,
+       CLI_OPT_FIRST_FREE };
 
 #define CLI_INPUT_OPTIONS \
     { "g", required_argument, NULL, 'g' },       { "s", required_argument, NULL, 's' }, \
@@ -87,6 +88,16 @@ enum { CLI_OPT_UNIT = 0x1000, CLI_OPT_MAXDEPTH, CLI_OPT_MEMO, CLI_OPT_BACKEND, C
 #define CLI_MAX_DEPTH_OPTION { "max-depth", required_argument, NULL, CLI_OPT_MAXDEPTH }
 /* -stream: each input is stream-parsed as the reader gets it (cli_input_parse) */
 #define CLI_STREAM_OPTION { "stream", no_argument, NULL, CLI_OPT_STREAM }
+/* -edit FROM:TO:TEXT (repeatable): each input is a document (docs/language.md
+ * 7.2), parsed, edited and parsed again (cli_input_parse) */
+#define CLI_EDIT_OPTION { "edit", required_argument, NULL, CLI_OPT_EDIT }
+
+/* An edit of -edit: [from, to) in the parse's unit replaced by text. */
+typedef struct {
+    uint64_t    from, to;
+    const char *text;
+    const char *spec;    /* the flag's value, for messages */
+} cli_edit;
 
 typedef struct cli_input {
     const char   *grammar;      /* -g */
@@ -100,6 +111,12 @@ typedef struct cli_input {
     int           fd;           /* with -stream: the input being read (-1: the text of -i) */
     pego_element_fn element;    /* with -stream: gets the elements (NULL: dropped) */
     void         *element_ctx;
+    cli_edit     *edits;        /* -edit */
+    int           nedits;
+    pego_document *doc;         /* with -edit: the last input's document, which holds its result */
+    pego_trace_fn sink;         /* the command's trace sink, on the parse cli_input_parse reports */
+    void         *sink_ud;
+    pego_collector *collector;  /* the command's collector, the same */
     int           keep;         /* with -stream: an input can be parsed again (cli_input_rewind) */
     long long     began;        /* where the parse began reading the file; -1: not seekable */
     char         *kept;         /* what it read then */
@@ -139,8 +156,11 @@ typedef int (*cli_input_fn)(cli_input *in, const char *prefix, const char *label
 int  cli_input_each(cli_input *in, cli_input_fn fn, void *ctx);
 /* Parses the input fn was given: pego_parse of data, or with -stream (where
  * cli_input_each reads nothing itself: data is the text of -i or NULL)
- * pego_parse_stream of the input as it is read, its elements to in->element.
- * A read error is printed ("PREFIXLABEL: reason") and gives PEGO_EREAD. */
+ * pego_parse_stream of the input as it is read, its elements to in->element,
+ * or with -edit a document of data parsed, edited and parsed again (the
+ * result is the last parse's). in->sink and in->collector observe the parse
+ * reported (with -edit, the last). A read error, or an edit refused, is
+ * printed ("PREFIXLABEL: reason") and gives PEGO_EREAD. */
 pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
                             const pego_result **r);
 /* After cli_input_parse with in->keep set: the same input for another

@@ -36,6 +36,7 @@ static const char explain_usage[] =
     "                  bytecode-iterative (the default program choice)\n"
     "  -stream         stream parse (as pego parse -stream), the elements dropped; the\n"
     "                  input is read twice (from a pipe, the first parse keeps a copy)\n"
+    "  -edit F:T:TEXT  as pego parse -edit: explain the parse after the edits\n"
     "  -n N            calls listed per error (default 10; 0 lists all)\n"
     "\n"
     CLI_PROFILE_HELP
@@ -487,9 +488,11 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     x->short_match = 0;
     x->oom = 0;
     if (cli_input_rewind(in, prefix, label, &data, &len) < 0) goto done;
-    if (pego_parser_set_trace(in->p, explain_event, x) < 0) goto oom;
-    cli_input_parse(in, prefix, label, data, len, &r);
-    pego_parser_remove_trace(in->p, explain_event, x);
+    in->sink = explain_event;
+    in->sink_ud = x;
+    pego_status traced = cli_input_parse(in, prefix, label, data, len, &r);
+    in->sink = NULL;
+    if (traced == PEGO_EREAD) goto done;       /* said already */
     if (x->oom) goto oom;
     for (size_t i = 0; i < x->ntargets; i++) {
         if (i) putchar('\n');
@@ -524,7 +527,7 @@ static int explain_flag(int ch, const char *arg, void *ctx)
 int cmd_explain(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION,
+        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION, CLI_EDIT_OPTION,
         { "n", required_argument, NULL, OPT_COUNT }, { "help", no_argument, NULL, OPT_HELP },
         { "h", no_argument, NULL, OPT_HELP },        { NULL, 0, NULL, 0 },
     };

@@ -1,7 +1,8 @@
 /* What the commands that parse input share: the input-selecting flags (-g -s -i
- * -unit -max-depth -memo -backend -stream), input files as operands with standard
- * input by default, the loop over the inputs, stream parses that read the input
- * as it comes, and the small output helpers of the
+ * -unit -max-depth -memo -backend -stream -edit), input files as operands with
+ * standard input by default, the loop over the inputs, stream parses that read
+ * the input as it comes, documents edited and parsed again, the command's
+ * observers on the parse it reports, and the small output helpers of the
  * commands that observe a parse (trace, profile, explain): positions as L:C,
  * text quoted and cut as trees quote terminals, JSON strings. */
 #include "cli.h"
@@ -35,6 +36,28 @@ int cli_input_flag(cli_input *in, int ch, const char *arg)
         return 1;
     }
     case CLI_OPT_STREAM: in->stream = 1; return 1;
+    case CLI_OPT_EDIT: {
+        /* FROM:TO:TEXT, the text being the rest (it may hold colons, or be empty) */
+        char *end;
+        unsigned long long from = 0, to = 0;
+        const char *at = arg;
+        int ok = *at >= '0' && *at <= '9';
+        if (ok) from = strtoull(at, &end, 10), ok = *end == ':', at = end + 1;
+        ok = ok && *at >= '0' && *at <= '9';
+        if (ok) to = strtoull(at, &end, 10), ok = *end == ':', at = end + 1;
+        if (!ok) {
+            cli_error("-edit needs FROM:TO:TEXT (positions in the unit of -unit), not %s", arg);
+            return -1;
+        }
+        cli_edit *e = realloc(in->edits, (size_t)(in->nedits + 1) * sizeof *e);
+        if (!e) {
+            cli_error("out of memory");
+            return -1;
+        }
+        in->edits = e;
+        in->edits[in->nedits++] = (cli_edit){ from, to, at, arg };
+        return 1;
+    }
     case CLI_OPT_MEMO:
         if (strcmp(arg, "default") == 0) in->opt.memo = PEGO_MEMO_DEFAULT;
         else if (strcmp(arg, "all") == 0) in->opt.memo = PEGO_MEMO_ALL;
@@ -120,6 +143,10 @@ int cli_input_finish(cli_input *in, const char *command, int argc, char **argv)
         cli_error("-i TEXT and input files exclude each other");
         return EXIT_ERRORS;
     }
+    if (in->nedits && in->stream) {
+        cli_error("-edit cannot be combined with -stream");
+        return EXIT_ERRORS;
+    }
     in->files = argv + optind;
     in->nfiles = argc - optind;
     return 0;
@@ -201,10 +228,10 @@ static int drop_element(const pego_result *r, const pego_node *element, void *ct
     return 0;
 }
 
-pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
-                            const pego_result **r)
+/* -stream: pego_parse_stream of the input as it is read. */
+static pego_status parse_stream(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                                const pego_result **r)
 {
-    if (!in->stream) return pego_parse(in->p, data, len, &in->opt, r);
     /* to be parsed again (cli_input_rewind): a file is read again, a pipe keeps what it gives */
     stream_source src = { data ? -1 : in->fd, data, len, 0, 0, NULL };
     if (in->keep && !data) {
@@ -216,6 +243,60 @@ pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label
     pego_status st = pego_parse_stream(in->p, stream_read, &src, in->element ? in->element : drop_element,
                                        in->element_ctx, &in->opt, r);
     if (st == PEGO_EREAD) cli_error("%s%s: %s", prefix ? prefix : "", label, strerror(src.err));
+    return st;
+}
+
+/* The command's observers on a parser or a document (remove: off again);
+ * -1 when it has no free sink. */
+static int observe(cli_input *in, pego_parser *p, pego_document *d, int remove)
+{
+    int bad = 0;
+    if (in->sink)
+        bad |= remove ? (d ? pego_document_remove_trace(d, in->sink, in->sink_ud) : pego_parser_remove_trace(p, in->sink, in->sink_ud))
+                      : (d ? pego_document_set_trace(d, in->sink, in->sink_ud) : pego_parser_set_trace(p, in->sink, in->sink_ud));
+    if (in->collector)
+        bad |= remove ? (d ? pego_document_remove_collector(d, in->collector) : pego_parser_remove_collector(p, in->collector))
+                      : (d ? pego_document_add_collector(d, in->collector) : pego_parser_add_collector(p, in->collector));
+    return bad ? -1 : 0;
+}
+
+/* -edit: a document of data, parsed, edited, and parsed again, observed. */
+static pego_status parse_document(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                                  const pego_result **r)
+{
+    pego_document_free(in->doc);
+    in->doc = pego_document_new(in->g, data, len, &in->opt);
+    if (!in->doc) {
+        cli_error("%s%s: out of memory", prefix ? prefix : "", label);
+        return PEGO_EREAD;
+    }
+    pego_document_parse(in->doc, r);
+    for (int i = 0; i < in->nedits; i++) {
+        const cli_edit *e = &in->edits[i];
+        if (pego_document_edit(in->doc, e->from, e->to, e->text, strlen(e->text)) != PEGO_OK) {
+            cli_error("%s%s: -edit %s: %s", prefix ? prefix : "", label, e->spec, pego_document_error(in->doc));
+            return PEGO_EREAD;
+        }
+    }
+    if (observe(in, NULL, in->doc, 0) < 0) {
+        cli_error("%s%s: too many trace sinks", prefix ? prefix : "", label);
+        return PEGO_EREAD;
+    }
+    pego_status st = pego_document_parse(in->doc, r);
+    observe(in, NULL, in->doc, 1);
+    return st;
+}
+
+pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label, const char *data, size_t len,
+                            const pego_result **r)
+{
+    if (in->nedits) return parse_document(in, prefix, label, data, len, r);
+    if (observe(in, in->p, NULL, 0) < 0) {
+        cli_error("%s%s: too many trace sinks", prefix ? prefix : "", label);
+        return PEGO_EREAD;
+    }
+    pego_status st = in->stream ? parse_stream(in, prefix, label, data, len, r) : pego_parse(in->p, data, len, &in->opt, r);
+    observe(in, in->p, NULL, 1);
     return st;
 }
 
@@ -290,6 +371,11 @@ int cli_input_rewind(cli_input *in, const char *prefix, const char *label, const
 
 void cli_input_close(cli_input *in)
 {
+    pego_document_free(in->doc);
+    in->doc = NULL;
+    free(in->edits);
+    in->edits = NULL;
+    in->nedits = 0;
     free(in->kept);
     in->kept = NULL;
     in->nkept = in->capkept = 0;

@@ -24,6 +24,10 @@ static const char parse_usage[] =
     "  -stream         stream parse: read the input in pieces and print each element of\n"
     "                  the start rule's #stream repetition on its own line as it is\n"
     "                  parsed (compact JSON, or -f sexpr), then the errors\n"
+    "  -edit F:T:TEXT  parse the input as a document (docs/language.md 7.2), replace\n"
+    "                  [F, T) (in the unit of -unit) by TEXT and parse it again, reusing\n"
+    "                  what the first parse kept: the result is the last parse's;\n"
+    "                  repeatable (each edit on the text the ones before left)\n"
     "  -unit UNIT      positions in codepoints (default) or bytes\n"
     "  -max-depth N    nesting limit in rule calls (default 100000)\n"
     "  -memo POLICY    default, all (memoize every rule) or none\n"
@@ -89,19 +93,28 @@ static int parse_one(cli_input *in, const char *name, const char *label, const c
     const pego_result *r;
     parse_progress pp = { in->p, 0 };
     cli_progress *progress = cli_progress_start(c->quiet, label, len, 1, parsed_bytes, &pp);
-    double t0 = now_ms();
-    pego_status st = pego_parse(in->p, data, len, &in->opt, &r);
-    double t1 = now_ms();
-    cli_progress_stop(progress);
     char prefix[4096] = "";
     if (name) snprintf(prefix, sizeof prefix, "%s: ", name);
+    double t0 = now_ms();
+    pego_status st = cli_input_parse(in, prefix, label, data, len, &r);
+    double t1 = now_ms();
+    cli_progress_stop(progress);
+    if (st == PEGO_EREAD) return EXIT_ERRORS;     /* said already (-edit) */
     if (c->stats) {
         const pego_stats *s = pego_result_stats(r);
+        if (in->doc) pego_document_text(in->doc, &len);      /* -edit: the text the last parse read */
         fprintf(stderr, "pego: %s%zu bytes, %zu nodes, %.3f ms, %llu calls, %llu evaluations, %llu memo hits, "
                 "%llu memo entries, %u rules memoized\n",
                 prefix, len, pego_result_node_count(r), t1 - t0, (unsigned long long)s->calls,
                 (unsigned long long)s->evals, (unsigned long long)s->memo_hits,
                 (unsigned long long)s->memo_stored, s->rules_memoized);
+        if (in->doc) {
+            pego_document_stats ds;
+            pego_document_get_stats(in->doc, &ds);
+            fprintf(stderr, "pego: %safter %d edit%s, the last parse evaluated %llu rule bodies and answered %llu "
+                    "calls from what the first kept\n", prefix, in->nedits, in->nedits == 1 ? "" : "s",
+                    (unsigned long long)ds.evaluated, (unsigned long long)ds.reused);
+        }
     }
     if (st != PEGO_OK) {
         cli_error("%s%s", prefix, pego_result_error(r));
@@ -194,7 +207,7 @@ int cmd_parse(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION,
         { "f", required_argument, NULL, OPT_FORMAT },  { "check", no_argument, NULL, OPT_CHECK },
-        { "stats", no_argument, NULL, OPT_STATS },     CLI_STREAM_OPTION,
+        { "stats", no_argument, NULL, OPT_STATS },     CLI_STREAM_OPTION, CLI_EDIT_OPTION,
         { "q", no_argument, NULL, OPT_QUIET },
         { "help", no_argument, NULL, OPT_HELP },       { "h", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
@@ -205,6 +218,10 @@ int cmd_parse(int argc, char **argv)
     if (done >= 0) return done;
     if (in.stream && c.stats) {
         cli_error("-stats cannot be combined with -stream");
+        return EXIT_ERRORS;
+    }
+    if (in.nedits && in.opt.recognize) {
+        cli_error("-edit cannot be combined with -check");
         return EXIT_ERRORS;
     }
     int status = cli_input_open(&in);

@@ -31,6 +31,7 @@ static const char profile_usage[] =
     "                  bytecode-iterative (the default program choice)\n"
     "  -stream         stream parse (as pego parse -stream), the elements dropped; an\n"
     "                  element parsed again with more input counts its calls again\n"
+    "  -edit F:T:TEXT  as pego parse -edit: profile the parse after the edits\n"
     "  -sort KEY       self (default), time, calls, evals, memo, failed, repeats,\n"
     "                  consumed, wasted or name\n"
     "  -n N            rules shown (default 30; 0 shows all)\n"
@@ -326,7 +327,7 @@ static int profile_flag(int ch, const char *arg, void *ctx)
 int cmd_profile(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION,
+        CLI_INPUT_OPTIONS, CLI_MAX_DEPTH_OPTION, CLI_STREAM_OPTION, CLI_EDIT_OPTION,
         { "sort", required_argument, NULL, OPT_SORT }, { "n", required_argument, NULL, OPT_COUNT },
         { "f", required_argument, NULL, OPT_FORMAT },  { "help", no_argument, NULL, OPT_HELP },
         { "h", no_argument, NULL, OPT_HELP },          { NULL, 0, NULL, 0 },
@@ -337,8 +338,8 @@ int cmd_profile(int argc, char **argv)
     if (done >= 0) return done;
     int status = cli_input_open(&in);
     if (!status) {
-        c.collector = pego_collector_new();
-        if (!c.collector || pego_parser_add_collector(in.p, c.collector) < 0) {
+        c.collector = in.collector = pego_collector_new();   /* on the parse cli_input_parse reports */
+        if (!c.collector) {
             cli_error("out of memory");
             status = EXIT_ERRORS;
         }

@@ -29,6 +29,7 @@ static const char trace_usage[] =
     "                  bytecode-iterative (the default program choice)\n"
     "  -stream         stream parse (as pego parse -stream): the calls as the input is\n"
     "                  read; an element parsed again with more input shows its calls again\n"
+    "  -edit F:T:TEXT  as pego parse -edit: trace the parse after the edits\n"
     "  -max-depth N    show calls down to N levels below the top call shown\n"
     "  -rule A,B       show only calls of these rules and the calls nested in them\n"
     "                  (repeatable); -max-depth then counts from them\n"
@@ -325,7 +326,7 @@ static int trace_flag(int ch, const char *arg, void *ctx)
 int cmd_trace(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_INPUT_OPTIONS, CLI_STREAM_OPTION,
+        CLI_INPUT_OPTIONS, CLI_STREAM_OPTION, CLI_EDIT_OPTION,
         { "max-depth", required_argument, NULL, OPT_DEPTH }, { "rule", required_argument, NULL, OPT_RULE },
         { "failures", no_argument, NULL, OPT_FAILURES },     { "f", required_argument, NULL, OPT_FORMAT },
         { "help", no_argument, NULL, OPT_HELP },             { "h", no_argument, NULL, OPT_HELP },
@@ -341,12 +342,9 @@ int cmd_trace(int argc, char **argv)
     if (!status) status = choose_rules(&t, &in);
     if (!status) {
         t.g = in.g;
-        if (pego_parser_set_trace(in.p, trace_event, &t) < 0) {
-            cli_error("cannot attach the trace");
-            status = EXIT_ERRORS;
-        } else {
-            status = cli_input_each(&in, trace_one, &t);
-        }
+        in.sink = trace_event;        /* on the parse cli_input_parse reports */
+        in.sink_ud = &t;
+        status = cli_input_each(&in, trace_one, &t);
     }
     cli_input_close(&in);
     free(t.chosen);

@@ -499,6 +499,9 @@ void            pego_collector_free(pego_collector *c);
  * no free sink. */
 int  pego_parser_add_collector(pego_parser *p, pego_collector *c);
 int  pego_parser_remove_collector(pego_parser *p, pego_collector *c);
+/* The same for the parses of a document (pego_document_set_trace). */
+int  pego_document_add_collector(pego_document *d, pego_collector *c);
+int  pego_document_remove_collector(pego_document *d, pego_collector *c);
 /* Forgets everything collected. */
 void pego_collector_reset(pego_collector *c);
 

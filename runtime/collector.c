@@ -348,6 +348,17 @@ int pego_parser_remove_collector(pego_parser *p, pego_collector *c)
     return pego_parser_remove_trace(p, collector_event, c);
 }
 
+int pego_document_add_collector(pego_document *d, pego_collector *c)
+{
+    if (!c) return -1;
+    return pego_document_set_trace(d, collector_event, c);
+}
+
+int pego_document_remove_collector(pego_document *d, pego_collector *c)
+{
+    return pego_document_remove_trace(d, collector_event, c);
+}
+
 /* ---- reading ---- */
 
 size_t pego_collector_rule_count(const pego_collector *c) { return c->nrules; }
