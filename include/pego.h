@@ -433,7 +433,9 @@ int pego_document_remove_trace(pego_document *d, pego_trace_fn fn, void *userdat
 
 /* Line and column (1-based) of a position of the parse being traced. */
 void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, int *col);
-/* The input between pos and end of an exit event (the matched text). */
+/* The input between pos and end of an exit event (the matched text). In a
+ * stream parse, both give only the input still held: text released before
+ * it is left out. */
 const char *pego_trace_text(const pego_trace_event *ev, size_t *len);
 /* The input text between two positions of the parse being traced. */
 const char *pego_trace_input(const pego_trace_event *ev, uint64_t from, uint64_t to, size_t *len);

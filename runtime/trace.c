@@ -199,11 +199,14 @@ void pego_trace_line_col(const pego_trace_event *ev, uint64_t pos, int *line, in
     rt_input_line_col(in, lo, line, col);
 }
 
+/* In a stream parse the text begins at the input held (in.base): what is
+ * before it was released. */
 const char *pego_trace_text(const pego_trace_event *ev, size_t *len)
 {
     const struct pego_trace_detail *d = ev->detail;
-    if (len) *len = d->end - d->pos;
-    return d->p->in.input + d->pos;
+    uint32_t from = d->pos > d->p->in.base ? d->pos : d->p->in.base;
+    if (len) *len = d->end > from ? d->end - from : 0;
+    return d->p->in.input + from;
 }
 
 const char *pego_trace_input(const pego_trace_event *ev, uint64_t from, uint64_t to, size_t *len)
@@ -212,7 +215,7 @@ const char *pego_trace_input(const pego_trace_event *ev, uint64_t from, uint64_t
     uint32_t b[2];
     uint64_t want[2] = { from, to };
     for (int k = 0; k < 2; k++) {
-        uint32_t lo = 0, hi = in->len;
+        uint32_t lo = in->base, hi = in->len;     /* the input held */
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (rt_input_unit(in, mid) < want[k]) lo = mid + 1; else hi = mid;

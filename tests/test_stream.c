@@ -617,6 +617,9 @@ typedef struct {
     char  *text;
     size_t len, cap, mark;
     int    marks, agains;
+    const char *input;     /* the whole input: a call's text is part of it */
+    size_t      ninput;
+    int         bad_text;
 } voiding_sink;
 
 static int voiding_event(const pego_trace_event *ev, void *ud)
@@ -632,6 +635,15 @@ static int voiding_event(const pego_trace_event *ev, void *ud)
         v->mark = ev->depth ? v->mark : 0;
         v->agains++;
         return 0;
+    }
+    if (ev->kind == PEGO_TRACE_EXIT && ev->matched) {
+        /* the matched text, and the input between the call's positions: the
+         * same bytes, part of the input (the start rule's begin where the
+         * input held does, what is before it released) */
+        size_t a, b, at = 0;
+        const char *t = pego_trace_text(ev, &a), *u = pego_trace_input(ev, ev->pos, ev->end, &b);
+        while (a <= v->ninput && at + a <= v->ninput && memcmp(v->input + at, t, a) != 0) at++;
+        if (a != b || memcmp(t, u, a) != 0 || a > v->ninput || at + a > v->ninput) v->bad_text++;
     }
     char line[256];
     uint64_t far = 0;
@@ -668,7 +680,7 @@ static void test_trace_marks(void)
             size_t len = next_random(&seed) % (c < 6 ? 16 : 60);
             for (size_t i = 0; i < len; i++) in[i] = random_cases[c].alphabet[next_random(&seed) % na];
             in[len] = 0;
-            voiding_sink whole = { 0 }, pieces = { 0 };
+            voiding_sink whole = { .input = in, .ninput = len }, pieces = { .input = in, .ninput = len };
             source all = { in, len, 0, len ? len : 1, 0, 0, 0 };
             random_source some = { in, len, 0, seed, 3 };
             sink drop = { 0 };
@@ -683,6 +695,7 @@ static void test_trace_marks(void)
                 fprintf(stderr, "\n%s on \"%s\":\n--- whole\n%.*s--- pieces\n%.*s", random_cases[c].grammar, in,
                         (int)whole.len, whole.text ? whole.text : "", (int)pieces.len, pieces.text ? pieces.text : "");
             CU_ASSERT(same);
+            CU_ASSERT_EQUAL(whole.bad_text + pieces.bad_text, 0);
             compared++;
             agains += (unsigned)pieces.agains;
             marks += (unsigned)pieces.marks;
