@@ -28,7 +28,8 @@ static const char trace_usage[] =
     "  -backend NAME   closure or bytecode (the reference program), or\n"
     "                  bytecode-iterative (the default program choice)\n"
     "  -stream         stream parse (as pego parse -stream): the calls as the input is\n"
-    "                  read; an element parsed again with more input shows its calls again\n"
+    "                  read; an element parsed again with more input shows its calls again,\n"
+    "                  after a line (parsed again from L:C, with more input)\n"
     "  -edit F:T:TEXT  as pego parse -edit: trace the parse after the edits\n"
     "  -max-depth N    show calls down to N levels below the top call shown\n"
     "  -rule A,B       show only calls of these rules and the calls nested in them\n"
@@ -153,15 +154,40 @@ static void print_json(const trace_printer *t, const pego_trace_event *ev)
     fputs("}\n", stdout);
 }
 
+/* A stream parse goes back to parse again with more input (PEGO_TRACE_AGAIN):
+ * a line says so, and the calls that follow are those of the new run, from
+ * the start rule's call (open again) or from the start. */
+static void print_again(trace_printer *t, const pego_trace_event *ev)
+{
+    int line, col;
+    pego_trace_line_col(ev, ev->pos, &line, &col);
+    if (ev->depth == 0) {
+        t->nframes = 0;
+        t->pending = 0;
+    } else {
+        flush_pending(t);
+        if (t->nframes == 0) t->nframes = 1;     /* the start rule's call, exited in the run given up */
+    }
+    if (t->json) {
+        printf("{\"event\":\"again\",\"depth\":%u,\"pos\":%llu,\"line\":%d,\"col\":%d}\n", ev->depth,
+               (unsigned long long)ev->pos, line, col);
+        return;
+    }
+    const trace_frame *f = t->nframes ? &t->frames[t->nframes - 1] : NULL;
+    print_indent(f ? f->indent + f->shown : 0);
+    if (ev->depth == 0) puts("(parsed again from the start, with more input)");
+    else printf("(parsed again from %d:%d, with more input)\n", line, col);
+}
+
 /* Calls nest in the order of their events; the printer keeps its own stack of
  * them (an event's depth also counts the nesting levels of Pratt expressions,
  * which are not calls). */
 static int trace_event(const pego_trace_event *ev, void *ud)
 {
     trace_printer *t = ud;
-    if (ev->kind == PEGO_TRACE_AGAIN && ev->depth == 0) {   /* a stream parse starts again */
-        t->nframes = 0;
-        t->pending = 0;
+    if (ev->kind == PEGO_TRACE_AGAIN) {
+        print_again(t, ev);
+        return 0;
     }
     if (ev->kind != PEGO_TRACE_ENTER && ev->kind != PEGO_TRACE_EXIT) return 0;
     if (ev->kind == PEGO_TRACE_EXIT) {
