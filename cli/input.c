@@ -180,7 +180,7 @@ typedef struct {
     const char *text;
     size_t      len, at;
     int         err;      /* errno of a failed read */
-    cli_input  *keep;     /* keeps a copy of what is read (cli_input_again) */
+    cli_input  *keep;     /* keeps a copy of what is read (cli_input_rewind) */
 } stream_source;
 
 static long stream_read(char *buf, size_t cap, void *ctx)
@@ -246,18 +246,25 @@ static pego_status parse_stream(cli_input *in, const char *prefix, const char *l
     return st;
 }
 
-/* The command's observers on a parser or a document (remove: off again);
- * -1 when it has no free sink. */
-static int observe(cli_input *in, pego_parser *p, pego_document *d, int remove)
+/* Puts the command's observers on the parser p, or on the document d when it
+ * is not NULL; -1 when there is no free sink. */
+static int observe(cli_input *in, pego_parser *p, pego_document *d)
 {
     int bad = 0;
-    if (in->sink)
-        bad |= remove ? (d ? pego_document_remove_trace(d, in->sink, in->sink_ud) : pego_parser_remove_trace(p, in->sink, in->sink_ud))
-                      : (d ? pego_document_set_trace(d, in->sink, in->sink_ud) : pego_parser_set_trace(p, in->sink, in->sink_ud));
-    if (in->collector)
-        bad |= remove ? (d ? pego_document_remove_collector(d, in->collector) : pego_parser_remove_collector(p, in->collector))
-                      : (d ? pego_document_add_collector(d, in->collector) : pego_parser_add_collector(p, in->collector));
+    if (in->sink && d) bad |= pego_document_set_trace(d, in->sink, in->sink_ud);
+    if (in->sink && !d) bad |= pego_parser_set_trace(p, in->sink, in->sink_ud);
+    if (in->collector && d) bad |= pego_document_add_collector(d, in->collector);
+    if (in->collector && !d) bad |= pego_parser_add_collector(p, in->collector);
     return bad ? -1 : 0;
+}
+
+/* Takes them off again. */
+static void unobserve(cli_input *in, pego_parser *p, pego_document *d)
+{
+    if (in->sink && d) pego_document_remove_trace(d, in->sink, in->sink_ud);
+    if (in->sink && !d) pego_parser_remove_trace(p, in->sink, in->sink_ud);
+    if (in->collector && d) pego_document_remove_collector(d, in->collector);
+    if (in->collector && !d) pego_parser_remove_collector(p, in->collector);
 }
 
 /* -edit: a document of data, parsed, edited, and parsed again, observed. */
@@ -278,12 +285,12 @@ static pego_status parse_document(cli_input *in, const char *prefix, const char 
             return PEGO_EREAD;
         }
     }
-    if (observe(in, NULL, in->doc, 0) < 0) {
+    if (observe(in, NULL, in->doc) < 0) {
         cli_error("%s%s: too many trace sinks", prefix ? prefix : "", label);
         return PEGO_EREAD;
     }
     pego_status st = pego_document_parse(in->doc, r);
-    observe(in, NULL, in->doc, 1);
+    unobserve(in, NULL, in->doc);
     return st;
 }
 
@@ -291,12 +298,13 @@ pego_status cli_input_parse(cli_input *in, const char *prefix, const char *label
                             const pego_result **r)
 {
     if (in->nedits) return parse_document(in, prefix, label, data, len, r);
-    if (observe(in, in->p, NULL, 0) < 0) {
+    if (observe(in, in->p, NULL) < 0) {
         cli_error("%s%s: too many trace sinks", prefix ? prefix : "", label);
         return PEGO_EREAD;
     }
-    pego_status st = in->stream ? parse_stream(in, prefix, label, data, len, r) : pego_parse(in->p, data, len, &in->opt, r);
-    observe(in, in->p, NULL, 1);
+    pego_status st = in->stream ? parse_stream(in, prefix, label, data, len, r)
+                                : pego_parse(in->p, data, len, &in->opt, r);
+    unobserve(in, in->p, NULL);
     return st;
 }
 
