@@ -89,8 +89,8 @@ void cli_flag_error(const char *command, const struct option *opts, char **argv)
     }
 }
 
-int cli_input_flags(cli_input *in, const char *command, int argc, char **argv, const struct option *longopts,
-                    cli_flag_fn own, void *ctx)
+static int read_flags(cli_input *in, const char *command, int argc, char **argv, const struct option *longopts,
+                      cli_flag_fn own, void *ctx)
 {
     opterr = 0;
     optind = 1;
@@ -109,6 +109,14 @@ int cli_input_flags(cli_input *in, const char *command, int argc, char **argv, c
         }
     }
     return cli_input_finish(in, command, argc, argv) ? EXIT_ERRORS : -1;
+}
+
+int cli_input_flags(cli_input *in, const char *command, int argc, char **argv, const struct option *longopts,
+                    cli_flag_fn own, void *ctx)
+{
+    int status = read_flags(in, command, argc, argv, longopts, own, ctx);
+    if (status >= 0) cli_input_close(in);    /* the command ends: what the flags allocated goes */
+    return status;
 }
 
 int cli_count_flag(const char *arg, long *out, const char *what)

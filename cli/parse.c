@@ -216,12 +216,11 @@ int cmd_parse(int argc, char **argv)
     parse_config c = { .format = "json", .in = &in };
     int done = cli_input_flags(&in, "parse", argc, argv, longopts, parse_flag, &c);
     if (done >= 0) return done;
-    if (in.stream && c.stats) {
-        cli_error("-stats cannot be combined with -stream");
-        return EXIT_ERRORS;
-    }
-    if (in.nedits && in.opt.recognize) {
-        cli_error("-edit cannot be combined with -check");
+    const char *clash = in.stream && c.stats ? "-stats cannot be combined with -stream"
+                      : in.nedits && in.opt.recognize ? "-edit cannot be combined with -check" : NULL;
+    if (clash) {
+        cli_error("%s", clash);
+        cli_input_close(&in);
         return EXIT_ERRORS;
     }
     int status = cli_input_open(&in);
