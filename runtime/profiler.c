@@ -202,6 +202,7 @@ struct rt_profiler_state {
     uint64_t      calls0, evals0, memo0;
     /* --profile-detail: evaluations seen at (rule, position, level) in this parse */
     uint64_t     *seen_keys; uint32_t *seen_counts; uint32_t seen_n, seen_cap;
+    uint32_t     *seen_gens, seen_gen;   /* a slot is this parse's when its generation is seen_gen */
     void         *native[NATIVE_DEPTH];   /* --profile-native: this parse's native call stack */
     uint32_t      nnative;
     /* --profile-memory: in sampled mode, the stacks that built nodes, as
@@ -691,32 +692,67 @@ static inline void attribute(rt_profiler_state *s, uint64_t now, uint32_t line)
     s->reads++;
 }
 
+/* --profile-detail: the table of evaluations at (rule, position, level) with
+ * room for cap (a power of two) slots, this parse's moved into it; -1 when out
+ * of memory. */
+static int seen_grow(rt_profiler_state *s, uint32_t cap)
+{
+    uint64_t *keys = rt_malloc((size_t)cap * sizeof *keys);
+    uint32_t *counts = rt_malloc((size_t)cap * sizeof *counts), *gens = rt_calloc(cap, sizeof *gens);
+    if (!keys || !counts || !gens) {
+        rt_free(keys);
+        rt_free(counts);
+        rt_free(gens);
+        return -1;
+    }
+    if (!s->seen_gen) s->seen_gen = 1;      /* 0: no slot's */
+    for (uint32_t i = 0; i < s->seen_cap; i++) {
+        if (s->seen_gens[i] != s->seen_gen) continue;
+        uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+        while (gens[j] == s->seen_gen) j = (j + 1) & (cap - 1);
+        keys[j] = s->seen_keys[i];
+        counts[j] = s->seen_counts[i];
+        gens[j] = s->seen_gen;
+    }
+    rt_free(s->seen_keys);
+    rt_free(s->seen_counts);
+    rt_free(s->seen_gens);
+    s->seen_keys = keys;
+    s->seen_counts = counts;
+    s->seen_gens = gens;
+    s->seen_cap = cap;
+    return 0;
+}
+
+/* --profile-detail: a new parse of len bytes: the slots of the last are no
+ * longer this parse's (a new generation, not a table cleared), and the table
+ * has room for about one evaluation a byte from the start, up to 2^20 slots. */
+static void seen_reset(rt_profiler_state *s, uint32_t len)
+{
+    if (++s->seen_gen == 0) {                /* the generations went round: clear them */
+        if (s->seen_gens) memset(s->seen_gens, 0, s->seen_cap * sizeof *s->seen_gens);
+        s->seen_gen = 1;
+    }
+    s->seen_n = 0;
+    uint32_t want = 4096;
+    while (want < (1u << 20) && want < 2 * (uint64_t)len) want *= 2;
+    if (s->seen_cap < want) (void)seen_grow(s, want);   /* out of memory: it grows when needed */
+}
+
 /* --profile-detail: counts an evaluation of rule at (pos, level); returns how
  * many evaluations came before it in this parse. */
 static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, uint32_t level)
 {
     uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
-    if ((s->seen_n + 1) * 2 > s->seen_cap) {
-        uint32_t cap = s->seen_cap ? s->seen_cap * 2 : 4096;
-        uint64_t *keys = rt_calloc(cap, sizeof *keys);
-        uint32_t *counts = rt_calloc(cap, sizeof *counts);
-        if (!keys || !counts) { rt_free(keys); rt_free(counts); return 0; }
-        for (uint32_t i = 0; i < s->seen_cap; i++) {
-            if (!s->seen_keys[i]) continue;
-            uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-            while (keys[j]) j = (j + 1) & (cap - 1);
-            keys[j] = s->seen_keys[i];
-            counts[j] = s->seen_counts[i];
-        }
-        rt_free(s->seen_keys);
-        rt_free(s->seen_counts);
-        s->seen_keys = keys;
-        s->seen_counts = counts;
-        s->seen_cap = cap;
-    }
+    if ((s->seen_n + 1) * 2 > s->seen_cap && seen_grow(s, s->seen_cap ? s->seen_cap * 2 : 4096) < 0) return 0;
     uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (s->seen_cap - 1);
-    while (s->seen_keys[j] && s->seen_keys[j] != key) j = (j + 1) & (s->seen_cap - 1);
-    if (!s->seen_keys[j]) { s->seen_keys[j] = key; s->seen_n++; }
+    while (s->seen_gens[j] == s->seen_gen && s->seen_keys[j] != key) j = (j + 1) & (s->seen_cap - 1);
+    if (s->seen_gens[j] != s->seen_gen) {
+        s->seen_keys[j] = key;
+        s->seen_counts[j] = 0;
+        s->seen_gens[j] = s->seen_gen;
+        s->seen_n++;
+    }
     return s->seen_counts[j]++;
 }
 
@@ -809,6 +845,7 @@ static void state_free(rt_profiler_state *s)
     rt_free(s->rules);
     rt_free(s->seen_keys);
     rt_free(s->seen_counts);
+    rt_free(s->seen_gens);
     rt_sampler_free(&s->mem);
     rt_free(s);
 }
@@ -837,9 +874,7 @@ static int begin_locked(pego_parser *p, prof_thread *c)
     memset(s->active, 0, (size_t)n * sizeof *s->active);
     for (int r = 0; r < n; r++) s->onpath[r] = -1;
     memset(s->parse_self, 0, (size_t)n * sizeof *s->parse_self);
-    if (s->seen_keys) memset(s->seen_keys, 0, s->seen_cap * sizeof *s->seen_keys);
-    if (s->seen_counts) memset(s->seen_counts, 0, s->seen_cap * sizeof *s->seen_counts);
-    s->seen_n = 0;
+    if (prof.mode != MODE_SAMPLED) seen_reset(s, p->in.len);
     s->depth = 0;
     s->cct = 0;
     s->evals_seen = 0;
