@@ -459,7 +459,6 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
     const pego_result *r;
     char pre[4096] = "";
     if (prefix) snprintf(pre, sizeof pre, "%s: ", prefix);
-    in->keep = 1;                   /* with -stream, the input is parsed twice */
     pego_status st = cli_input_parse(in, prefix, label, data, len, &r);
     if (st == PEGO_OK && pego_result_recovered_count(r) == 0) {
         printf("%sok: the input matches\n", pre);
@@ -538,6 +537,7 @@ int cmd_explain(int argc, char **argv)
     int status = cli_input_open(&in);
     if (!status) {
         x.g = in.g;
+        in.keep = 1;                /* with -stream, each input is parsed twice */
         status = cli_input_each(&in, explain_one, &x);
     }
     cli_input_close(&in);

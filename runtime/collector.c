@@ -300,7 +300,8 @@ static int collector_event(const pego_trace_event *ev, void *userdata)
     uint64_t now = now_ns();
     if (c->oom) return 0;
     if (ev->kind == PEGO_TRACE_ENTER) call_entered(c, ev, now);
-    else if (ev->kind == PEGO_TRACE_EXIT) call_exited(c, ev, now);   /* a stream's marks: counted again */
+    else if (ev->kind == PEGO_TRACE_EXIT) call_exited(c, ev, now);
+    /* a stream's MARK and AGAIN are ignored: the calls of a run given up count too */
     return 0;
 }
 
