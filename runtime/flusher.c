@@ -31,6 +31,7 @@ enum { NFATAL = sizeof fatal_signals / sizeof fatal_signals[0] };
 static struct {
     pthread_mutex_t       lock;
     sem_t                 wake;
+    sem_t                 ready;       /* posted once the thread has started */
     volatile sig_atomic_t signal;      /* the first fatal signal received, or 0 */
     volatile pid_t        pid;         /* the process the flusher runs in; 0: none */
     uint64_t              interval_ns; /* --profile-flush; 0: only on signals */
@@ -64,6 +65,7 @@ static struct timespec deadline(uint64_t interval_ns)
 static void *flusher_main(void *unused)
 {
     (void)unused;
+    sem_post(&fl.ready);
     for (;;) {
         int timed_out = 0;
         if (fl.interval_ns) {
@@ -106,7 +108,7 @@ static void start_locked(void)
 {
     pid_t me = getpid();
     if (fl.pid == me) return;
-    if (sem_init(&fl.wake, 0, 0) != 0) return;
+    if (sem_init(&fl.wake, 0, 0) != 0 || sem_init(&fl.ready, 0, 0) != 0) return;
     fl.signal = 0;
     sigset_t all, old;
     sigfillset(&all);
@@ -121,6 +123,10 @@ static void start_locked(void)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!made) return;
+    /* Wait until the thread runs. A thread still starting may be inside
+     * malloc (sanitizer runtimes allocate there), and a fork at that moment
+     * would leave the child's allocator locked for good. */
+    while (sem_wait(&fl.ready) < 0) {}
     fl.pid = me;
     if (!fl.handlers) {
         fl.handlers = 1;
