@@ -62,9 +62,17 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count)
 {
     const unsigned char *s = (const unsigned char *)p->in.input;
-    uint32_t from = pos, len = p->in.len;
-    while (pos < len && set[s[pos]]) pos++;
-    *count += vm_characters(s, from, pos, len);
+    uint32_t len = p->in.len;
+    uint64_t n = 0;
+    while (pos < len && set[s[pos]]) {
+        /* a character begins here: it ends with its width, or at the first
+         * of its bytes that the set leaves out, where the span ends */
+        uint32_t w = s[pos] < 0x80 ? 1u : (uint32_t)rt_unicode_width(s + pos, len - pos), i = 1;
+        while (i < w && set[s[pos + i]]) i++;
+        pos += i;
+        n++;
+    }
+    *count += n;
     return pos;
 }
 

@@ -76,21 +76,10 @@ extern uint32_t vm_pair_from;
 #define PAIR_FROM VM_PAIR_FROM
 #endif
 
-/* The characters in s[from, to), as a class's iterations step over them. */
-static inline uint64_t vm_characters(const unsigned char *s, uint32_t from, uint32_t to, uint32_t len)
-{
-    uint64_t n = 0;
-    uint32_t cp;
-    while (from < to) {
-        from += s[from] < 0x80 ? 1u : (uint32_t)rt_unicode_decode(s + from, len - from, &cp);
-        n++;
-    }
-    return n;
-}
-
 /* The rest of a span of set from pos, which begins with a byte from 0x80:
- * adds its characters to *count (vm_characters) and returns its end. Out of
- * line, so that the loop that calls it keeps its registers. */
+ * adds its characters to *count, stepping as a class's iterations step (by
+ * the width of rt_unicode_decode), and returns its end. Out of line, so that
+ * the loop that calls it keeps its registers. */
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count);
 
 /* Sets bit number bit of bits: true when it was not set. */
