@@ -35,9 +35,16 @@ static void restore(pego_parser *p, vm_regs *r, vm_mark m)
 static int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
 {
     if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return -1;
-    vm_pframe *below = &p->pf[p->npf - 1];
-    p->pf[p->npf++] = (vm_pframe){ .pratt = below->pratt, .state = PS_HEAD, .valued = below->valued, .min = min };
-    *f = &p->pf[p->npf - 1];
+    /* the fields a parse reads before it writes them; the others wait */
+    vm_pframe *below = &p->pf[p->npf - 1], *top = &p->pf[p->npf++];
+    top->pratt = below->pratt;
+    top->state = PS_HEAD;
+    top->outer = 0;
+    top->valued = below->valued;
+    top->scanned = 0;
+    top->min = min;
+    top->lhs = VAL_NIL;
+    *f = top;
     return ++r->depth > p->max_depth ? -2 : 0;
 }
 
@@ -147,6 +154,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
     int pushed;
     for (;;) {
         int finished = 0;      /* 1: the parse returned lhs, -1: it failed */
+        int scan_over = 0;     /* it ended on a whole scan of the infix and postfix lines */
         switch ((pratt_state)f->state) {
         case PS_HEAD:
             f->state = PS_HEAD_SKIPPED;
@@ -232,6 +240,25 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->state = PS_OPERAND;
             continue;
         case PS_LOOP:
+            if (f->scanned) {
+                /* the operand parse that returned here stopped at an operator
+                 * it scanned for from this very state: its scan stands */
+                vm_mark now = mark(p, r);
+                f->scanned = 0;
+                if (now.pos == f->scan_m.pos && now.vs == f->scan_m.vs && now.trail == f->scan_m.trail &&
+                    now.rec == f->scan_m.rec && now.vars == f->scan_m.vars) {
+                    f->m = now;
+                    f->m2 = f->scan_m2;
+                    f->best = f->scan_best;
+                    f->best_end = f->scan_best_end;
+                    f->best_cut = f->scan_best_cut;
+                    f->cut_failed = f->scan_cut_failed;
+                    f->idx = pr->ntail;
+                    restore(p, r, f->m2);
+                    f->state = PS_TAIL_TRY;
+                    continue;
+                }
+            }
             f->m = mark(p, r);
             f->state = PS_LOOP_SKIPPED;
             if (skip_is_line(pr)) { p->silent++; return run_line(p, r, pr->skip); }
@@ -255,6 +282,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (f->best < 0) {
                 restore(p, r, f->m);
                 finished = f->cut_failed ? -1 : 1;
+                scan_over = 1;
                 break;
             }
             const cc_pratt_op *op = &pr->tail[f->best];
@@ -262,6 +290,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
                 (op->kind == PRATT_INFIX_NONE && (uint32_t)op->level == f->last_none)) {
                 restore(p, r, f->m);
                 finished = 1;
+                scan_over = 1;
                 break;
             }
             restore(p, r, f->m2);
@@ -335,10 +364,23 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             r->ip++;
             return VM_NEXT;
         }
+        const vm_pframe *done = f;
         f = &p->pf[p->npf - 1];
         f->out_ok = finished > 0;
         f->out_cut = 0;
         f->out_value = lhs;
+        /* In the fast program, the parse below scans the same lines from the
+         * same state next (PS_LOOP), with the same outcome: lines make no
+         * values there and change nothing but the memo table. */
+        f->scanned = pr->fast && scan_over && finished > 0;
+        if (f->scanned) {
+            f->scan_m = done->m;
+            f->scan_m2 = done->m2;
+            f->scan_best = done->best;
+            f->scan_best_end = done->best_end;
+            f->scan_best_cut = done->best_cut;
+            f->scan_cut_failed = done->cut_failed;
+        }
     }
 push_failed:
     return pushed == -1 ? VM_OOM : VM_TOO_DEEP;
