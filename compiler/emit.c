@@ -1348,6 +1348,37 @@ static void note_line_first(emitter *m, uint64_t *may, int k, const ast_expr *e)
         if (any || (b < 256 && ((f.bits[b >> 5] >> (b & 31)) & 1))) may[b] |= 1ull << k;
 }
 
+/* An expression as it matches: without the discards, captures and atomic
+ * marks around it, which change only its value. */
+static const ast_expr *as_matched(const ast_expr *e)
+{
+    while (e->kind == AST_DISCARD || e->kind == AST_CAPTURE || e->kind == AST_ATOMIC) e = e->kids[0];
+    return e;
+}
+
+/* The fast program's operator part e that is a literal, or a choice of
+ * literals, none empty nor matching invalid bytes: notes them in c->lits for
+ * the machine to match (cc_pratt_op.lits). */
+static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
+{
+    e = as_matched(e);
+    const ast_expr *const *alts = (const ast_expr *const *)&e;
+    int n = 1;
+    if (e->kind == AST_CHOICE) {
+        alts = (const ast_expr *const *)e->kids;
+        n = e->nkids;
+    }
+    if (n > CC_PRATT_LITS) return;
+    for (int i = 0; i < n; i++) {
+        const ast_expr *a = as_matched(alts[i]);
+        if (a->kind != AST_LITERAL || a->len == 0) return;
+        int k = intern_literal(m, a);
+        if (m->g->literals[k].fffd) return;
+        c->lits[i] = k;
+    }
+    c->nlits = (uint8_t)n;
+}
+
 /* The fast and profiled programs' table of a kind of lines (cc_pratt.operand_may,
  * ...) for n lines, or NULL. */
 static uint64_t *line_table(const emitter *m, int n)
@@ -1414,6 +1445,7 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
             c->code = emit_line(m, op->expr, 1, -1, -1);
             m->valued = 0;
             c->vf_code = emit_line(m, op->expr, 0, -1, -1);
+            if (p->fast) note_literal_line(m, c, op->expr);
         }
     }
 }

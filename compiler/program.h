@@ -74,7 +74,14 @@ typedef struct {
     int      number;            /* operator number, across levels in declaration order */
     int      action;            /* its action, -1: none (an Operator node) */
     uint32_t code, vf_code;
+    /* The fast program's record: when the operator part is a literal or a
+     * choice of up to CC_PRATT_LITS literals, their indices (grammar.literals)
+     * in order, which the machine matches itself instead of running the
+     * value-free line (vm/pratt.c); nlits 0: the line runs. */
+    int32_t  lits[4];
+    uint8_t  nlits;
 } cc_pratt_op;
+enum { CC_PRATT_LITS = 4 };
 
 /* One program's record of a Pratt expression: the reference, fast and
  * profiled programs each have their own lines (grammar.pratts). */

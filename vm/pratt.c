@@ -8,6 +8,8 @@
 #include "vm.h"
 #include "action.h"
 
+#include <string.h>
+
 /* States of a parse(min): the head (skip, prefix candidates, operands), then the
  * loop over infix and postfix candidates. */
 typedef enum {
@@ -136,6 +138,30 @@ static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
     return 1;
 }
 
+/* The fast program's operator line that is literals (cc_pratt_op.lits),
+ * tried value-free from the position: matched by the machine, with the
+ * outcome the line would have (no value, no cut). Not in a probe (vm/decide.c),
+ * whose reach counts where a line failed. Returns 0 when the line must run. */
+static int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pratt_op *op)
+{
+    if (!op->nlits || p->probe_cap) return 0;
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    uint32_t pos = r->pos, len = p->in.len;
+    f->out_ok = 0;
+    f->out_cut = 0;
+    f->out_value = VAL_NIL;
+    for (int i = 0; i < op->nlits; i++) {
+        const cc_literal *l = &p->g->literals[op->lits[i]];
+        if (len - pos >= l->len && s[pos] == (unsigned char)l->bytes[0] &&
+            memcmp(s + pos + 1, l->bytes + 1, l->len - 1) == 0) {
+            r->pos = pos + l->len;
+            f->out_ok = 1;
+            break;
+        }
+    }
+    return 1;
+}
+
 /* Runs line (an address) of the Pratt expression under a line entry; the loop
  * comes back to the PRATT instruction at r->ip when it is over. */
 static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
@@ -174,6 +200,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (f->idx < pr->nprefix) {
                 restore(p, r, f->m);
                 f->state = PS_PREFIX_TRIED;
+                if (match_literals(p, r, f, &pr->prefix[f->idx])) continue;
                 return run_line(p, r, pr->prefix[f->idx].vf_code);
             }
             if (f->best >= 0) {
@@ -277,6 +304,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             if (f->idx < pr->ntail) {
                 restore(p, r, f->m2);
                 f->state = PS_TAIL_TRIED;
+                if (match_literals(p, r, f, &pr->tail[f->idx])) continue;
                 return run_line(p, r, pr->tail[f->idx].vf_code);
             }
             if (f->best < 0) {
