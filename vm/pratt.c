@@ -173,215 +173,222 @@ static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
     return VM_NEXT;
 }
 
+/* The machine. f->state is where the top parse goes on when the machine runs
+ * again: after the loop ran a line for it, or after the operand parse it
+ * pushed returned. Between, it goes from state to state (the labels, named
+ * after the states) without leaving. */
 vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
 {
     const cc_pratt *pr = &p->g->pratts[r->ip->a];
+    const int skip_line = skip_is_line(pr);
     vm_pframe *f = &p->pf[p->npf - 1];
-    int pushed;
-    for (;;) {
-        int finished = 0;      /* 1: the parse returned lhs, -1: it failed */
-        int scan_over = 0;     /* it ended on a whole scan of the infix and postfix lines */
-        switch ((pratt_state)f->state) {
-        case PS_HEAD:
-            f->state = PS_HEAD_SKIPPED;
-            if (skip_is_line(pr)) { p->silent++; return run_line(p, r, pr->skip); }
-            if (pr->has_skip) skip_span(p, r, pr);
-            continue;
-        case PS_HEAD_SKIPPED:
-            if (skip_is_line(pr)) p->silent--;
-            f->m = mark(p, r);
-            f->idx = 0;
-            f->best = -1;
-            f->cut_failed = 0;
-            f->state = PS_PREFIX_TRY;
-            continue;
-        case PS_PREFIX_TRY:
-            f->idx = next_line(p, pr->prefix_may, f->idx, pr->nprefix, f->m.pos);
-            if (f->idx < pr->nprefix) {
-                restore(p, r, f->m);
-                f->state = PS_PREFIX_TRIED;
-                if (match_literals(p, r, f, &pr->prefix[f->idx])) continue;
-                return run_line(p, r, pr->prefix[f->idx].vf_code);
-            }
-            if (f->best >= 0) {
-                restore(p, r, f->m);
-                f->state = PS_PREFIX_RERUN;
-                if (!f->valued && skip_rerun(pr, r, f)) continue;
-                return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
-            }
-            if (f->cut_failed) { finished = -1; break; }
-            f->idx = 0;
-            f->state = PS_OPERAND;
-            continue;
-        case PS_PREFIX_TRIED:
-            if (f->out_ok && r->pos > f->m.pos && (f->best < 0 || r->pos > f->best_end)) {
-                f->best = f->idx;
-                f->best_end = r->pos;
-                f->best_cut = f->out_cut;
-            }
-            if (!f->out_ok && f->out_cut) f->cut_failed = 1;
-            restore(p, r, f->m);
-            f->idx++;
-            f->state = PS_PREFIX_TRY;
-            continue;
-        case PS_PREFIX_RERUN:
-            f->op_value = f->out_value;
-            f->op_cut = f->out_cut;
-            f->op_start = f->m.pos;
-            f->op_end = r->pos;
-            f->state = PS_PREFIX_RHS;
-            if ((pushed = push_parse(p, r, &f, (uint32_t)pr->prefix[f->best].level)) < 0) goto push_failed;
-            continue;
-        case PS_PREFIX_RHS:
-            if (f->out_ok) {
-                if (f->valued) {
-                    vm_step st = apply_operator(p, r, pr, &pr->prefix[f->best], f, f->op_start, VAL_NIL, f->out_value, &f->lhs);
-                    if (st != VM_NEXT) return st;
-                }
-                f->lhs_start = f->op_start;
-                f->last_none = 0;
-                f->state = PS_LOOP;
-                continue;
-            }
-            if (f->op_cut) { finished = -1; break; }
-            restore(p, r, f->m);
-            f->idx = 0;
-            f->state = PS_OPERAND;
-            continue;
-        case PS_OPERAND:
-            f->idx = next_line(p, pr->operand_may, f->idx, pr->noperands, f->m.pos);
-            if (f->idx >= pr->noperands) { finished = -1; break; }
-            restore(p, r, f->m);
-            f->state = PS_OPERAND_TRIED;
-            return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
-        case PS_OPERAND_TRIED:
-            if (f->out_ok) {
-                f->lhs = f->out_value;
-                f->lhs_start = f->m.pos;
-                f->last_none = 0;
-                f->state = PS_LOOP;
-                continue;
-            }
-            if (f->out_cut) { finished = -1; break; }
-            f->idx++;
-            f->state = PS_OPERAND;
-            continue;
-        case PS_LOOP:
-            if (f->scanned) {
-                /* the operand parse that returned here stopped at an operator
-                 * it scanned for from this very state: its scan stands */
-                vm_mark now = mark(p, r);
-                f->scanned = 0;
-                if (now.pos == f->scan_m.pos && now.vs == f->scan_m.vs && now.trail == f->scan_m.trail &&
-                    now.rec == f->scan_m.rec && now.vars == f->scan_m.vars) {
-                    f->m = now;
-                    f->m2 = f->scan_m2;
-                    f->best = f->scan_best;
-                    f->best_end = f->scan_best_end;
-                    f->best_cut = f->scan_best_cut;
-                    f->cut_failed = f->scan_cut_failed;
-                    f->idx = pr->ntail;
-                    restore(p, r, f->m2);
-                    f->state = PS_TAIL_TRY;
-                    continue;
-                }
-            }
-            f->m = mark(p, r);
-            f->state = PS_LOOP_SKIPPED;
-            if (skip_is_line(pr)) { p->silent++; return run_line(p, r, pr->skip); }
-            if (pr->has_skip) skip_span(p, r, pr);
-            continue;
-        case PS_LOOP_SKIPPED:
-            if (skip_is_line(pr)) p->silent--;
-            f->m2 = mark(p, r);
-            f->idx = 0;
-            f->best = -1;
-            f->cut_failed = 0;
-            f->state = PS_TAIL_TRY;
-            continue;
-        case PS_TAIL_TRY: {
-            f->idx = next_line(p, pr->tail_may, f->idx, pr->ntail, f->m2.pos);
-            if (f->idx < pr->ntail) {
-                restore(p, r, f->m2);
-                f->state = PS_TAIL_TRIED;
-                if (match_literals(p, r, f, &pr->tail[f->idx])) continue;
-                return run_line(p, r, pr->tail[f->idx].vf_code);
-            }
-            if (f->best < 0) {
-                restore(p, r, f->m);
-                finished = f->cut_failed ? -1 : 1;
-                scan_over = 1;
-                break;
-            }
-            const cc_pratt_op *op = &pr->tail[f->best];
-            if ((uint32_t)op->level <= f->min ||
-                (op->kind == PRATT_INFIX_NONE && (uint32_t)op->level == f->last_none)) {
-                restore(p, r, f->m);
-                finished = 1;
-                scan_over = 1;
-                break;
-            }
+    const cc_pratt_op *op;
+    int pushed, finished, scan_over;
+
+resume:
+    finished = 0;      /* 1: the parse returned lhs, -1: it failed */
+    scan_over = 0;     /* it ended on a whole scan of the infix and postfix lines */
+    switch ((pratt_state)f->state) {
+    case PS_HEAD:          break;
+    case PS_HEAD_SKIPPED:  goto head_skipped;
+    case PS_PREFIX_TRY:    goto prefix_try;
+    case PS_PREFIX_TRIED:  goto prefix_tried;
+    case PS_PREFIX_RERUN:  goto prefix_rerun;
+    case PS_PREFIX_RHS:    goto prefix_rhs;
+    case PS_OPERAND:       goto operand;
+    case PS_OPERAND_TRIED: goto operand_tried;
+    case PS_LOOP:          goto loop;
+    case PS_LOOP_SKIPPED:  goto loop_skipped;
+    case PS_TAIL_TRY:      goto tail_try;
+    case PS_TAIL_TRIED:    goto tail_tried;
+    case PS_TAIL_RERUN:    goto tail_rerun;
+    case PS_TAIL_RHS:      goto tail_rhs;
+    }
+head:
+    if (skip_line) {
+        f->state = PS_HEAD_SKIPPED;
+        p->silent++;
+        return run_line(p, r, pr->skip);
+    }
+    if (pr->has_skip) skip_span(p, r, pr);
+head_skipped:
+    if (skip_line) p->silent--;
+    f->m = mark(p, r);
+    f->idx = 0;
+    f->best = -1;
+    f->cut_failed = 0;
+prefix_try:
+    f->idx = next_line(p, pr->prefix_may, f->idx, pr->nprefix, f->m.pos);
+    if (f->idx < pr->nprefix) {
+        restore(p, r, f->m);
+        f->state = PS_PREFIX_TRIED;
+        if (match_literals(p, r, f, &pr->prefix[f->idx])) goto prefix_tried;
+        return run_line(p, r, pr->prefix[f->idx].vf_code);
+    }
+    if (f->best >= 0) {
+        restore(p, r, f->m);
+        f->state = PS_PREFIX_RERUN;
+        if (!f->valued && skip_rerun(pr, r, f)) goto prefix_rerun;
+        return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
+    }
+    if (f->cut_failed) { finished = -1; goto over; }
+    f->idx = 0;
+    goto operand;
+prefix_tried:
+    if (f->out_ok && r->pos > f->m.pos && (f->best < 0 || r->pos > f->best_end)) {
+        f->best = f->idx;
+        f->best_end = r->pos;
+        f->best_cut = f->out_cut;
+    }
+    if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+    restore(p, r, f->m);
+    f->idx++;
+    goto prefix_try;
+prefix_rerun:
+    f->op_value = f->out_value;
+    f->op_cut = f->out_cut;
+    f->op_start = f->m.pos;
+    f->op_end = r->pos;
+    f->state = PS_PREFIX_RHS;
+    if ((pushed = push_parse(p, r, &f, (uint32_t)pr->prefix[f->best].level)) < 0) goto push_failed;
+    goto head;
+prefix_rhs:
+    if (f->out_ok) {
+        if (f->valued) {
+            vm_step st = apply_operator(p, r, pr, &pr->prefix[f->best], f, f->op_start, VAL_NIL, f->out_value, &f->lhs);
+            if (st != VM_NEXT) return st;
+        }
+        f->lhs_start = f->op_start;
+        f->last_none = 0;
+        goto loop;
+    }
+    if (f->op_cut) { finished = -1; goto over; }
+    restore(p, r, f->m);
+    f->idx = 0;
+operand:
+    f->idx = next_line(p, pr->operand_may, f->idx, pr->noperands, f->m.pos);
+    if (f->idx >= pr->noperands) { finished = -1; goto over; }
+    restore(p, r, f->m);
+    f->state = PS_OPERAND_TRIED;
+    return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
+operand_tried:
+    if (f->out_ok) {
+        f->lhs = f->out_value;
+        f->lhs_start = f->m.pos;
+        f->last_none = 0;
+        goto loop;
+    }
+    if (f->out_cut) { finished = -1; goto over; }
+    f->idx++;
+    goto operand;
+loop:
+    if (f->scanned) {
+        /* the operand parse that returned here stopped at an operator it
+         * scanned for from this very state: its scan stands */
+        vm_mark now = mark(p, r);
+        f->scanned = 0;
+        if (now.pos == f->scan_m.pos && now.vs == f->scan_m.vs && now.trail == f->scan_m.trail &&
+            now.rec == f->scan_m.rec && now.vars == f->scan_m.vars) {
+            f->m = now;
+            f->m2 = f->scan_m2;
+            f->best = f->scan_best;
+            f->best_end = f->scan_best_end;
+            f->best_cut = f->scan_best_cut;
+            f->cut_failed = f->scan_cut_failed;
+            f->idx = pr->ntail;
             restore(p, r, f->m2);
-            f->state = PS_TAIL_RERUN;
-            if (!f->valued && skip_rerun(pr, r, f)) continue;
-            return run_line(p, r, f->valued ? op->code : op->vf_code);
+            goto tail_try;
         }
-        case PS_TAIL_TRIED: {
-            const cc_pratt_op *op = &pr->tail[f->idx];
-            int matched = f->out_ok && !(op->kind == PRATT_POSTFIX && r->pos == f->m2.pos);
-            if (matched && (f->best < 0 || r->pos > f->best_end)) {
-                f->best = f->idx;
-                f->best_end = r->pos;
-                f->best_cut = f->out_cut;
-            }
-            if (!f->out_ok && f->out_cut) f->cut_failed = 1;
-            restore(p, r, f->m2);
-            f->idx++;
-            f->state = PS_TAIL_TRY;
-            continue;
+    }
+    f->m = mark(p, r);
+    if (skip_line) {
+        f->state = PS_LOOP_SKIPPED;
+        p->silent++;
+        return run_line(p, r, pr->skip);
+    }
+    if (pr->has_skip) skip_span(p, r, pr);
+loop_skipped:
+    if (skip_line) p->silent--;
+    f->m2 = mark(p, r);
+    f->idx = 0;
+    f->best = -1;
+    f->cut_failed = 0;
+tail_try:
+    f->idx = next_line(p, pr->tail_may, f->idx, pr->ntail, f->m2.pos);
+    if (f->idx < pr->ntail) {
+        restore(p, r, f->m2);
+        f->state = PS_TAIL_TRIED;
+        if (match_literals(p, r, f, &pr->tail[f->idx])) goto tail_tried;
+        return run_line(p, r, pr->tail[f->idx].vf_code);
+    }
+    if (f->best < 0) {
+        restore(p, r, f->m);
+        finished = f->cut_failed ? -1 : 1;
+        scan_over = 1;
+        goto over;
+    }
+    op = &pr->tail[f->best];
+    if ((uint32_t)op->level <= f->min ||
+        (op->kind == PRATT_INFIX_NONE && (uint32_t)op->level == f->last_none)) {
+        restore(p, r, f->m);
+        finished = 1;
+        scan_over = 1;
+        goto over;
+    }
+    restore(p, r, f->m2);
+    f->state = PS_TAIL_RERUN;
+    if (!f->valued && skip_rerun(pr, r, f)) goto tail_rerun;
+    return run_line(p, r, f->valued ? op->code : op->vf_code);
+tail_tried:
+    op = &pr->tail[f->idx];
+    if (f->out_ok && !(op->kind == PRATT_POSTFIX && r->pos == f->m2.pos) &&
+        (f->best < 0 || r->pos > f->best_end)) {
+        f->best = f->idx;
+        f->best_end = r->pos;
+        f->best_cut = f->out_cut;
+    }
+    if (!f->out_ok && f->out_cut) f->cut_failed = 1;
+    restore(p, r, f->m2);
+    f->idx++;
+    goto tail_try;
+tail_rerun:
+    op = &pr->tail[f->best];
+    f->op_value = f->out_value;
+    f->op_cut = f->out_cut;
+    f->op_start = f->m2.pos;
+    f->op_end = r->pos;
+    if (op->kind == PRATT_POSTFIX) {
+        if (f->valued) {
+            vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, VAL_NIL, &f->lhs);
+            if (st != VM_NEXT) return st;
         }
-        case PS_TAIL_RERUN: {
-            const cc_pratt_op *op = &pr->tail[f->best];
-            f->op_value = f->out_value;
-            f->op_cut = f->out_cut;
-            f->op_start = f->m2.pos;
-            f->op_end = r->pos;
-            if (op->kind == PRATT_POSTFIX) {
-                if (f->valued) {
-                    vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, VAL_NIL, &f->lhs);
-                    if (st != VM_NEXT) return st;
-                }
-                f->last_none = 0;
-                if (r->pos == f->m.pos) { finished = 1; break; }
-                f->state = PS_LOOP;
-                continue;
-            }
-            f->state = PS_TAIL_RHS;
-            if ((pushed = push_parse(p, r, &f, (uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT &&
-                                                                     !FAULT_RIGHT_AS_LEFT(p)))) < 0)
-                goto push_failed;
-            continue;
+        f->last_none = 0;
+        if (r->pos == f->m.pos) { finished = 1; goto over; }
+        goto loop;
+    }
+    f->state = PS_TAIL_RHS;
+    if ((pushed = push_parse(p, r, &f, (uint32_t)op->level - (op->kind == PRATT_INFIX_RIGHT &&
+                                                             !FAULT_RIGHT_AS_LEFT(p)))) < 0)
+        goto push_failed;
+    goto head;
+tail_rhs:
+    op = &pr->tail[f->best];
+    if (f->out_ok) {
+        if (f->valued) {
+            vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, f->out_value, &f->lhs);
+            if (st != VM_NEXT) return st;
         }
-        case PS_TAIL_RHS: {
-            const cc_pratt_op *op = &pr->tail[f->best];
-            if (f->out_ok) {
-                if (f->valued) {
-                    vm_step st = apply_operator(p, r, pr, op, f, f->lhs_start, f->lhs, f->out_value, &f->lhs);
-                    if (st != VM_NEXT) return st;
-                }
-                f->last_none = op->kind == PRATT_INFIX_NONE ? (uint32_t)op->level : 0;
-                if (r->pos == f->m.pos) { finished = 1; break; }
-                f->state = PS_LOOP;
-                continue;
-            }
-            if (f->op_cut) { finished = -1; break; }
-            restore(p, r, f->m);
-            finished = 1;
-            break;
-        }
-        }
-        /* This parse(min) is over: hand its outcome to the parse below, or end
-         * the rule's outer parse. */
+        f->last_none = op->kind == PRATT_INFIX_NONE ? (uint32_t)op->level : 0;
+        if (r->pos == f->m.pos) { finished = 1; goto over; }
+        goto loop;
+    }
+    if (f->op_cut) { finished = -1; goto over; }
+    restore(p, r, f->m);
+    finished = 1;
+
+over: {
+        /* This parse(min) is over: hand its outcome to the parse below, or
+         * end the rule's outer parse. */
         uint32_t lhs = f->lhs;
         int outer = f->outer;
         p->npf--;
@@ -398,8 +405,8 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
         f->out_cut = 0;
         f->out_value = lhs;
         /* In the fast program, the parse below scans the same lines from the
-         * same state next (PS_LOOP), with the same outcome: lines make no
-         * values there and change nothing but the memo table. */
+         * same state next (loop), with the same outcome: lines make no values
+         * there and change nothing but the memo table. */
         f->scanned = pr->fast && scan_over && finished > 0;
         if (f->scanned) {
             f->scan_m = done->m;
@@ -409,6 +416,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
             f->scan_best_cut = done->best_cut;
             f->scan_cut_failed = done->cut_failed;
         }
+        goto resume;
     }
 push_failed:
     return pushed == -1 ? VM_OOM : VM_TOO_DEEP;
