@@ -1361,7 +1361,8 @@ static const ast_expr *as_matched(const ast_expr *e)
  * the machine to match (cc_pratt_op.lits). */
 static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
 {
-    e = as_matched(e);
+    int bare = 1;
+    if (as_matched(e) != e) bare = 0, e = as_matched(e);
     const ast_expr *const *alts = (const ast_expr *const *)&e;
     int n = 1;
     if (e->kind == AST_CHOICE) {
@@ -1371,12 +1372,14 @@ static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
     if (n > CC_PRATT_LITS) return;
     for (int i = 0; i < n; i++) {
         const ast_expr *a = as_matched(alts[i]);
+        if (a != alts[i]) bare = 0;
         if (a->kind != AST_LITERAL || a->len == 0) return;
         int k = intern_literal(m, a);
         if (m->g->literals[k].fffd) return;
         c->lits[i] = k;
     }
     c->nlits = (uint8_t)n;
+    c->lit_value = (uint8_t)bare;
 }
 
 /* The fast and profiled programs' table of a kind of lines (cc_pratt.operand_may,

@@ -80,6 +80,8 @@ typedef struct {
      * value-free line (vm/pratt.c); nlits 0: the line runs. */
     int32_t  lits[4];
     uint8_t  nlits;
+    uint8_t  lit_value;         /* and the part is those literals bare: its value is
+                                   a Match of the one that matched */
 } cc_pratt_op;
 enum { CC_PRATT_LITS = 4 };
 

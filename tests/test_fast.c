@@ -375,6 +375,20 @@ static const fast_case cases[] = {
       "PSTART|PRATT|SUBRET",
       INPUTS("1", "1+2*3", "x + yz * 2", "-x^y!", "x<", "(x)==z", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
              "#ab + #c", "#1", "#", "2^^3", "((1)", "1 2", "", "-", "1+", "1*-2^3!") },
+    { "Pratt: operator parts that are literals, bare or under a discard, a capture or @",
+      "def main = e $$\n"
+      "def e = pratt {\n"
+      "    skip \" \"*\n"
+      "    operand @(?0-9)+\n"
+      "    level { infix none \"<=\" / \"<\" }\n"
+      "    level { infix left -\"+\" infix left @\"-\" }\n"
+      "    level { infix left o:(\"*\" / \"/\") infix left \"%\" / \"//\" }\n"
+      "    level { prefix -\"~\" prefix \"!\" postfix \"?\" / \"??\" }\n"
+      "    level { infix right \"^^\" / \"^\" }\n"
+      "}\n",
+      "PSTART|PRATT",
+      INPUTS("1", "1+2-3", "1 * 2 / 3 % 4 // 5", "~1 + !2??", "1 ^^ 2 ^ 3", "1 <= 2", "1 < 2", "1 <= 2 < 3",
+             "!~1?", "1 ^", "1 +", "", "1 // 2 * 3", "1^^^2", "1??2") },
     { "Pratt: calls of a level, a rule calling the expression, an operator's action",
       "def main = (s -\";\")* $$\n"
       "def s = -\"=\" e(mul) / e\n"

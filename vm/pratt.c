@@ -142,7 +142,7 @@ static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
  * tried value-free from the position: matched by the machine, with the
  * outcome the line would have (no value, no cut). Not in a probe (vm/decide.c),
  * whose reach counts where a line failed. Returns 0 when the line must run. */
-static int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pratt_op *op)
+static inline int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pratt_op *op)
 {
     if (!op->nlits || p->probe_cap) return 0;
     const unsigned char *s = (const unsigned char *)p->in.input;
@@ -153,12 +153,28 @@ static int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pra
     for (int i = 0; i < op->nlits; i++) {
         const cc_literal *l = &p->g->literals[op->lits[i]];
         if (len - pos >= l->len && s[pos] == (unsigned char)l->bytes[0] &&
-            memcmp(s + pos + 1, l->bytes + 1, l->len - 1) == 0) {
+            (l->len == 1 || memcmp(s + pos + 1, l->bytes + 1, l->len - 1) == 0)) {
             r->pos = pos + l->len;
             f->out_ok = 1;
             break;
         }
     }
+    return 1;
+}
+
+/* The same operator chosen, run again valued to make its value: when its
+ * part is bare literals, the value is a Match of the literal, which the
+ * machine makes itself. Returns 1 when done, 0 when the line must run, -1
+ * when out of memory. */
+static inline int literal_value(pego_parser *p, vm_regs *r, const cc_pratt *pr, vm_pframe *f, const cc_pratt_op *op)
+{
+    if (!pr->fast || !op->lit_value || p->probe_cap) return 0;
+    uint32_t v = rt_tree_node(&p->tree, NODE_MATCH, r->pos, f->best_end, NULL, 0);
+    if (!v) return -1;
+    r->pos = f->best_end;
+    f->out_ok = 1;
+    f->out_cut = f->best_cut;
+    f->out_value = v;
     return 1;
 }
 
@@ -183,7 +199,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
     const int skip_line = skip_is_line(pr);
     vm_pframe *f = &p->pf[p->npf - 1];
     const cc_pratt_op *op;
-    int pushed, finished, scan_over;
+    int pushed, finished, scan_over, made;
 
 resume:
     finished = 0;      /* 1: the parse returned lhs, -1: it failed */
@@ -229,6 +245,10 @@ prefix_try:
         restore(p, r, f->m);
         f->state = PS_PREFIX_RERUN;
         if (!f->valued && skip_rerun(pr, r, f)) goto prefix_rerun;
+        if (f->valued && (made = literal_value(p, r, pr, f, &pr->prefix[f->best])) != 0) {
+            if (made < 0) return VM_OOM;
+            goto prefix_rerun;
+        }
         return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
     }
     if (f->cut_failed) { finished = -1; goto over; }
@@ -338,6 +358,10 @@ tail_try:
     restore(p, r, f->m2);
     f->state = PS_TAIL_RERUN;
     if (!f->valued && skip_rerun(pr, r, f)) goto tail_rerun;
+    if (f->valued && (made = literal_value(p, r, pr, f, op)) != 0) {
+        if (made < 0) return VM_OOM;
+        goto tail_rerun;
+    }
     return run_line(p, r, f->valued ? op->code : op->vf_code);
 tail_tried:
     op = &pr->tail[f->idx];
