@@ -240,7 +240,40 @@ static void body(const pego_grammar *g, rt_buf *b, uint32_t from)
             rt_buf_printf(b, " ; %d:%d", g->src[at].line, g->src[at].col);
         }
         rt_buf_addc(b, '\n');
-        if (!fast && (g->code[at].op == OP_RET || g->code[at].op == OP_END || g->code[at].op == OP_SUBRET)) break;
+        /* SUBRET ends a Pratt line in every program */
+        if (g->code[at].op == OP_SUBRET || (!fast && (g->code[at].op == OP_RET || g->code[at].op == OP_END))) break;
+    }
+}
+
+/* The lines of one program's record of a Pratt expression (the reference,
+ * fast or profiled program's: which, program). */
+static void pratt_lines(const pego_grammar *g, rt_buf *b, const cc_rule *rule, const cc_pratt *pr,
+                        const char *program)
+{
+    static const char *kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };
+    if (pr->has_skip) {
+        rt_buf_printf(b, "rule %s%s, skip%s:\n", rule->name, program,
+                      pr->skip_span >= 0 ? " (a byte span the machine scans itself)" : "");
+        body(g, b, pr->skip);
+    }
+    for (int i = 0; i < pr->noperands; i++) {
+        rt_buf_printf(b, "rule %s%s, operand %d:\n", rule->name, program, i + 1);
+        body(g, b, pr->operands[i]);
+        rt_buf_printf(b, "rule %s%s, operand %d, value-free%s:\n", rule->name, program, i + 1,
+                      pr->operand_span && pr->operand_span[i] >= 0 ? " (a byte span the machine scans itself)" : "");
+        body(g, b, pr->vf_operands[i]);
+    }
+    for (int k = 0; k < 2; k++) {
+        const cc_pratt_op *ops = k ? pr->tail : pr->prefix;
+        for (int i = 0; i < (k ? pr->ntail : pr->nprefix); i++) {
+            rt_buf_printf(b, "rule %s%s, operator %d (%s, level %d):\n", rule->name, program, ops[i].number,
+                          kinds[ops[i].kind], ops[i].level);
+            body(g, b, ops[i].code);
+            rt_buf_printf(b, "rule %s%s, operator %d, value-free%s:\n", rule->name, program, ops[i].number,
+                          ops[i].nlits ? (ops[i].lit_value ? " (literals the machine matches, and makes the value of)"
+                                                            : " (literals the machine matches)") : "");
+            body(g, b, ops[i].vf_code);
+        }
     }
 }
 
@@ -268,24 +301,10 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
             body(g, b, rule->prof_vf_entry);
         }
         if (rule->pratt < 0) continue;
-        const cc_pratt *pr = &g->pratts[rule->pratt];
-        static const char *kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };
-        if (pr->has_skip) { rt_buf_printf(b, "rule %s, skip:\n", rule->name); body(g, b, pr->skip); }
-        for (int i = 0; i < pr->noperands; i++) {
-            rt_buf_printf(b, "rule %s, operand %d:\n", rule->name, i + 1);
-            body(g, b, pr->operands[i]);
-            rt_buf_printf(b, "rule %s, operand %d, value-free:\n", rule->name, i + 1);
-            body(g, b, pr->vf_operands[i]);
-        }
-        for (int k = 0; k < 2; k++) {
-            const cc_pratt_op *ops = k ? pr->tail : pr->prefix;
-            for (int i = 0; i < (k ? pr->ntail : pr->nprefix); i++) {
-                rt_buf_printf(b, "rule %s, operator %d (%s, level %d):\n", rule->name, ops[i].number,
-                              kinds[ops[i].kind], ops[i].level);
-                body(g, b, ops[i].code);
-                rt_buf_printf(b, "rule %s, operator %d, value-free:\n", rule->name, ops[i].number);
-                body(g, b, ops[i].vf_code);
-            }
+        pratt_lines(g, b, rule, &g->pratts[rule->pratt], "");
+        if (g->has_fast) {
+            pratt_lines(g, b, rule, &g->pratts[rule->pratt + g->npratts], ", fast");
+            pratt_lines(g, b, rule, &g->pratts[rule->pratt + 2 * g->npratts], ", profiled");
         }
     }
     actions(g, b);

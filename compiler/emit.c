@@ -1424,6 +1424,11 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         p->operands[i] = emit_line(m, o->expr, 1, r, p->operand_actions[i]);
         m->valued = 0;
         p->vf_operands[i] = emit_line(m, o->expr, 0, -1, -1);
+        if (p->fast) {
+            const vm_ins *c = &g->code[p->vf_operands[i]];
+            if (!p->operand_span) p->operand_span = table_new((size_t)pr->noperands + 1, sizeof(int));
+            p->operand_span[i] = c[0].op == OP_BSPAN1 && c[1].op == OP_SUBRET ? c[0].a : -1;
+        }
     }
     int total = 0;
     for (int l = 0; l < pr->nlevels; l++) total += pr->levels[l].nops;

@@ -103,6 +103,10 @@ typedef struct {
      * (vm/pratt.c). */
     uint64_t    *operand_may, *prefix_may, *tail_may;
     int          fast;
+    int         *operand_span;  /* the fast program's record: per operand, the byte set of a
+                                   value-free line that is one span of one byte or more
+                                   (BSPAN1), which the machine scans itself; -1: the line
+                                   runs. NULL in the other programs. */
     int          skip_span;     /* the fast program's record: the byte set of a skip that is
                                    one byte span, which the machine scans itself; -1: a line */
     int          noperands;

@@ -178,6 +178,26 @@ static inline int literal_value(pego_parser *p, vm_regs *r, const cc_pratt *pr, 
     return 1;
 }
 
+/* The fast program's value-free operand f->idx that is one span of one byte
+ * or more (cc_pratt.operand_span), tried from the position: scanned by the
+ * machine, with the outcome the line would have. Not in a probe. Returns 0
+ * when the line must run. */
+static inline int span_operand(pego_parser *p, vm_regs *r, const cc_pratt *pr, vm_pframe *f)
+{
+    if (!pr->operand_span || pr->operand_span[f->idx] < 0 || p->probe_cap) return 0;
+    const uint8_t *set = p->g->bytesets[pr->operand_span[f->idx]].in;
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    uint32_t pos = r->pos, len = p->in.len;
+    f->out_cut = 0;
+    f->out_value = VAL_NIL;
+    f->out_ok = pos < len && set[s[pos]];
+    if (f->out_ok) {
+        for (pos++; pos < len && set[s[pos]]; pos++) {}
+        r->pos = pos;
+    }
+    return 1;
+}
+
 /* Runs line (an address) of the Pratt expression under a line entry; the loop
  * comes back to the PRATT instruction at r->ip when it is over. */
 static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
@@ -290,6 +310,7 @@ operand:
     if (f->idx >= pr->noperands) { finished = -1; goto over; }
     restore(p, r, f->m);
     f->state = PS_OPERAND_TRIED;
+    if (!f->valued && span_operand(p, r, pr, f)) goto operand_tried;
     return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
 operand_tried:
     if (f->out_ok) {
