@@ -1380,6 +1380,9 @@ static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
     }
     c->nlits = (uint8_t)n;
     c->lit_value = (uint8_t)bare;
+    c->lit_bytes1 = 1;
+    for (int i = 0; i < n; i++)
+        if (m->g->literals[c->lits[i]].len != 1) c->lit_bytes1 = 0;
 }
 
 /* The fast and profiled programs' table of a kind of lines (cc_pratt.operand_may,

@@ -82,6 +82,8 @@ typedef struct {
     uint8_t  nlits;
     uint8_t  lit_value;         /* and the part is those literals bare: its value is
                                    a Match of the one that matched */
+    uint8_t  lit_bytes1;        /* and each of them is one byte: a line tried only where
+                                   its table says it may match matches one byte */
 } cc_pratt_op;
 enum { CC_PRATT_LITS = 4 };
 

@@ -32,20 +32,28 @@ static void restore(pego_parser *p, vm_regs *r, vm_mark m)
     p->nvars = m.vars;
 }
 
+/* A new parse(min) on top of the Pratt stack, with the fields it reads
+ * before it writes them (the others wait); NULL when out of memory. */
+static inline vm_pframe *new_parse(pego_parser *p, uint16_t pratt, int outer, int valued, uint32_t min)
+{
+    if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return NULL;
+    vm_pframe *f = &p->pf[p->npf++];
+    f->pratt = pratt;
+    f->state = PS_HEAD;
+    f->outer = (uint8_t)outer;
+    f->valued = (uint8_t)valued;
+    f->scanned = 0;
+    f->min = min;
+    f->lhs = VAL_NIL;
+    return f;
+}
+
 /* Pushes a parse(min) on top of frame *f for an operand; *f is updated, since
  * the stack may move. -1 when out of memory, -2 past the nesting limit. */
-static int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
+static inline int push_parse(pego_parser *p, vm_regs *r, vm_pframe **f, uint32_t min)
 {
-    if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0) return -1;
-    /* the fields a parse reads before it writes them; the others wait */
-    vm_pframe *below = &p->pf[p->npf - 1], *top = &p->pf[p->npf++];
-    top->pratt = below->pratt;
-    top->state = PS_HEAD;
-    top->outer = 0;
-    top->valued = below->valued;
-    top->scanned = 0;
-    top->min = min;
-    top->lhs = VAL_NIL;
+    vm_pframe *top = new_parse(p, (*f)->pratt, 0, (*f)->valued, min);
+    if (!top) return -1;
     *f = top;
     return ++r->depth > p->max_depth ? -2 : 0;
 }
@@ -88,10 +96,7 @@ vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
     const vm_entry *e = &p->es[r->esn - 1];
     uint32_t ret = e->kind == E_GCALL ? e->u.gcall.ret : e->u.call.ret;
     uint32_t level = ret ? (uint32_t)p->g->code[ret - 1].c : 0;
-    if (p->npf == p->cappf && rt_buf_grow((void **)&p->pf, &p->cappf, p->npf + 1, sizeof(vm_pframe)) < 0)
-        return VM_OOM;
-    p->pf[p->npf++] = (vm_pframe){ .pratt = (uint16_t)r->ip->a, .state = PS_HEAD, .outer = 1,
-                                   .valued = r->ip->b != 0, .min = level ? level - 1u : 0 };
+    if (!new_parse(p, (uint16_t)r->ip->a, 1, r->ip->b != 0, level ? level - 1u : 0)) return VM_OOM;
     if (++r->depth > p->max_depth) return VM_TOO_DEEP;
     r->ip++;
     return VM_NEXT;
@@ -101,10 +106,12 @@ vm_step vm_pratt_start(pego_parser *p, vm_regs *r)
  * ...) says may match at pos, or n: the fast and profiled programs leave out
  * the lines that would fail there without passing a cut (the profiled
  * program, only those that would also make no call). */
-static int next_line(const pego_parser *p, const uint64_t *may, int k, int n, uint32_t pos)
+static inline int next_line(const pego_parser *p, const uint64_t *may, int k, int n, uint32_t pos)
 {
     if (!may || k >= n) return k;
-    uint64_t left = may[pos < p->in.len ? (unsigned char)p->in.input[pos] : 256] & (~0ull << k);
+    uint32_t len = p->in.len;
+    const unsigned char *s = (const unsigned char *)p->in.input;
+    uint64_t left = may[pos < len ? s[pos] : 256] & (~0ull << k);
     if (!left) return n;
 #if defined(__GNUC__)
     return __builtin_ctzll(left);
@@ -122,7 +129,9 @@ static void skip_span(const pego_parser *p, vm_regs *r, const cc_pratt *pr)
 {
     const uint8_t *set = p->g->bytesets[pr->skip_span].in;
     const unsigned char *s = (const unsigned char *)p->in.input;
-    while (r->pos < p->in.len && set[s[r->pos]]) r->pos++;
+    uint32_t pos = r->pos, len = p->in.len;
+    while (pos < len && set[s[pos]]) pos++;
+    r->pos = pos;
 }
 
 /* The chosen operator's line runs again, valued, to make its value. A
@@ -138,18 +147,28 @@ static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
     return 1;
 }
 
-/* The fast program's operator line that is literals (cc_pratt_op.lits),
- * tried value-free from the position: matched by the machine, with the
- * outcome the line would have (no value, no cut). Not in a probe (vm/decide.c),
- * whose reach counts where a line failed. Returns 0 when the line must run. */
-static inline int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pratt_op *op)
+/* The lines the fast program's machine takes over (docs/architecture.md,
+ * Pratt expressions), each with the outcome the line would have. Not in a
+ * probe (vm/decide.c), whose reach counts where a line failed: the machine
+ * takes them when pr->fast and not p->probe_cap. */
+
+/* An operator line of literals (cc_pratt_op.lits), tried value-free from the
+ * position: no value, no cut. may is its kind's table (NULL: every line is
+ * tried): one that says the line may match at the next byte has found, for
+ * literals of one byte each, the one that does. */
+static inline void match_literals(const pego_parser *p, vm_regs *r, vm_pframe *f, const cc_pratt_op *op,
+                                  const uint64_t *may)
 {
-    if (!op->nlits || p->probe_cap) return 0;
     const unsigned char *s = (const unsigned char *)p->in.input;
     uint32_t pos = r->pos, len = p->in.len;
-    f->out_ok = 0;
     f->out_cut = 0;
     f->out_value = VAL_NIL;
+    if (may && op->lit_bytes1) {
+        r->pos = pos + 1;
+        f->out_ok = 1;
+        return;
+    }
+    f->out_ok = 0;
     for (int i = 0; i < op->nlits; i++) {
         const cc_literal *l = &p->g->literals[op->lits[i]];
         if (len - pos >= l->len && s[pos] == (unsigned char)l->bytes[0] &&
@@ -159,33 +178,27 @@ static inline int match_literals(pego_parser *p, vm_regs *r, vm_pframe *f, const
             break;
         }
     }
-    return 1;
 }
 
-/* The same operator chosen, run again valued to make its value: when its
- * part is bare literals, the value is a Match of the literal, which the
- * machine makes itself. Returns 1 when done, 0 when the line must run, -1
- * when out of memory. */
-static inline int literal_value(pego_parser *p, vm_regs *r, const cc_pratt *pr, vm_pframe *f, const cc_pratt_op *op)
+/* The operator chosen, run again valued to make its value, when its part is
+ * bare literals (cc_pratt_op.lit_value): a Match of the literal. -1 when out
+ * of memory. */
+static inline int literal_value(pego_parser *p, vm_regs *r, vm_pframe *f)
 {
-    if (!pr->fast || !op->lit_value || p->probe_cap) return 0;
     uint32_t v = rt_tree_node(&p->tree, NODE_MATCH, r->pos, f->best_end, NULL, 0);
     if (!v) return -1;
     r->pos = f->best_end;
     f->out_ok = 1;
     f->out_cut = f->best_cut;
     f->out_value = v;
-    return 1;
+    return 0;
 }
 
-/* The fast program's value-free operand f->idx that is one span of one byte
- * or more (cc_pratt.operand_span), tried from the position: scanned by the
- * machine, with the outcome the line would have. Not in a probe. Returns 0
- * when the line must run. */
-static inline int span_operand(pego_parser *p, vm_regs *r, const cc_pratt *pr, vm_pframe *f)
+/* A value-free operand line that is one span of one byte or more, over the
+ * byte set set (cc_pratt.operand_span). */
+static inline void span_operand(const pego_parser *p, vm_regs *r, vm_pframe *f, int set_index)
 {
-    if (!pr->operand_span || pr->operand_span[f->idx] < 0 || p->probe_cap) return 0;
-    const uint8_t *set = p->g->bytesets[pr->operand_span[f->idx]].in;
+    const uint8_t *set = p->g->bytesets[set_index].in;
     const unsigned char *s = (const unsigned char *)p->in.input;
     uint32_t pos = r->pos, len = p->in.len;
     f->out_cut = 0;
@@ -195,7 +208,6 @@ static inline int span_operand(pego_parser *p, vm_regs *r, const cc_pratt *pr, v
         for (pos++; pos < len && set[s[pos]]; pos++) {}
         r->pos = pos;
     }
-    return 1;
 }
 
 /* Runs line (an address) of the Pratt expression under a line entry; the loop
@@ -217,9 +229,10 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
 {
     const cc_pratt *pr = &p->g->pratts[r->ip->a];
     const int skip_line = skip_is_line(pr);
+    const int takes_lines = pr->fast && !p->probe_cap;   /* the lines above */
     vm_pframe *f = &p->pf[p->npf - 1];
     const cc_pratt_op *op;
-    int pushed, finished, scan_over, made;
+    int pushed, finished, scan_over;
 
 resume:
     finished = 0;      /* 1: the parse returned lhs, -1: it failed */
@@ -258,15 +271,18 @@ prefix_try:
     if (f->idx < pr->nprefix) {
         restore(p, r, f->m);
         f->state = PS_PREFIX_TRIED;
-        if (match_literals(p, r, f, &pr->prefix[f->idx])) goto prefix_tried;
+        if (takes_lines && pr->prefix[f->idx].nlits) {
+            match_literals(p, r, f, &pr->prefix[f->idx], pr->prefix_may);
+            goto prefix_tried;
+        }
         return run_line(p, r, pr->prefix[f->idx].vf_code);
     }
     if (f->best >= 0) {
         restore(p, r, f->m);
         f->state = PS_PREFIX_RERUN;
         if (!f->valued && skip_rerun(pr, r, f)) goto prefix_rerun;
-        if (f->valued && (made = literal_value(p, r, pr, f, &pr->prefix[f->best])) != 0) {
-            if (made < 0) return VM_OOM;
+        if (f->valued && takes_lines && pr->prefix[f->best].lit_value) {
+            if (literal_value(p, r, f) < 0) return VM_OOM;
             goto prefix_rerun;
         }
         return run_line(p, r, f->valued ? pr->prefix[f->best].code : pr->prefix[f->best].vf_code);
@@ -310,7 +326,10 @@ operand:
     if (f->idx >= pr->noperands) { finished = -1; goto over; }
     restore(p, r, f->m);
     f->state = PS_OPERAND_TRIED;
-    if (!f->valued && span_operand(p, r, pr, f)) goto operand_tried;
+    if (!f->valued && takes_lines && pr->operand_span[f->idx] >= 0) {
+        span_operand(p, r, f, pr->operand_span[f->idx]);
+        goto operand_tried;
+    }
     return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
 operand_tried:
     if (f->out_ok) {
@@ -324,18 +343,19 @@ operand_tried:
     goto operand;
 loop:
     if (f->scanned) {
-        /* the operand parse that returned here stopped at an operator it
-         * scanned for from this very state: its scan stands */
+        /* the operand parse that returned here, in the slot above, stopped
+         * at an operator it scanned for from this very state: its scan stands */
+        const vm_pframe *done = &p->pf[p->npf];
         vm_mark now = mark(p, r);
         f->scanned = 0;
-        if (now.pos == f->scan_m.pos && now.vs == f->scan_m.vs && now.trail == f->scan_m.trail &&
-            now.rec == f->scan_m.rec && now.vars == f->scan_m.vars) {
+        if (now.pos == done->m.pos && now.vs == done->m.vs && now.trail == done->m.trail &&
+            now.rec == done->m.rec && now.vars == done->m.vars) {
             f->m = now;
-            f->m2 = f->scan_m2;
-            f->best = f->scan_best;
-            f->best_end = f->scan_best_end;
-            f->best_cut = f->scan_best_cut;
-            f->cut_failed = f->scan_cut_failed;
+            f->m2 = done->m2;
+            f->best = done->best;
+            f->best_end = done->best_end;
+            f->best_cut = done->best_cut;
+            f->cut_failed = done->cut_failed;
             f->idx = pr->ntail;
             restore(p, r, f->m2);
             goto tail_try;
@@ -359,7 +379,10 @@ tail_try:
     if (f->idx < pr->ntail) {
         restore(p, r, f->m2);
         f->state = PS_TAIL_TRIED;
-        if (match_literals(p, r, f, &pr->tail[f->idx])) goto tail_tried;
+        if (takes_lines && pr->tail[f->idx].nlits) {
+            match_literals(p, r, f, &pr->tail[f->idx], pr->tail_may);
+            goto tail_tried;
+        }
         return run_line(p, r, pr->tail[f->idx].vf_code);
     }
     if (f->best < 0) {
@@ -379,8 +402,8 @@ tail_try:
     restore(p, r, f->m2);
     f->state = PS_TAIL_RERUN;
     if (!f->valued && skip_rerun(pr, r, f)) goto tail_rerun;
-    if (f->valued && (made = literal_value(p, r, pr, f, op)) != 0) {
-        if (made < 0) return VM_OOM;
+    if (f->valued && takes_lines && op->lit_value) {
+        if (literal_value(p, r, f) < 0) return VM_OOM;
         goto tail_rerun;
     }
     return run_line(p, r, f->valued ? op->code : op->vf_code);
@@ -444,23 +467,15 @@ over: {
             r->ip++;
             return VM_NEXT;
         }
-        const vm_pframe *done = f;
         f = &p->pf[p->npf - 1];
         f->out_ok = finished > 0;
         f->out_cut = 0;
         f->out_value = lhs;
         /* In the fast program, the parse below scans the same lines from the
          * same state next (loop), with the same outcome: lines make no values
-         * there and change nothing but the memo table. */
+         * there and change nothing but the memo table. It finds the scan in
+         * the slot this parse leaves, which nothing takes before. */
         f->scanned = pr->fast && scan_over && finished > 0;
-        if (f->scanned) {
-            f->scan_m = done->m;
-            f->scan_m2 = done->m2;
-            f->scan_best = done->best;
-            f->scan_best_end = done->best_end;
-            f->scan_best_cut = done->best_cut;
-            f->scan_cut_failed = done->cut_failed;
-        }
         goto resume;
     }
 push_failed:

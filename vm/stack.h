@@ -136,7 +136,7 @@ typedef struct {
     uint16_t pratt;
     uint8_t  state;
     uint8_t  outer;        /* the rule's own parse, not an operand parse */
-    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, best_cut, scanned, scan_cut_failed;
+    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, best_cut, scanned, pad;
     uint32_t min, last_none;
     uint32_t lhs, lhs_start;
     vm_mark  m, m2;        /* before and after the skip */
@@ -144,13 +144,10 @@ typedef struct {
     uint32_t best_end;
     uint32_t op_value, op_start, op_end;   /* the operator part's value and range */
     uint32_t out_value;    /* outcome of the last line or operand parse */
-    /* scanned: the operand parse that just returned here ended on a scan of
-     * the infix and postfix lines from scan_m (the fast program's machine
-     * takes it instead of running the lines again: vm/pratt.c) */
-    vm_mark  scan_m, scan_m2;
-    int32_t  scan_best;
-    uint32_t scan_best_end;
-    uint8_t  scan_best_cut;
+    /* scanned: the operand parse that just returned here, still in the slot
+     * above, ended on a scan of the infix and postfix lines (its m, m2, best,
+     * best_end, best_cut and cut_failed), which the fast program's machine
+     * takes instead of running the lines again (vm/pratt.c) */
 } vm_pframe;
 
 #endif
