@@ -27,9 +27,16 @@ void rt_input_window(rt_input *in, const char *s, uint32_t len)
     in->nlines = 0;
     in->input = s;
     in->len = len;
+    in->ascii = -1;     /* a parse that needs no units never looks */
+}
+
+int rt_input_ascii(rt_input *in)
+{
+    if (in->ascii >= 0) return in->ascii;
     /* eight bytes a step: one pass of a few instructions per eight bytes */
+    const char *s = in->input;
     uint64_t high = 0;
-    uint32_t i = in->base;
+    uint32_t i = in->base, len = in->len;
     for (; len - i >= 8 && !high; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
@@ -37,6 +44,7 @@ void rt_input_window(rt_input *in, const char *s, uint32_t len)
     }
     for (; i < len && !high; i++) high = (unsigned char)s[i] & 0x80u;
     in->ascii = !high;
+    return in->ascii;
 }
 
 void rt_input_free(rt_input *in)
@@ -107,7 +115,7 @@ uint64_t rt_input_unit(rt_input *in, uint32_t byte)
 {
     if (in->unit == PEGO_UNIT_BYTES || byte == 0) return byte;
     if (byte < in->base) byte = in->base;        /* released input: where it was released */
-    if (in->ascii) return in->base_units + (byte - in->base);
+    if (rt_input_ascii(in)) return in->base_units + (byte - in->base);
     if (byte > in->len) return rt_input_unit(in, in->len) + (byte - in->len);   /* a test that found the end */
     if (!in->unit_base && rt_input_prepare_units(in) < 0) return count_units(in, byte);
     return rt_input_unit_at(in, byte);
@@ -140,9 +148,9 @@ static uint32_t ascii_prefix(const unsigned char *s)
 /* rt_input_unit(in, byte) - rt_input_unit(in, from) for from a character's
  * start and byte <= len, counted from from without the tables (a syntax
  * error's column needs only its line's). */
-static uint64_t units_between(const rt_input *in, uint32_t from, uint32_t byte)
+static uint64_t units_between(rt_input *in, uint32_t from, uint32_t byte)
 {
-    if (in->unit == PEGO_UNIT_BYTES || in->ascii) return byte - from;
+    if (in->unit == PEGO_UNIT_BYTES || rt_input_ascii(in)) return byte - from;
     if (in->unit_base) return rt_input_unit_at(in, byte) - rt_input_unit_at(in, from);
     const unsigned char *s = (const unsigned char *)in->input;
     uint64_t k = 0;

@@ -177,7 +177,8 @@ typedef struct {
     const char *input;
     uint32_t    len;
     pego_unit   unit;
-    int         ascii;          /* input is ASCII: units and bytes agree */
+    int         ascii;          /* the input held is ASCII, units and bytes agree: 1; 0: not;
+                                   -1: not known yet (rt_input_ascii finds out) */
     /* Code points (lazy): the index of the character each byte begins or
      * continues, as the index at the start of its block of 256 bytes
      * (unit_base) plus the byte's offset from it (unit_off; len + 1 of them). */
@@ -194,6 +195,7 @@ typedef struct {
     uint64_t    base_units, line_units;
 } rt_input;
 
+int      rt_input_ascii(rt_input *in);               /* in->ascii, found out the first time */
 uint64_t rt_input_unit(rt_input *in, uint32_t byte);   /* offset in the parse's unit */
 int      rt_input_prepare_units(rt_input *in);         /* the tables of rt_input_unit_at; -1: no memory */
 

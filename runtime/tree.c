@@ -164,7 +164,7 @@ static void sexpr_text(printer *pr, const char *s, size_t n)
 static void json_text(printer *pr, const char *s, size_t n)
 {
     pego_parser *p = pr->p;
-    if (p->in.unit == PEGO_UNIT_BYTES || p->in.ascii) { rt_unicode_json_body(&pr->b, s, n); return; }
+    if (p->in.unit == PEGO_UNIT_BYTES || rt_input_ascii(&p->in)) { rt_unicode_json_body(&pr->b, s, n); return; }
     rt_buf t;
     rt_buf_init(&t);
     for (size_t i = 0; i < n;) {
