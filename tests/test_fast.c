@@ -375,6 +375,18 @@ static const fast_case cases[] = {
       "PSTART|PRATT|SUBRET",
       INPUTS("1", "1+2*3", "x + yz * 2", "-x^y!", "x<", "(x)==z", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
              "#ab + #c", "#1", "#", "2^^3", "((1)", "1 2", "", "-", "1+", "1*-2^3!") },
+    { "chains of rules each of whose bodies calls the next: one frame in the profiled program",
+      "def main = list $$\n"
+      "def list = (item -\",\")*\n"
+      "def item = a / \"x\" p\n"
+      "def a = b\n"
+      "def b = c\n"
+      "def c = @(?0-9)+ / -\"(\" list -\")\"\n"
+      "def p = q\n"
+      "def q = @(?a-z)+\n",
+      "+tail",
+      INPUTS("", "1,", "1,xab,", "(1,),", "((1,xy,),),2,", "(((3,),),),", "x(,", "1", "x1,", "(1,x)",
+             "((((((((1,),),),),),),),),", "xq,(((4,),),)") },
     { "Pratt: operator parts that are literals, bare or under a discard, a capture or @",
       "def main = e $$\n"
       "def e = pratt {\n"
