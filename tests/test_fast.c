@@ -375,6 +375,14 @@ static const fast_case cases[] = {
       "PSTART|PRATT|SUBRET",
       INPUTS("1", "1+2*3", "x + yz * 2", "-x^y!", "x<", "(x)==z", "1 + 2 * 3 ^ 2 ^ 2 - -4!", "(1 + 2) ^ 2 == 9", "1 < 2 < 3", "1 <", "-(-1)!!",
              "#ab + #c", "#1", "#", "2^^3", "((1)", "1 2", "", "-", "1+", "1*-2^3!") },
+    { "alternatives that begin alike, p a / p b: p (a / b), unless a cut is in them",
+      "def main = (s -\";\" / t -\".\")* $$\n"
+      "def s = \"a\" \"b\" -- \"c\" / \"a\" \"d\" / \"z\" / \"a\" \"bq\"\n"
+      "def t = -\"{\" w -\"}\" / -\"{\" w (?0-9)+ w -\"}\" / -\"{\" \"!\"\n"
+      "def w = \" \"*\n",
+      "",
+      INPUTS("", "abc;", "ad;", "z;", "abq;", "abd;", "ab;", "a;", "{}.", "{ 12 }.", "{!.", "{ !.", "{ 1.", "{.",
+             "abc;{}.{1}.") },
     { "chains of rules each of whose bodies calls the next: one frame in the profiled program",
       "def main = list $$\n"
       "def list = (item -\",\")*\n"
