@@ -72,9 +72,6 @@ typedef struct {
     int                var_words;
     int32_t            scope_rep;
     int                stream_next;   /* the next REP is the #stream repetition of a valued body */
-    ast_expr         **made;          /* expressions the emitter made (factor_alts), freed with it */
-    int                nmade;
-    uint32_t           capmade;
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -974,127 +971,8 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
 
 /* The alternatives of a choice. An alternative with a loose cut gets a choice
  * entry even when it is the last one, so that the cut has an entry to mark. */
-static int has_cut(const ast_expr *e);
-
-/* Whether a and b are the same expression, of the kinds factor_alts takes. */
-static int same_expr(const ast_expr *a, const ast_expr *b)
-{
-    if (a->kind != b->kind || a->nkids != b->nkids) return 0;
-    switch (a->kind) {
-    case AST_LITERAL:
-        if (a->len != b->len || memcmp(a->text, b->text, a->len) != 0) return 0;
-        break;
-    case AST_CLASS:
-        if (a->negated != b->negated || a->nranges != b->nranges ||
-            memcmp(a->ranges, b->ranges, (size_t)a->nranges * sizeof *a->ranges) != 0)
-            return 0;
-        break;
-    case AST_ANCHOR:
-        if (a->anchor != b->anchor) return 0;
-        break;
-    case AST_REPEAT:
-        if (a->min != b->min || a->max != b->max) return 0;
-        break;
-    case AST_CAPTURE:
-        if (strcmp(a->name, b->name) != 0) return 0;
-        break;
-    case AST_CALL:
-        if (a->rule != b->rule || a->rule < 0 || a->level || b->level) return 0;
-        break;
-    case AST_ANY: case AST_TOP: case AST_BOTTOM: case AST_SEQ: case AST_CHOICE: case AST_OPTIONAL:
-    case AST_AND: case AST_NOT: case AST_ATOMIC: case AST_DISCARD:
-        break;
-    default:                    /* cuts, predicates, attributes, Pratt expressions */
-        return 0;
-    }
-    for (int i = 0; i < a->nkids; i++)
-        if (!same_expr(a->kids[i], b->kids[i])) return 0;
-    return 1;
-}
-
-/* A new expression of the emitter's, freed with it. */
-static ast_expr *made_expr(emitter *m, const ast_expr *like, ast_kind kind, ast_expr **kids, int nkids)
-{
-    ast_expr *e = cc_xcalloc(1, sizeof *e);
-    e->kind = kind;
-    e->line = like->line;
-    e->col = like->col;
-    e->rule = -1;
-    e->kids = cc_xmalloc(((size_t)nkids + 1) * sizeof *kids);
-    memcpy(e->kids, kids, (size_t)nkids * sizeof *kids);
-    e->nkids = nkids;
-    m->made = table_room(m->made, &m->capmade, (size_t)m->nmade + 1, sizeof *m->made);
-    m->made[m->nmade++] = e;
-    return e;
-}
-
-/* The elements of alternative e, as a sequence. */
-static ast_expr *const *elements(ast_expr *const *e, int *n)
-{
-    if ((*e)->kind == AST_SEQ) {
-        *n = (*e)->nkids;
-        return (*e)->kids;
-    }
-    *n = 1;
-    return e;
-}
-
-/* The fast program's value-free choices: alternatives that begin with the
- * same expressions, p a / p b, are p (a / b), as p matches the same way
- * wherever it begins (an expression has one outcome per position), so the
- * second alternative need not match p again. Only where no value is made,
- * nothing is counted (not in the profiled program) and no cut is in them, as
- * a cut in a would commit the outer choice. Returns 0 when nothing is
- * shared: the choice is emitted as it is. */
-static int factor_alts(emitter *m, const ast_expr *e, int live)
-{
-    int n = e->nkids, out = 0, shared = 0;
-    ast_expr **alts = cc_xmalloc(((size_t)n + 1) * sizeof *alts);
-    for (int i = 0; i < n;) {
-        int ni, j = i + 1;
-        ast_expr *const *a = elements(&e->kids[i], &ni);
-        int common = has_cut(e->kids[i]) ? 0 : ni - 1;     /* each alternative keeps an element */
-        /* the alternatives after i that begin as a does: the elements all of them share */
-        for (; j < n && common > 0 && !has_cut(e->kids[j]); j++) {
-            int nj, k = 0;
-            ast_expr *const *b = elements(&e->kids[j], &nj);
-            while (k < common && k < nj - 1 && same_expr(a[k], b[k])) k++;
-            if (k == 0) break;
-            common = k;
-        }
-        if (j - i < 2 || common == 0) {
-            alts[out++] = e->kids[i];
-            i++;
-            continue;
-        }
-        /* p (rest_i / ... / rest_j-1) */
-        ast_expr **rests = cc_xmalloc(((size_t)(j - i) + 1) * sizeof *rests);
-        for (int k = i; k < j; k++) {
-            int nk;
-            ast_expr *const *b = elements(&e->kids[k], &nk);
-            rests[k - i] = nk - common == 1 ? b[common] : made_expr(m, b[common], AST_SEQ, (ast_expr **)b + common, nk - common);
-        }
-        ast_expr *choice = made_expr(m, e->kids[i], AST_CHOICE, rests, j - i);
-        cc_free(rests);
-        ast_expr **seq = cc_xmalloc(((size_t)common + 2) * sizeof *seq);
-        memcpy(seq, a, (size_t)common * sizeof *seq);
-        seq[common] = choice;
-        alts[out++] = made_expr(m, e->kids[i], AST_SEQ, seq, common + 1);
-        cc_free(seq);
-        shared = 1;
-        i = j;
-    }
-    if (shared) {
-        if (out == 1) emit_expr(m, alts[0], 0, live);
-        else emit_alts_fast(m, alts, out, 0, live);
-    }
-    cc_free(alts);
-    return shared;
-}
-
 static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
 {
-    if (m->fast && !m->profiled && !m->valued && !v && factor_alts(m, e, live)) return;
     if (m->fast) { emit_alts_fast(m, e->kids, e->nkids, v, live); return; }
     uint32_t *commits = cc_xmalloc((size_t)e->nkids * sizeof(uint32_t));
     int ncommits = 0;
@@ -2075,11 +1953,6 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
         cc_free(m.rfirst);
-        for (int i = 0; i < m.nmade; i++) {
-            cc_free(m.made[i]->kids);
-            cc_free(m.made[i]);
-        }
-        rt_free(m.made);          /* a table (table_room) */
         cc_free(m.inl);
         cc_free(m.skip_counts);
         cc_free(m.skip_rules);
