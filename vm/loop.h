@@ -53,14 +53,6 @@
  * loop's registers to r, calls, reads them back, and does what the function
  * returned (label called_out). */
 
-/* HELD(x): the probe records the position it holds where a call or an
- * iteration begins, as where it fails (LOOKED): a probe whose run fails
- * nowhere still stops soon after its cap (vm/variant_probe.h). Nothing in
- * the other variants. */
-#ifndef HELD
-#define HELD(x) ((void)0)
-#endif
-
 /* The plain calls made since the statistics were last brought up to date:
  * each is one call and one evaluation. */
 #define FLUSH_CALLS() (st->calls += plain_calls, st->evals += plain_calls, plain_calls = 0)
@@ -552,7 +544,6 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(REPNEXT): {
             const vm_ins *rep = code + ip->a;
-            HELD(pos);
             e = &es[esn - 1];
             uint32_t count = e->u.iter.count + 1;
             if (VALUED && (ip->flags & (INS_SCOPE | INS_DROP)) && tn != e->trail) {
@@ -634,7 +625,6 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
         /* ---- rule calls ---- */
         CASE(CALL):
             NOTE_PC(ip);
-            HELD(pos);
             DECIDE_CALL();
             if (!noplain) {
                 PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
@@ -643,7 +633,6 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             GENERAL_CALL();
         CASE(CALLG):
             NOTE_PC(ip);
-            HELD(pos);
             DECIDE_CALL();
             if ((ip->flags & INS_DEFER) && defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
@@ -980,7 +969,6 @@ capped:
 #undef PROFILED
 #undef EXPECT
 #undef LOOKED
-#undef HELD
 #undef WATCHED
 #undef FILL_ENTRY
 #undef CALL_FRAME

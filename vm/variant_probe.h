@@ -18,5 +18,3 @@
         } \
     } while (0)
 #define PROBE 1
-/* where a call or an iteration begins: a probe whose run fails nowhere stops at its cap */
-#define HELD(x) LOOKED(x)
