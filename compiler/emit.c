@@ -1361,28 +1361,26 @@ static const ast_expr *as_matched(const ast_expr *e)
  * the machine to match (cc_pratt_op.lits). */
 static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
 {
-    int bare = 1;
-    if (as_matched(e) != e) bare = 0, e = as_matched(e);
-    const ast_expr *const *alts = (const ast_expr *const *)&e;
-    int n = 1;
-    if (e->kind == AST_CHOICE) {
-        alts = (const ast_expr *const *)e->kids;
-        n = e->nkids;
+    const ast_expr *part = as_matched(e);
+    int bare = part == e, bytes1 = 1, n = 1;
+    const ast_expr *const *alts = &part;
+    if (part->kind == AST_CHOICE) {
+        alts = (const ast_expr *const *)part->kids;
+        n = part->nkids;
     }
     if (n > CC_PRATT_LITS) return;
     for (int i = 0; i < n; i++) {
         const ast_expr *a = as_matched(alts[i]);
-        if (a != alts[i]) bare = 0;
         if (a->kind != AST_LITERAL || a->len == 0) return;
         int k = intern_literal(m, a);
         if (m->g->literals[k].fffd) return;
         c->lits[i] = k;
+        bare &= a == alts[i];
+        bytes1 &= a->len == 1;
     }
     c->nlits = (uint8_t)n;
     c->lit_value = (uint8_t)bare;
-    c->lit_bytes1 = 1;
-    for (int i = 0; i < n; i++)
-        if (m->g->literals[c->lits[i]].len != 1) c->lit_bytes1 = 0;
+    c->lit_bytes1 = (uint8_t)bytes1;
 }
 
 /* The fast and profiled programs' table of a kind of lines (cc_pratt.operand_may,

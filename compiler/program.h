@@ -66,6 +66,8 @@ typedef struct {
     uint8_t  fffd;              /* contains U+FFFD: matches invalid bytes too */
 } cc_literal;
 
+enum { CC_PRATT_LITS = 4 };    /* the literals of an operator part the machine matches itself */
+
 /* A Pratt expression (docs/language.md 3): its lines are small bodies ending in
  * SUBRET, each with a valued and a value-free address. */
 typedef struct {
@@ -78,14 +80,13 @@ typedef struct {
      * choice of up to CC_PRATT_LITS literals, their indices (grammar.literals)
      * in order, which the machine matches itself instead of running the
      * value-free line (vm/pratt.c); nlits 0: the line runs. */
-    int32_t  lits[4];
+    int32_t  lits[CC_PRATT_LITS];
     uint8_t  nlits;
     uint8_t  lit_value;         /* and the part is those literals bare: its value is
                                    a Match of the one that matched */
     uint8_t  lit_bytes1;        /* and each of them is one byte: a line tried only where
                                    its table says it may match matches one byte */
 } cc_pratt_op;
-enum { CC_PRATT_LITS = 4 };
 
 /* One program's record of a Pratt expression: the reference, fast and
  * profiled programs each have their own lines (grammar.pratts). */
