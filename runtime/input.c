@@ -7,6 +7,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void rt_input_reset(rt_input *in, const char *s, uint32_t len, pego_unit unit)
 {
@@ -131,42 +134,132 @@ static void count_line_col(rt_input *in, uint32_t byte, int *line, int *col)
     *col = (int)(rt_input_unit(in, byte) - (start == in->base ? in->line_units : rt_input_unit(in, start))) + 1;
 }
 
-/* How many of the eight bytes at s are ASCII before the first that is not. */
-static uint32_t ascii_prefix(const unsigned char *s)
+/* The bytes among the eight at s that are 0xC0 or above, the only bytes that
+ * may lead a sequence of several: bit 7 of their byte of the result. */
+static uint64_t lead_bytes(const unsigned char *s)
 {
     uint64_t w;
     memcpy(&w, s, 8);
-    uint64_t high = w & 0x8080808080808080ull;
-    if (!high) return 8;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return (uint32_t)__builtin_clzll(high) >> 3;
-#else
-    return (uint32_t)__builtin_ctzll(high) >> 3;
+    w = __builtin_bswap64(w);     /* the first byte lowest, as the loop below reads them */
 #endif
+    return w & (w << 1) & 0x8080808080808080ull;
 }
+
+/* Decodes the characters of s (len bytes) from at, a character's start, while
+ * they start before until, adding them to *chars: every byte is a character
+ * but those that continue a valid sequence, and only a byte from 0xC0 on
+ * begins one, so the leading bytes are found eight bytes a step and only
+ * their sequences are decoded. Returns where the last character ends (until
+ * or a little after), or the start of a character that would end after limit,
+ * which is not counted. */
+static uint32_t decode_run(const unsigned char *s, uint32_t len, uint32_t at, uint32_t until,
+                           uint32_t limit, uint64_t *chars)
+{
+    uint32_t from = at, end = until;
+    uint64_t joined = 0;                      /* bytes that continue a sequence */
+    for (; at < until; at += 8) {
+        uint64_t leads = 0;
+        uint32_t n = until - at < 8 ? until - at : 8;
+        if (len - at >= 8)
+            leads = lead_bytes(s + at) & (n == 8 ? ~0ull : (1ull << (8 * n)) - 1);
+        else
+            for (uint32_t i = 0; i < n; i++)
+                if (s[at + i] >= 0xC0) leads |= 0x80ull << (8 * i);
+        for (; leads; leads &= leads - 1) {
+            uint32_t lead = at + ((uint32_t)__builtin_ctzll(leads) >> 3);
+            uint32_t width = (uint32_t)rt_unicode_width(s + lead, len - lead);
+            if (lead + width > limit) {              /* limit cuts this character */
+                *chars += lead - from - joined;
+                return lead;
+            }
+            joined += width - 1;
+            if (lead + width > end) end = lead + width;
+        }
+    }
+    *chars += end - from - joined;
+    return end;
+}
+
+#ifdef __SSE2__
+/* The bytes of x that may break the rules of valid UTF-8 by their value, one
+ * bit each: bytes that lead nothing valid (0xC0, 0xC1, from 0xF5), and the
+ * leading bytes whose second byte has a narrower range (0xE0, 0xED, 0xF0,
+ * 0xF4: overlong, surrogate, above U+10FFFF). */
+static inline unsigned utf8_special(__m128i x)
+{
+    __m128i c0 = _mm_cmpeq_epi8(_mm_and_si128(x, _mm_set1_epi8((char)0xFE)), _mm_set1_epi8((char)0xC0));
+    __m128i f5 = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8((char)0xF5)), x);
+    __m128i e0 = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xE0)), _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xED)));
+    __m128i f0 = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xF0)), _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xF4)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(c0, f5), _mm_or_si128(e0, f0)));
+}
+#endif
 
 /* rt_input_unit(in, byte) - rt_input_unit(in, from) for from a character's
  * start and byte <= len, counted from from without the tables (a syntax
- * error's column needs only its line's). */
+ * error's column needs only its line's, and a stream's released input is
+ * counted once). Sixteen bytes that are valid UTF-8 hold as many characters
+ * as bytes that do not continue a sequence: where SSE2 is there, those are
+ * counted sixteen a step, and the rest is decoded (decode_run). */
 static uint64_t units_between(rt_input *in, uint32_t from, uint32_t byte)
 {
     if (in->unit == PEGO_UNIT_BYTES || rt_input_ascii(in)) return byte - from;
     if (in->unit_base) return rt_input_unit_at(in, byte) - rt_input_unit_at(in, from);
     const unsigned char *s = (const unsigned char *)in->input;
-    uint64_t k = 0;
-    while (from < byte) {
-        if (byte - from >= 8) {   /* the ASCII bytes among the next eight, up to the first that is not */
-            uint32_t ascii = ascii_prefix(s + from);
-            from += ascii;
-            k += ascii;
-            if (ascii == 8) continue;
+    uint64_t chars = 0;
+    uint32_t at = from;
+#ifdef __SSE2__
+    /* Bits of the sixteen bytes at at: from 0x80 (m7), with bit 6 set
+     * (m6), bit 5 (m5), bit 4 (m4); a byte continues a sequence if it is
+     * 10xxxxxx, and must if one of the three bytes before it leads a sequence
+     * that long (carried from the bytes before as the bits past 16). */
+    uint32_t carry = 0;
+    __m128i conts = _mm_setzero_si128();     /* the continuing bytes counted, in two sums */
+    int counted = 0;                         /* the sixteen bytes before at were counted so */
+    for (;;) {
+        uint32_t next = byte - at >= 16 ? at + 16 : byte;
+        if (next - at == 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + at));
+            unsigned m7 = (unsigned)_mm_movemask_epi8(x), m6 = (unsigned)_mm_movemask_epi8(_mm_slli_epi16(x, 1));
+            unsigned m5 = (unsigned)_mm_movemask_epi8(_mm_slli_epi16(x, 2)), m4 = (unsigned)_mm_movemask_epi8(_mm_slli_epi16(x, 3));
+            unsigned lead = m7 & m6, cont = m7 & ~m6;
+            uint32_t want = (lead << 1 | (lead & m5) << 2 | (lead & m5 & m4) << 3) | carry;
+            if (!(((want & 0xFFFF) ^ cont) | utf8_special(x))) {
+                __m128i c = _mm_cmpeq_epi8(_mm_and_si128(x, _mm_set1_epi8((char)0xC0)), _mm_set1_epi8((char)0x80));
+                conts = _mm_add_epi64(conts, _mm_sad_epu8(_mm_and_si128(c, _mm_set1_epi8(1)), _mm_setzero_si128()));
+                chars += 16;
+                carry = want >> 16;
+                at = next;
+                counted = 1;
+                continue;
+            }
         }
-        uint32_t width = (uint32_t)rt_unicode_width(s + from, in->len - from);
-        if (from + width > byte) break;          /* byte continues this character */
-        from += width;
-        k++;
+        /* decoded, from the start of the character at continues if the
+         * bytes counted so began it (its first byte was counted: one
+         * character, taken back) */
+        uint32_t start = at;
+        for (uint32_t k = 1; counted && k <= 3; k++) {
+            unsigned c = s[at - k];
+            if (c < 0x80) break;
+            if (c >= 0xC0) {
+                if (at - k + 2 + (c >= 0xE0) + (c >= 0xF0) > at) start = at - k;
+                break;
+            }
+        }
+        if (start < at) chars--;
+        at = decode_run(s, in->len, start, next, byte, &chars);
+        if (at < next || at >= byte) break;
+        carry = 0;                               /* at begins a character */
+        counted = 0;
     }
-    return k;
+    uint64_t sums[2];
+    _mm_storeu_si128((__m128i *)sums, conts);
+    return chars - sums[0] - sums[1];
+#else
+    decode_run(s, in->len, at, byte, byte, &chars);
+    return chars;
+#endif
 }
 
 void rt_input_line_col(rt_input *in, uint32_t byte, int *line, int *col)

@@ -13,6 +13,7 @@
 
 #include "pego.h"
 #include "../runtime/parser.h"    /* rt_stream: the most input and memo entries held */
+#include "../runtime/unicode.h"   /* rt_unicode_decode: the characters released input holds */
 #include "fixtures.h"
 
 /* ---- readers ---- */
@@ -504,6 +505,96 @@ static uint32_t next_random(uint32_t *seed)
     return *seed >> 16;
 }
 
+/* The code points of released input, and of a line up to a position, are
+ * counted sixteen or eight bytes a step (runtime/input.c): the same as
+ * decoding each character in turn (an invalid byte is one, a character cut by
+ * the position is not counted). Random text: ASCII only, valid UTF-8 only
+ * (with the sequences whose second byte has a narrower range, at both ends of
+ * it), valid with a few invalid sequences, or many; long lines or short ones;
+ * released at random characters' starts, near or far apart. */
+static uint64_t decoded_between(const unsigned char *s, uint32_t len, uint32_t from, uint32_t to)
+{
+    uint64_t k = 0;
+    while (from < to) {
+        uint32_t cp;
+        uint32_t w = (uint32_t)rt_unicode_decode(s + from, len - from, &cp);
+        if (from + w > to) break;
+        from += w;
+        k++;
+    }
+    return k;
+}
+
+static void test_released_units(void)
+{
+    static const char *const valid[] = {
+        "a", "bc", "xyzw1234", "0123456789abcdef", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+        "\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xE0\xBF\xBF", "\xED\x80\x80", "\xED\x9F\xBF",
+        "\xEF\xBF\xBF", "\xF0\x90\x80\x80", "\xF4\x80\x80\x80", "\xF4\x8F\xBF\xBF", "\xF3\xBF\xBF\xBF",
+    };
+    static const char *const invalid[] = {
+        "\x80", "\xBF", "\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xC0\x80", "\xC1\xBF", "\xE0\x9F\xBF",
+        "\xED\xA0\x80", "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF",
+        "\xC3\xA9\xA9", "\xE2\x82\xAC\x80",
+    };
+    const unsigned nvalid = sizeof valid / sizeof *valid, ninvalid = sizeof invalid / sizeof *invalid;
+    uint32_t seed = 12345;
+    for (int round = 0; round < 400; round++) {
+        static unsigned char text[4200];
+        uint32_t len = 0;
+        unsigned kind = (unsigned)round % 4;              /* ASCII, valid, a few invalid, many */
+        unsigned line_every = round % 3 == 0 ? 20 : 400;  /* a line feed in so many pieces */
+        unsigned step = round % 5 < 2 ? 40 : 600;        /* the most bytes released at once */
+        uint32_t size = 200 + next_random(&seed) % 4000;
+        while (len < size) {
+            unsigned r = next_random(&seed);
+            const char *piece = r % line_every == 0 ? "\n"
+                              : kind == 0 ? valid[r / 7 % 4]
+                              : kind == 1 || (kind == 2 && r / 7 % 30) ? valid[r / 7 % nvalid]
+                              : (r / 7) % 2 ? valid[r / 14 % nvalid] : invalid[r / 14 % ninvalid];
+            memcpy(text + len, piece, strlen(piece));
+            len += (uint32_t)strlen(piece);
+        }
+        rt_input in = { 0 };
+        rt_input_reset(&in, (const char *)text, len, PEGO_UNIT_CODEPOINTS);
+        uint64_t units = 0, line_start_units = 0;
+        uint32_t line = 0, at = 0;
+        while (at < len) {
+            uint32_t next = at + next_random(&seed) % step, b = at;
+            while (b < next && b < len) {             /* a character's start at or after next */
+                uint32_t cp;
+                b += (uint32_t)rt_unicode_decode(text + b, len - b, &cp);
+            }
+            for (uint32_t i = at; i < b; i++)
+                if (text[i] == '\n') {
+                    line++;
+                    line_start_units = units + decoded_between(text, len, at, i + 1);
+                }
+            units += decoded_between(text, len, at, b);
+            rt_input_release(&in, b);
+            rt_input_window(&in, (const char *)text, len);   /* as a read after it: no tables */
+            CU_ASSERT_EQUAL(in.base_units, units);
+            CU_ASSERT_EQUAL(in.base_line, line);
+            CU_ASSERT_EQUAL(in.line_units, line_start_units);
+            /* a column, from the line's start, at a position that may cut a character */
+            uint32_t pos = b + next_random(&seed) % step;
+            if (pos > len) pos = len;
+            int l, c;
+            rt_input_line_col(&in, pos, &l, &c);
+            uint32_t ls = b, nl = line;
+            for (uint32_t i = b; i < pos; i++)
+                if (text[i] == '\n') { ls = i + 1; nl++; }
+            uint64_t col = ls == b ? units - line_start_units + decoded_between(text, len, b, pos)
+                                   : decoded_between(text, len, ls, pos);
+            CU_ASSERT_EQUAL(l, (int)nl + 1);
+            CU_ASSERT_EQUAL(c, (int)col + 1);
+            rt_input_window(&in, (const char *)text, len);
+            at = b;
+        }
+        rt_input_free(&in);
+    }
+}
+
 static long read_random(char *buf, size_t cap, void *ctx)
 {
     random_source *s = ctx;
@@ -928,6 +1019,7 @@ int main(void)
     CU_add_test(s, "an empty element ends the repetition", test_empty_element);
     CU_add_test(s, "when elements are handed over", test_when_handed);
     CU_add_test(s, "absolute positions, lines and columns", test_positions);
+    CU_add_test(s, "released input counted as decoded", test_released_units);
     CU_add_test(s, "expected where an element ended", test_expected_at_element_end);
     CU_add_test(s, "traced in pieces: the events an AGAIN voids", test_trace_marks);
     CU_add_test(s, "a sink stops the parse at a mark", test_trace_marks_stop);
