@@ -447,9 +447,13 @@ int  rt_profiler_parse_begin(pego_parser *p);
 void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes);
 void rt_profiler_parser_free(pego_parser *p);
 int  rt_profiler_sampled(const pego_parser *p);   /* the profiled parse is sampled (sampled mode) */
-int  rt_profiler_exact(void);                      /* profiling is on, in exact mode (--profile-detail) */
 void rt_profiler_enter(pego_parser *p, uint32_t variant, uint32_t pos);
 void rt_profiler_exit(pego_parser *p, int ok, uint32_t end, uint32_t examined, uint64_t evals, int memo);
+/* A stream parse released the input before base: exact mode forgets the
+ * positions it counts repeats at before it. */
+void rt_profiler_input_released(pego_parser *p, uint32_t base);
+/* Exact mode: how many (rule, position) pairs p's parse holds to count repeats. */
+uint32_t rt_profiler_repeat_positions(const pego_parser *p);
 /* --profile-memory: gives the nodes built since the last note to the rule
  * running (its stack, in sampled mode); called before every change of the
  * rule running, through rt_memory_check. */

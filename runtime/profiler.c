@@ -247,8 +247,21 @@ static uint64_t interval_ns(void) { return prof.interval_ns ? prof.interval_ns :
 static _Thread_local prof_thread *my_thread;
 /* This thread holds my_thread->lock, or is about to take it: a report written
  * on this thread meanwhile (exit() from a signal handler or a trace callback)
- * reads its record without waiting for itself. */
+ * reads its record without waiting for itself. It counts the holds: an exact
+ * parse holds the record to its end, and a stream parse's reader or element
+ * callback may parse too (hold_record, release_record). */
 static _Thread_local volatile int my_record_held;
+
+/* Holds and releases this thread's record c, taking its lock at the first
+ * hold and giving it back at the last release. */
+static void hold_record(prof_thread *c)
+{
+    if (my_record_held++ == 0) pthread_mutex_lock(&c->lock);
+}
+static void release_record(prof_thread *c)
+{
+    if (--my_record_held == 0) pthread_mutex_unlock(&c->lock);
+}
 
 /* ---- warnings ---- */
 
@@ -693,9 +706,9 @@ static inline void attribute(rt_profiler_state *s, uint64_t now, uint32_t line)
 }
 
 /* --profile-detail: the table of evaluations at (rule, position, level) with
- * room for cap (a power of two) slots, this parse's moved into it; -1 when out
- * of memory. */
-static int seen_grow(rt_profiler_state *s, uint32_t cap)
+ * room for cap (a power of two) slots, this parse's at positions from from on
+ * moved into it; -1 when out of memory. */
+static int seen_rebuild(rt_profiler_state *s, uint32_t cap, uint32_t from)
 {
     uint64_t *keys = rt_malloc((size_t)cap * sizeof *keys);
     uint32_t *counts = rt_malloc((size_t)cap * sizeof *counts), *gens = rt_calloc(cap, sizeof *gens);
@@ -707,7 +720,7 @@ static int seen_grow(rt_profiler_state *s, uint32_t cap)
     }
     if (!s->seen_gen) s->seen_gen = 1;      /* 0: no slot's */
     for (uint32_t i = 0; i < s->seen_cap; i++) {
-        if (s->seen_gens[i] != s->seen_gen) continue;
+        if (s->seen_gens[i] != s->seen_gen || ((s->seen_keys[i] - 1) >> 32) < from) continue;
         uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
         while (gens[j] == s->seen_gen) j = (j + 1) & (cap - 1);
         keys[j] = s->seen_keys[i];
@@ -724,6 +737,26 @@ static int seen_grow(rt_profiler_state *s, uint32_t cap)
     return 0;
 }
 
+/* --profile-detail, a stream parse: the evaluations before base, input the
+ * parse released, are forgotten, as the collectors forget them: the table
+ * holds those of the input held, in room for them (at least 4096 slots). */
+void rt_profiler_input_released(pego_parser *p, uint32_t base)
+{
+    rt_profiler_state *s = p->prof;
+    if (!p->prof_on || !s || s->sampled || !s->seen_cap) return;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->seen_cap; i++)
+        if (s->seen_gens[i] == s->seen_gen && ((s->seen_keys[i] - 1) >> 32) >= base) kept++;
+    uint32_t cap = 4096;
+    while (cap < 4 * (uint64_t)kept) cap *= 2;
+    if (seen_rebuild(s, cap, base) == 0) s->seen_n = kept;
+}
+
+uint32_t rt_profiler_repeat_positions(const pego_parser *p)
+{
+    return p->prof && !p->prof->sampled ? p->prof->seen_n : 0;
+}
+
 /* --profile-detail: a new parse of len bytes: the slots of the last are no
  * longer this parse's (a new generation, not a table cleared), and the table
  * has room for about one evaluation a byte from the start, up to 2^20 slots. */
@@ -736,7 +769,7 @@ static void seen_reset(rt_profiler_state *s, uint32_t len)
     s->seen_n = 0;
     uint32_t want = 4096;
     while (want < (1u << 20) && want < 2 * (uint64_t)len) want *= 2;
-    if (s->seen_cap < want) (void)seen_grow(s, want);   /* out of memory: it grows when needed */
+    if (s->seen_cap < want) (void)seen_rebuild(s, want, 0);   /* out of memory: it grows when needed */
 }
 
 /* --profile-detail: counts an evaluation of rule at (pos, level); returns how
@@ -744,7 +777,7 @@ static void seen_reset(rt_profiler_state *s, uint32_t len)
 static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, uint32_t level)
 {
     uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
-    if ((s->seen_n + 1) * 2 > s->seen_cap && seen_grow(s, s->seen_cap ? s->seen_cap * 2 : 4096) < 0) return 0;
+    if ((s->seen_n + 1) * 2 > s->seen_cap && seen_rebuild(s, s->seen_cap ? s->seen_cap * 2 : 4096, 0) < 0) return 0;
     uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (s->seen_cap - 1);
     while (s->seen_gens[j] == s->seen_gen && s->seen_keys[j] != key) j = (j + 1) & (s->seen_cap - 1);
     if (s->seen_gens[j] != s->seen_gen) {
@@ -1107,17 +1140,16 @@ int rt_profiler_parse_begin(pego_parser *p)
     rt_flusher_check();
     prof_thread *c = this_thread();
     if (!c) return 0;
-    if (__atomic_load_n(&prof.locking_records, __ATOMIC_SEQ_CST)) {   /* let the writer have it */
+    /* let a writer have the record first, unless this thread holds it (a
+     * parse in a stream parse's callback, under --profile-detail): the
+     * writer waits for the parse holding it to end */
+    if (!my_record_held && __atomic_load_n(&prof.locking_records, __ATOMIC_SEQ_CST)) {
         pthread_mutex_lock(&prof.lock);
         pthread_mutex_unlock(&prof.lock);
     }
-    my_record_held = 1;
-    pthread_mutex_lock(&c->lock);
+    hold_record(c);
     int on = begin_locked(p, c);
-    if (!on || p->prof->sampled) {          /* an exact parse keeps it */
-        pthread_mutex_unlock(&c->lock);
-        my_record_held = 0;
-    }
+    if (!on || p->prof->sampled) release_record(c);   /* an exact parse keeps it */
     if (!on) return 0;
     rt_profiler_state *s = p->prof;
     s->nnative = prof.native ? capture_native(s->native) : 0;
@@ -1132,11 +1164,6 @@ int rt_profiler_parse_begin(pego_parser *p)
 }
 
 int rt_profiler_sampled(const pego_parser *p) { return p->prof_on && p->prof && p->prof->sampled; }
-
-int rt_profiler_exact(void)
-{
-    return prof.enabled && (prof.detail || prof.mode == MODE_EXACT);
-}
 
 /* The calling-context node for rule (at pc, for a native frame) under node,
  * made when new; node itself when out of memory. */
@@ -1208,11 +1235,9 @@ static rep_rule *parse_rule(rt_profiler_state *s, uint32_t rule)
  * buffer is half full (the record locked, as at a parse's end). */
 static void flush_memory_paths(rt_profiler_state *s)
 {
-    my_record_held = 1;
-    pthread_mutex_lock(&s->c->lock);
+    hold_record(s->c);
     add_paths(s->pg, &s->mem, 1);
-    pthread_mutex_unlock(&s->c->lock);
-    my_record_held = 0;
+    release_record(s->c);
     rt_sampler_clear_paths(&s->mem);
 }
 
@@ -1421,12 +1446,10 @@ void rt_profiler_parse_end(pego_parser *p, const char *input, uint64_t bytes)
     if (s->sampled) {
         rt_sampler_end(p);
         p->sampled = 0;
-        my_record_held = 1;
-        pthread_mutex_lock(&c->lock);
+        hold_record(c);
     }
     end_locked(p, s, now, input, bytes);
-    pthread_mutex_unlock(&c->lock);
-    my_record_held = 0;
+    release_record(c);
 }
 
 /* ---- writing the report ---- */

@@ -38,6 +38,7 @@ static void release(pego_parser *p)
     rt_input_release(in, k);             /* counts the bytes released, before they go */
     memmove(st->buf, st->buf + (k - from), st->end - k);
     rt_trace_input_released(p, in->base_units);   /* collectors forget the positions before it */
+    rt_profiler_input_released(p, k);             /* and so does an exact profile */
 }
 
 int rt_stream_read(pego_parser *p, int all)
@@ -133,15 +134,15 @@ pego_status pego_parse_stream(pego_parser *p, pego_read_fn read, void *read_ctx,
     rt_input_reset(&p->in, st->buf ? st->buf : "", 0, opt->unit);
     __atomic_store_n(&p->progress, 0, __ATOMIC_RELAXED);
     /* The reference program (and, unobserved, the fast program's elements,
-     * vm/stream.c); trace sinks and the profiler see every call. The
-     * profiler's sampled mode only: an exact profile holds its thread's
-     * record for the whole parse, and the callbacks may parse too. The
-     * default policy's second-call bits cover the input held, from in.base
+     * vm/stream.c); trace sinks and the profiler see every call (an exact
+     * profile holds its thread's record for the whole parse, and the
+     * callbacks may parse too: the thread's holds are counted). The default
+     * policy's second-call bits cover the input held, from in.base
      * (rt_stream_read), and go with the memo entries after each element
      * (vm/stream.c). */
     rt_parse_unobserved_reference(p, opt->memo, opt->max_depth);
     st->on = 1;                          /* the profiler marks the parse a stream */
-    p->prof_on = p->internal || rt_profiler_exact() ? 0 : rt_profiler_parse_begin(p);
+    p->prof_on = p->internal ? 0 : rt_profiler_parse_begin(p);
     p->observing = p->ntrace > 0 || p->prof_on;
     p->noplain |= p->observing;          /* every call on the general path, where sinks see it */
     int status = PEGO_ABORTED;

@@ -97,7 +97,7 @@ int fixtures_each(fixture_fn fn, void *ctx, int *grammars, int *inputs)
 /* Runs test in a child process with --profile on (pego_profile_start): its
  * assertions must hold there too. The child leaves with _exit, so no report
  * is written. */
-int run_profiled(void (*test)(void))
+int run_profiled(void (*test)(void), const char *options)
 {
     fflush(stdout);
     fflush(stderr);
@@ -107,7 +107,7 @@ int run_profiled(void (*test)(void))
         char dir[] = "/tmp/pego-test-XXXXXX", path[64];
         if (!mkdtemp(dir)) _exit(2);
         snprintf(path, sizeof path, "%s/r.zst", dir);
-        int started = pego_profile_start(path, NULL) == 0;
+        int started = pego_profile_start(path, options) == 0;
         unsigned before = CU_get_number_of_failures();
         if (started) test();
         int failed = !started || CU_get_number_of_failures() != before;

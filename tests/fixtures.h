@@ -17,9 +17,10 @@ const char *fixtures_srcdir(void);
 typedef int (*fixture_fn)(const pego_grammar *g, const char *file, const char *input, size_t len, void *ctx);
 int fixtures_each(fixture_fn fn, void *ctx, int *grammars, int *inputs);
 
-/* Runs test in a child process with --profile on (pego_profile_start): returns
- * 0 when its CUnit assertions all held there, 1 when some failed or profiling
- * could not start, -1 when the child could not run. No report is written. */
-int run_profiled(void (*test)(void));
+/* Runs test in a child process with --profile on (pego_profile_start, with
+ * options: NULL for none): returns 0 when its CUnit assertions all held there, 1
+ * when some failed or profiling could not start, -1 when the child could not
+ * run. No report is written. */
+int run_profiled(void (*test)(void), const char *options);
 
 #endif

@@ -509,7 +509,7 @@ static void test_fault_is_caught(void)
 
 
 /* Profiled, every parse of a document is still a fresh parse's. */
-static void test_profiled(void) { CU_ASSERT_EQUAL(run_profiled(test_fixtures), 0); }
+static void test_profiled(void) { CU_ASSERT_EQUAL(run_profiled(test_fixtures, NULL), 0); }
 
 int main(void)
 {
