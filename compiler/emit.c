@@ -1332,22 +1332,6 @@ static int has_cut(const ast_expr *e)
     return 0;
 }
 
-/* Notes in may (257 masks, per next byte and the end of the input) that line
- * k, expression e, may match where it begins: at the bytes that can begin it,
- * everywhere when it can match empty or has a cut. In the profiled program,
- * only a line that begins with a terminal fails at another byte without a
- * call, which would count: the others run everywhere. */
-static void note_line_first(emitter *m, uint64_t *may, int k, const ast_expr *e)
-{
-    cc_first f;
-    first_of(m, e, &f);
-    const ast_expr *head = first_element(e);
-    int any = f.nullable || has_cut(e) ||
-              (m->profiled && !(head && (head->kind == AST_LITERAL || head->kind == AST_CLASS || head->kind == AST_ANY)));
-    for (int b = 0; b < 257; b++)
-        if (any || (b < 256 && ((f.bits[b >> 5] >> (b & 31)) & 1))) may[b] |= 1ull << k;
-}
-
 /* An expression as it matches: without the discards, captures and atomic
  * marks around it, which change only its value. */
 static const ast_expr *as_matched(const ast_expr *e)
@@ -1356,22 +1340,48 @@ static const ast_expr *as_matched(const ast_expr *e)
     return e;
 }
 
-/* The fast program's operator part e that is a literal, or a choice of
+/* How many literals the line e is, a literal or a choice of literals (up to
+ * CC_PRATT_LITS, none empty), as it matches; 0 when it is not. */
+static int literal_alternatives(const ast_expr *e)
+{
+    const ast_expr *part = as_matched(e);
+    int n = part->kind == AST_CHOICE ? part->nkids : 1;
+    if (n > CC_PRATT_LITS) return 0;
+    for (int i = 0; i < n; i++) {
+        const ast_expr *a = as_matched(part->kind == AST_CHOICE ? part->kids[i] : part);
+        if (a->kind != AST_LITERAL || a->len == 0) return 0;
+    }
+    return n;
+}
+
+/* Notes in may (257 masks, per next byte and the end of the input) that line
+ * k, expression e, may match where it begins: at the bytes that can begin it,
+ * everywhere when it can match empty or has a cut. In the profiled program,
+ * only a line that begins with a terminal, or is literals, fails at another
+ * byte without a call, which would count: the others run everywhere. */
+static void note_line_first(emitter *m, uint64_t *may, int k, const ast_expr *e)
+{
+    cc_first f;
+    first_of(m, e, &f);
+    const ast_expr *head = first_element(e);
+    int any = f.nullable || has_cut(e) ||
+              (m->profiled && !literal_alternatives(e) &&
+               !(head && (head->kind == AST_LITERAL || head->kind == AST_CLASS || head->kind == AST_ANY)));
+    for (int b = 0; b < 257; b++)
+        if (any || (b < 256 && ((f.bits[b >> 5] >> (b & 31)) & 1))) may[b] |= 1ull << k;
+}
+
+/* The fast or profiled program's operator part e that is a literal, or a choice of
  * literals, none empty nor matching invalid bytes: notes them in c->lits for
  * the machine to match (cc_pratt_op.lits). */
 static void note_literal_line(emitter *m, cc_pratt_op *c, const ast_expr *e)
 {
     const ast_expr *part = as_matched(e);
-    int bare = part == e, bytes1 = 1, n = 1;
-    const ast_expr *const *alts = &part;
-    if (part->kind == AST_CHOICE) {
-        alts = (const ast_expr *const *)part->kids;
-        n = part->nkids;
-    }
-    if (n > CC_PRATT_LITS) return;
+    int bare = part == e, bytes1 = 1, n = literal_alternatives(e);
+    const ast_expr *const *alts = part->kind == AST_CHOICE ? (const ast_expr *const *)part->kids : &part;
+    if (!n) return;
     for (int i = 0; i < n; i++) {
         const ast_expr *a = as_matched(alts[i]);
-        if (a->kind != AST_LITERAL || a->len == 0) return;
         int k = intern_literal(m, a);
         if (m->g->literals[k].fffd) return;
         c->lits[i] = k;
@@ -1408,13 +1418,14 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         p->skip = emit_line(m, pr->skip, 0, -1, -1);
         m->valued = 1;
         const vm_ins *c = &g->code[p->skip];
-        if (m->fast && !m->profiled && c[0].op == OP_BSPAN && c[1].op == OP_SUBRET) p->skip_span = c[0].a;
+        if (m->fast && c[0].op == OP_BSPAN && c[1].op == OP_SUBRET) p->skip_span = c[0].a;
     }
     p->noperands = pr->noperands;
     p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->vf_operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
     p->operand_actions = table_new((size_t)pr->noperands + 1, sizeof(int));
     p->fast = m->fast && !m->profiled;
+    p->takes_lines = m->fast;
     p->operand_may = line_table(m, pr->noperands);
     for (int i = 0; i < pr->noperands; i++) {
         const ast_pratt_operand *o = &pr->operands[i];
@@ -1425,7 +1436,7 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         p->operands[i] = emit_line(m, o->expr, 1, r, p->operand_actions[i]);
         m->valued = 0;
         p->vf_operands[i] = emit_line(m, o->expr, 0, -1, -1);
-        if (p->fast) {
+        if (p->takes_lines) {
             const vm_ins *c = &g->code[p->vf_operands[i]];
             if (!p->operand_span) p->operand_span = table_new((size_t)pr->noperands + 1, sizeof(int));
             p->operand_span[i] = c[0].op == OP_BSPAN1 && c[1].op == OP_SUBRET ? c[0].a : -1;
@@ -1454,7 +1465,7 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
             c->code = emit_line(m, op->expr, 1, -1, -1);
             m->valued = 0;
             c->vf_code = emit_line(m, op->expr, 0, -1, -1);
-            if (p->fast) note_literal_line(m, c, op->expr);
+            if (p->takes_lines) note_literal_line(m, c, op->expr);
         }
     }
 }

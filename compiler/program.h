@@ -106,12 +106,16 @@ typedef struct {
      * (vm/pratt.c). */
     uint64_t    *operand_may, *prefix_may, *tail_may;
     int          fast;
-    int         *operand_span;  /* the fast program's record: per operand, the byte set of a
-                                   value-free line that is one span of one byte or more
-                                   (BSPAN1), which the machine scans itself; -1: the line
-                                   runs. NULL in the other programs. */
-    int          skip_span;     /* the fast program's record: the byte set of a skip that is
-                                   one byte span, which the machine scans itself; -1: a line */
+    /* The fast and profiled programs' records: the machine takes over the
+     * lines that call nothing (what it counts stays the reference program's):
+     * operator parts of literals (cc_pratt_op.lits), operands and skips that
+     * are one byte span. */
+    int          takes_lines;
+    int         *operand_span;  /* per operand, the byte set of a value-free line that is one
+                                   span of one byte or more (BSPAN1), which the machine scans
+                                   itself; -1: the line runs. NULL in the reference program's. */
+    int          skip_span;     /* the byte set of a skip that is one byte span, which the
+                                   machine scans itself; -1: a line */
     int          noperands;
     cc_pratt_op *prefix;        /* prefix operators, in declaration order */
     int          nprefix;

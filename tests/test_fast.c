@@ -972,6 +972,47 @@ static void test_compile(void)
     }
 }
 
+/* The profiled program's Pratt machine takes over the lines that call
+ * nothing, as the fast program's does (its counts stay the reference
+ * program's: every comparison above checks them), and runs those that call. */
+static void test_profiled_pratt_lines(void)
+{
+    const char *src = "def main = e $$\n"
+                      "def e = pratt {\n"
+                      "    skip \" \"*\n"
+                      "    operand @(?0-9)+\n"
+                      "    operand name\n"
+                      "    level { infix none \"<=\" / \"<\" }\n"
+                      "    level { infix left -\"+\" infix left sign }\n"
+                      "}\n"
+                      "def name = @(?a-z)+\n"
+                      "def sign = \"-\"\n";
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char *code = pego_grammar_disassemble(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(code);
+    static const char *const taken[] = {
+        "rule e, profiled, skip (a byte span the machine scans itself)",
+        "rule e, profiled, operand 1, value-free (a byte span the machine scans itself)",
+        "rule e, profiled, operator 0, value-free (literals the machine matches, and makes the value of)",
+        "rule e, profiled, operator 1, value-free (literals the machine matches)",
+    };
+    static const char *const run[] = {   /* a call of name, of sign: counted where they run */
+        "rule e, profiled, operand 2, value-free:",
+        "rule e, profiled, operator 2, value-free:",
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(code, taken[i]));
+        if (!strstr(code, taken[i])) fprintf(stderr, "\n  lacks: %s", taken[i]);
+    }
+    for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(code, run[i]));
+        if (!strstr(code, run[i])) fprintf(stderr, "\n  lacks: %s", run[i]);
+    }
+    free(code);
+    pego_grammar_free(g);
+}
+
 /* One known case by hand: the fast program answers a match, the reference
  * option and a failure go to the reference program, with the same results. */
 static void test_known_case(void)
@@ -1602,6 +1643,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
     CU_pSuite s = CU_add_suite("fast program", NULL, NULL);
     CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
+    CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing", test_profiled_pratt_lines);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);

@@ -147,10 +147,12 @@ static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
     return 1;
 }
 
-/* The lines the fast program's machine takes over (docs/architecture.md,
- * Pratt expressions), each with the outcome the line would have. Not in a
- * probe (vm/decide.c), whose reach counts where a line failed: the machine
- * takes them when pr->fast and not p->probe_cap. */
+/* The lines the fast and profiled programs' machine takes over
+ * (docs/architecture.md, Pratt expressions), each with the outcome the line
+ * would have: lines that call nothing, so that the profiled program's counts
+ * stay the reference program's. Not in a probe (vm/decide.c), whose reach
+ * counts where a line failed: the machine takes them when pr->takes_lines
+ * and not p->probe_cap. */
 
 /* An operator line of literals (cc_pratt_op.lits), tried value-free from the
  * position: no value, no cut. may is its kind's table (NULL: every line is
@@ -229,7 +231,7 @@ vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
 {
     const cc_pratt *pr = &p->g->pratts[r->ip->a];
     const int skip_line = skip_is_line(pr);
-    const int takes_lines = pr->fast && !p->probe_cap;   /* the lines above */
+    const int takes_lines = pr->takes_lines && !p->probe_cap;   /* the lines above */
     vm_pframe *f = &p->pf[p->npf - 1];
     const cc_pratt_op *op;
     int pushed, finished, scan_over;
