@@ -706,9 +706,9 @@ static inline void attribute(rt_profiler_state *s, uint64_t now, uint32_t line)
 }
 
 /* --profile-detail: the table of evaluations at (rule, position, level) with
- * room for cap (a power of two) slots, this parse's at positions from from on
- * moved into it; -1 when out of memory. */
-static int seen_rebuild(rt_profiler_state *s, uint32_t cap, uint32_t from)
+ * room for cap (a power of two) slots, this parse's moved into it; -1 when out
+ * of memory. */
+static int seen_grow(rt_profiler_state *s, uint32_t cap)
 {
     uint64_t *keys = rt_malloc((size_t)cap * sizeof *keys);
     uint32_t *counts = rt_malloc((size_t)cap * sizeof *counts), *gens = rt_calloc(cap, sizeof *gens);
@@ -720,7 +720,7 @@ static int seen_rebuild(rt_profiler_state *s, uint32_t cap, uint32_t from)
     }
     if (!s->seen_gen) s->seen_gen = 1;      /* 0: no slot's */
     for (uint32_t i = 0; i < s->seen_cap; i++) {
-        if (s->seen_gens[i] != s->seen_gen || ((s->seen_keys[i] - 1) >> 32) < from) continue;
+        if (s->seen_gens[i] != s->seen_gen) continue;
         uint32_t j = (uint32_t)((s->seen_keys[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
         while (gens[j] == s->seen_gen) j = (j + 1) & (cap - 1);
         keys[j] = s->seen_keys[i];
@@ -735,21 +735,6 @@ static int seen_rebuild(rt_profiler_state *s, uint32_t cap, uint32_t from)
     s->seen_gens = gens;
     s->seen_cap = cap;
     return 0;
-}
-
-/* --profile-detail, a stream parse: the evaluations before base, input the
- * parse released, are forgotten, as the collectors forget them: the table
- * holds those of the input held, in room for them (at least 4096 slots). */
-void rt_profiler_input_released(pego_parser *p, uint32_t base)
-{
-    rt_profiler_state *s = p->prof;
-    if (!p->prof_on || !s || s->sampled || !s->seen_cap) return;
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < s->seen_cap; i++)
-        if (s->seen_gens[i] == s->seen_gen && ((s->seen_keys[i] - 1) >> 32) >= base) kept++;
-    uint32_t cap = 4096;
-    while (cap < 4 * (uint64_t)kept) cap *= 2;
-    if (seen_rebuild(s, cap, base) == 0) s->seen_n = kept;
 }
 
 uint32_t rt_profiler_repeat_positions(const pego_parser *p)
@@ -769,7 +754,28 @@ static void seen_reset(rt_profiler_state *s, uint32_t len)
     s->seen_n = 0;
     uint32_t want = 4096;
     while (want < (1u << 20) && want < 2 * (uint64_t)len) want *= 2;
-    if (s->seen_cap < want) (void)seen_rebuild(s, want, 0);   /* out of memory: it grows when needed */
+    if (s->seen_cap < want) (void)seen_grow(s, want);   /* out of memory: it grows when needed */
+}
+
+/* --profile-detail, a stream parse: the evaluations before base, input the
+ * parse released, are forgotten, as the collectors forget them: the table
+ * holds those of the input held, in room for them (at least 4096 slots). */
+void rt_profiler_input_released(pego_parser *p, uint32_t base)
+{
+    rt_profiler_state *s = p->prof;
+    if (!p->prof_on || !s || s->sampled || !s->seen_cap) return;
+    /* the slots of the positions released leave this parse's generation,
+     * and the rest move to a table of their own size */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->seen_cap; i++) {
+        if (s->seen_gens[i] != s->seen_gen) continue;
+        if (((s->seen_keys[i] - 1) >> 32) < base) s->seen_gens[i] = 0;
+        else kept++;
+    }
+    uint32_t cap = 4096;
+    while (cap < 4 * (uint64_t)kept) cap *= 2;
+    s->seen_n = kept;
+    if (seen_grow(s, cap) < 0) seen_reset(s, 0);   /* out of memory: the table has holes; forget it all */
 }
 
 /* --profile-detail: counts an evaluation of rule at (pos, level); returns how
@@ -777,7 +783,7 @@ static void seen_reset(rt_profiler_state *s, uint32_t len)
 static uint32_t seen_before(rt_profiler_state *s, uint32_t rule, uint32_t pos, uint32_t level)
 {
     uint64_t key = ((uint64_t)pos << 32 | (uint64_t)rule << 8 | (level & 0xff)) + 1;
-    if ((s->seen_n + 1) * 2 > s->seen_cap && seen_rebuild(s, s->seen_cap ? s->seen_cap * 2 : 4096, 0) < 0) return 0;
+    if ((s->seen_n + 1) * 2 > s->seen_cap && seen_grow(s, s->seen_cap ? s->seen_cap * 2 : 4096) < 0) return 0;
     uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (s->seen_cap - 1);
     while (s->seen_gens[j] == s->seen_gen && s->seen_keys[j] != key) j = (j + 1) & (s->seen_cap - 1);
     if (s->seen_gens[j] != s->seen_gen) {
