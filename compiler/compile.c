@@ -189,6 +189,8 @@ void pego_grammar_free(pego_grammar *g)
         rt_free(g->pratts[i].operand_actions);
         rt_free(g->pratts[i].operand_may);
         rt_free(g->pratts[i].operand_span);
+        rt_free(g->pratts[i].operand_chain);
+        rt_free(g->pratts[i].operand_chain_span);
         rt_free(g->pratts[i].prefix_may);
         rt_free(g->pratts[i].tail_may);
         rt_free(g->pratts[i].prefix);

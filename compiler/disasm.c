@@ -253,14 +253,19 @@ static void pratt_lines(const pego_grammar *g, rt_buf *b, const cc_rule *rule, c
     static const char *kinds[] = { "prefix", "postfix", "infix left", "infix right", "infix none" };
     if (pr->has_skip) {
         rt_buf_printf(b, "rule %s%s, skip%s:\n", rule->name, program,
-                      pr->skip_span >= 0 ? " (a byte span the machine scans itself)" : "");
+                      pr->skip_span >= 0    ? " (a byte span the machine scans itself)"
+                      : pr->skip_chain >= 0 ? " (a call of a byte span the machine scans and counts itself)"
+                                            : "");
         body(g, b, pr->skip);
     }
     for (int i = 0; i < pr->noperands; i++) {
         rt_buf_printf(b, "rule %s%s, operand %d:\n", rule->name, program, i + 1);
         body(g, b, pr->operands[i]);
         rt_buf_printf(b, "rule %s%s, operand %d, value-free%s:\n", rule->name, program, i + 1,
-                      pr->operand_span && pr->operand_span[i] >= 0 ? " (a byte span the machine scans itself)" : "");
+                      pr->operand_span && pr->operand_span[i] >= 0 ? " (a byte span the machine scans itself)"
+                      : pr->operand_chain && pr->operand_chain[i] >= 0
+                          ? " (a call of a byte span the machine scans and counts itself)"
+                          : "");
         body(g, b, pr->vf_operands[i]);
     }
     for (int k = 0; k < 2; k++) {

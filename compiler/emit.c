@@ -1400,6 +1400,22 @@ static uint64_t *line_table(const emitter *m, int n)
     return m->fast && n <= 64 ? table_new(257, sizeof(uint64_t)) : NULL;
 }
 
+/* The line whose code is c when it is one span, op, that the machine can
+ * scan itself: its byte set in *span, or in the profiled program, when the
+ * line is a call compiled in of that span (PIN, the span, POUT of one chain),
+ * in *call_span, with the chain in *chain. -1 in the others. */
+static void span_line(const vm_ins *c, int op, int *span, int *chain, int *call_span)
+{
+    *span = *chain = *call_span = -1;
+    if (c[0].op == op && c[1].op == OP_SUBRET) {
+        *span = c[0].a;
+    } else if (c[0].op == OP_PIN && c[1].op == op && c[2].op == OP_POUT && c[3].op == OP_SUBRET &&
+               c[0].a == c[2].a) {
+        *chain = c[0].a;
+        *call_span = c[1].a;
+    }
+}
+
 /* The tables and lines of the Pratt expression that is rule r's body, in the
  * program being emitted. The actions are compiled once, for the reference
  * program, and shared. */
@@ -1411,14 +1427,13 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
     p->rule = r;
     m->rule = r;
     m->valued = 1;
-    p->skip_span = -1;
+    p->skip_span = p->skip_chain = p->skip_chain_span = -1;
     if (pr->skip) {
         p->has_skip = 1;
         m->valued = 0;
         p->skip = emit_line(m, pr->skip, 0, -1, -1);
         m->valued = 1;
-        const vm_ins *c = &g->code[p->skip];
-        if (m->fast && c[0].op == OP_BSPAN && c[1].op == OP_SUBRET) p->skip_span = c[0].a;
+        if (m->fast) span_line(&g->code[p->skip], OP_BSPAN, &p->skip_span, &p->skip_chain, &p->skip_chain_span);
     }
     p->noperands = pr->noperands;
     p->operands = table_new((size_t)pr->noperands + 1, sizeof(uint32_t));
@@ -1437,9 +1452,18 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
         m->valued = 0;
         p->vf_operands[i] = emit_line(m, o->expr, 0, -1, -1);
         if (p->takes_lines) {
-            const vm_ins *c = &g->code[p->vf_operands[i]];
-            if (!p->operand_span) p->operand_span = table_new((size_t)pr->noperands + 1, sizeof(int));
-            p->operand_span[i] = c[0].op == OP_BSPAN1 && c[1].op == OP_SUBRET ? c[0].a : -1;
+            size_t n = (size_t)pr->noperands + 1;
+            int chain, call_span;
+            if (!p->operand_span) p->operand_span = table_new(n, sizeof(int));
+            span_line(&g->code[p->vf_operands[i]], OP_BSPAN1, &p->operand_span[i], &chain, &call_span);
+            if (m->profiled && !p->operand_chain) {
+                p->operand_chain = table_new(n, sizeof(int));
+                p->operand_chain_span = table_new(n, sizeof(int));
+            }
+            if (m->profiled) {
+                p->operand_chain[i] = chain;
+                p->operand_chain_span[i] = call_span;
+            }
         }
     }
     int total = 0;

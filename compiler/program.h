@@ -116,6 +116,14 @@ typedef struct {
                                    itself; -1: the line runs. NULL in the reference program's. */
     int          skip_span;     /* the byte set of a skip that is one byte span, which the
                                    machine scans itself; -1: a line */
+    /* The profiled program's record: a skip or a value-free operand line
+     * (per operand) that is a call compiled in of one byte span (PIN, the
+     * span, POUT of one chain), which the machine scans and counts itself
+     * (vm_chain_count): its chain, and its byte set; -1: none (then
+     * skip_span and operand_span may say the line is a span alone). The
+     * operands' NULL in the other programs' records. */
+    int          skip_chain, skip_chain_span;
+    int         *operand_chain, *operand_chain_span;
     int          noperands;
     cc_pratt_op *prefix;        /* prefix operators, in declaration order */
     int          nprefix;

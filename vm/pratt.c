@@ -121,13 +121,13 @@ static inline int next_line(const pego_parser *p, const uint64_t *may, int k, in
 #endif
 }
 
-/* The skip runs as a line, silently, except in the fast program when it is
- * one byte span, which the machine scans itself (cc_pratt.skip_span). */
+/* The skip runs as a line, silently, except when it is one byte span, which
+ * the machine scans itself (cc_pratt.skip_span). */
 static int skip_is_line(const cc_pratt *pr) { return pr->has_skip && pr->skip_span < 0; }
 
-static void skip_span(const pego_parser *p, vm_regs *r, const cc_pratt *pr)
+static void skip_span(const pego_parser *p, vm_regs *r, int set_index)
 {
-    const uint8_t *set = p->g->bytesets[pr->skip_span].in;
+    const uint8_t *set = p->g->bytesets[set_index].in;
     const unsigned char *s = (const unsigned char *)p->in.input;
     uint32_t pos = r->pos, len = p->in.len;
     while (pos < len && set[s[pos]]) pos++;
@@ -212,6 +212,34 @@ static inline void span_operand(const pego_parser *p, vm_regs *r, vm_pframe *f, 
     }
 }
 
+/* The profiled program's skip or value-free operand line (operand) at line
+ * that is a call compiled in (chain) of a byte span over set_index
+ * (cc_pratt.skip_chain, operand_chain): scanned as above, with sample_ip at
+ * the span's instruction meanwhile (the sampler gives the time to the call);
+ * then the call counts: entered, and matched with what it consumed when it
+ * matched. */
+static void counted_span(pego_parser *p, vm_regs *r, vm_pframe *f, int chain, int set_index, uint32_t line,
+                         int operand)
+{
+    const vm_ins *was = p->sample_ip;
+    uint32_t from = r->pos;
+    p->sample_ip = p->g->code + line + 1;
+    int ok = 1;
+    if (operand) {
+        span_operand(p, r, f, set_index);
+        ok = f->out_ok;
+    } else {
+        skip_span(p, r, set_index);
+    }
+    vm_chain_count *c = &p->chain_counts[chain];
+    c->entered++;
+    if (ok) {
+        c->matched++;
+        c->consumed += r->pos - from;
+    }
+    p->sample_ip = was;
+}
+
 /* Runs line (an address) of the Pratt expression under a line entry; the loop
  * comes back to the PRATT instruction at r->ip when it is over. */
 static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
@@ -257,13 +285,18 @@ resume:
     }
 head:
     if (skip_line) {
+        if (pr->skip_chain >= 0) {
+            counted_span(p, r, f, pr->skip_chain, pr->skip_chain_span, pr->skip, 0);
+            goto head_counted;
+        }
         f->state = PS_HEAD_SKIPPED;
         p->silent++;
         return run_line(p, r, pr->skip);
     }
-    if (pr->has_skip) skip_span(p, r, pr);
+    if (pr->has_skip) skip_span(p, r, pr->skip_span);
 head_skipped:
     if (skip_line) p->silent--;
+head_counted:
     f->m = mark(p, r);
     f->idx = 0;
     f->best = -1;
@@ -332,6 +365,10 @@ operand:
         span_operand(p, r, f, pr->operand_span[f->idx]);
         goto operand_tried;
     }
+    if (!f->valued && pr->operand_chain && pr->operand_chain[f->idx] >= 0) {
+        counted_span(p, r, f, pr->operand_chain[f->idx], pr->operand_chain_span[f->idx], pr->vf_operands[f->idx], 1);
+        goto operand_tried;
+    }
     return run_line(p, r, f->valued ? pr->operands[f->idx] : pr->vf_operands[f->idx]);
 operand_tried:
     if (f->out_ok) {
@@ -365,13 +402,18 @@ loop:
     }
     f->m = mark(p, r);
     if (skip_line) {
+        if (pr->skip_chain >= 0) {
+            counted_span(p, r, f, pr->skip_chain, pr->skip_chain_span, pr->skip, 0);
+            goto loop_counted;
+        }
         f->state = PS_LOOP_SKIPPED;
         p->silent++;
         return run_line(p, r, pr->skip);
     }
-    if (pr->has_skip) skip_span(p, r, pr);
+    if (pr->has_skip) skip_span(p, r, pr->skip_span);
 loop_skipped:
     if (skip_line) p->silent--;
+loop_counted:
     f->m2 = mark(p, r);
     f->idx = 0;
     f->best = -1;
