@@ -1456,11 +1456,11 @@ static void emit_pratt(emitter *m, int r, const ast_pratt *pr)
             int chain, call_span;
             if (!p->operand_span) p->operand_span = table_new(n, sizeof(int));
             span_line(&g->code[p->vf_operands[i]], OP_BSPAN1, &p->operand_span[i], &chain, &call_span);
-            if (m->profiled && !p->operand_chain) {
-                p->operand_chain = table_new(n, sizeof(int));
-                p->operand_chain_span = table_new(n, sizeof(int));
-            }
             if (m->profiled) {
+                if (!p->operand_chain) {
+                    p->operand_chain = table_new(n, sizeof(int));
+                    p->operand_chain_span = table_new(n, sizeof(int));
+                }
                 p->operand_chain[i] = chain;
                 p->operand_chain_span[i] = call_span;
             }

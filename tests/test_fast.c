@@ -1557,12 +1557,12 @@ static void test_fixture_counts(void)
     tally t = { 0 };
     int grammars = 0, inputs = 0, fast = 0;
     CU_ASSERT_EQUAL(fixtures_each(fixture_counts, &t, &grammars, &inputs), 0);
+    setenv("srcdir", fixtures_srcdir(), 1);
     for (size_t i = 0; i < sizeof bench_inputs / sizeof bench_inputs[0]; i++) {
         static char source[65536];
         pego_grammar *g = source_grammar(bench_inputs[i].grammar, source, sizeof source);
         CU_ASSERT_PTR_NOT_NULL(g);
         size_t len = 0;
-        setenv("srcdir", fixtures_srcdir(), 1);
         char *in = generated(bench_inputs[i].command, &len);
         CU_ASSERT_PTR_NOT_NULL(in);
         if (g && in) {

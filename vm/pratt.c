@@ -150,7 +150,8 @@ static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
 /* The lines the fast and profiled programs' machine takes over
  * (docs/architecture.md, Pratt expressions), each with the outcome the line
  * would have: lines that call nothing, so that the profiled program's counts
- * stay the reference program's. Not in a probe (vm/decide.c), whose reach
+ * stay the reference program's (the profiled program's calls of one span are
+ * counted by counted_span, below). Not in a probe (vm/decide.c), whose reach
  * counts where a line failed: the machine takes them when pr->takes_lines
  * and not p->probe_cap. */
 
