@@ -97,6 +97,12 @@ static void byteset(rt_buf *b, const cc_byteset *set)
     rt_buf_addc(b, ']');
 }
 
+/* A dispatch test's calls skipped with the alternative (TEST, TESTCHAR, TESTLIT). */
+static void skipped_calls(rt_buf *b, const vm_ins *in)
+{
+    if (in->d) rt_buf_printf(b, " (skips %u call%s)", (unsigned)in->d, in->d == 1 ? "" : "s");
+}
+
 static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
 {
     const vm_ins *in = &g->code[at];
@@ -152,11 +158,17 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         break;
     case 'T':
         rt_buf_printf(b, " %s else -> %u", g->expects[g->classes[in->a].expect], (unsigned)in->b);
+        skipped_calls(b, in);
         break;
     case 'K':
         if (in->a >= 0x20 && in->a < 0x7f) rt_buf_printf(b, " '%c'", (char)in->a);
         else rt_buf_printf(b, " 0x%02x", (unsigned)in->a);
         rt_buf_printf(b, " else %s -> %u", g->expects[in->c], (unsigned)in->b);
+        skipped_calls(b, in);
+        break;
+    case 't':
+        rt_buf_printf(b, " first of %s else -> %u", g->expects[g->literals[in->a].expect], (unsigned)in->b);
+        skipped_calls(b, in);
         break;
     case 'W': rt_buf_printf(b, " loop %u", (unsigned)in->a); break;
     case 'B':

@@ -275,10 +275,9 @@ enum { SITE_NONE = -1, SITE_NO_SKIP = -2 };     /* of may_skip: see skip_site */
 static void count_skip(emitter *m, const ast_expr *e, int site);
 static void emit_call(emitter *m, const ast_expr *e, int v);
 
-/* What e must begin with: through the first element of sequences, captures, @,
- * - and repetitions of at least one; NULL for an empty sequence or an optional
- * beginning. */
-static const ast_expr *first_element(const ast_expr *e)
+/* What e begins with: through the first element of sequences, captures, @ and
+ * -; NULL for an empty sequence. */
+static const ast_expr *leading(const ast_expr *e)
 {
     for (;;) {
         switch (e->kind) {
@@ -289,14 +288,68 @@ static const ast_expr *first_element(const ast_expr *e)
         case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD:
             e = e->kids[0];
             continue;
-        case AST_REPEAT:
-            if (e->min < 1) return NULL;
-            e = e->kids[0];
-            continue;
         default:
             return e;
         }
     }
+}
+
+/* What e must begin with: leading, and through repetitions of at least one;
+ * NULL for an empty sequence or an optional beginning. */
+static const ast_expr *first_element(const ast_expr *e)
+{
+    while ((e = leading(e)) && e->kind == AST_REPEAT) {
+        if (e->min < 1) return NULL;
+        e = e->kids[0];
+    }
+    return e;
+}
+
+/* First-character dispatch of a choice (docs/architecture.md, Matching): the
+ * terminal an alternative must begin with, if any, and in
+ * *calls the rule calls on the way to it. It is found through the first element
+ * of sequences, captures, @ and -, and through calls of rules that are neither
+ * left-recursion leaders nor Pratt rules; anything else (a repetition, an
+ * optional, a choice, a lookahead, a cut, an attribute, a predicate) ends the
+ * search with none. A chain longer than the rules has come back to a rule
+ * already on it: none either. Where the next character cannot begin the
+ * terminal, every program skips the alternative: the reference program with a
+ * test that records what the terminal would have recorded, so that the
+ * alternative's calls are not made and the grammar's calls are the same in
+ * every program and every observer. */
+static const ast_expr *dispatch_terminal(const emitter *m, const ast_expr *e, int *calls)
+{
+    int n = 0;
+    while ((e = leading(e)) && e->kind == AST_CALL) {
+        if (e->rule < 0 || n >= m->ast->nrules || n >= UINT16_MAX) return NULL;
+        const cc_rule *r = &m->g->rules[e->rule];
+        if ((r->flags & RULE_LEADER) || r->pratt >= 0) return NULL;
+        e = m->ast->rules[e->rule].body;
+        n++;
+    }
+    if (!e || !((e->kind == AST_LITERAL && e->len > 0) || e->kind == AST_CLASS)) return NULL;
+    *calls = n;
+    return e;
+}
+
+/* The test of an alternative's dispatch terminal t, reached after calls calls:
+ * where the next character cannot begin t, it records what t records when it
+ * fails there and jumps (patch_test), unless the calls would have gone past the
+ * nesting limit (the reference program then makes them and stops there). */
+static uint32_t emit_dispatch_test(emitter *m, const ast_expr *t, int calls)
+{
+    uint32_t at;
+    if (t->kind == AST_CLASS) {
+        at = ins(m, t, OP_TEST, intern_class(m, t), 0, 0);
+    } else {
+        int lit = intern_literal(m, t);
+        if ((unsigned char)t->text[0] < 0x80)
+            at = ins(m, t, OP_TESTCHAR, (unsigned char)t->text[0], 0, (int32_t)m->g->literals[lit].expect);
+        else
+            at = ins(m, t, OP_TESTLIT, lit, 0, 0);
+    }
+    m->g->code[at].d = (uint16_t)calls;
+    return at;
 }
 
 static uint32_t emit_first_test(emitter *m, const ast_expr *e, int *site)
@@ -534,6 +587,8 @@ static int skipped_calls(emitter *m, const ast_expr *e, int depth)
         return SKIP_EMPTY;
     case AST_CHOICE:
         for (int i = 0; i < e->nkids; i++) {
+            int calls;
+            if (dispatch_terminal(m, e->kids[i], &calls)) continue;   /* skipped without its calls */
             int r = skipped_calls(m, e->kids[i], depth);
             if (r != SKIP_FAIL) return r;
         }
@@ -576,8 +631,9 @@ static int skipped_calls(emitter *m, const ast_expr *e, int depth)
 }
 
 /* The counting site for skipping the n expressions es where no byte can begin
- * any of them: its index; SITE_NONE when skipping them skips no call;
- * SITE_NO_SKIP when the profiled program must not skip them. */
+ * any of them (alts: they are alternatives of a choice, whose dispatch skips
+ * those with a dispatch terminal): its index; SITE_NONE when skipping them
+ * skips no call; SITE_NO_SKIP when the profiled program must not skip them. */
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -614,11 +670,12 @@ static int add_site(emitter *m, int with_defer)
     return (int)g->nsites++;
 }
 
-static int skip_site(emitter *m, const ast_expr *const *es, int n)
+static int skip_site(emitter *m, const ast_expr *const *es, int n, int alts)
 {
-    int site = SITE_NONE;
+    int site = SITE_NONE, calls;
     m->skip_defer = NULL;
     for (int i = 0; i < n && site == SITE_NONE; i++) {
+        if (alts && dispatch_terminal(m, es[i], &calls)) continue;   /* an alternative skipped without its calls */
         m->skip_top = es[i];
         if (skipped_calls(m, es[i], 0) != SKIP_FAIL) site = SITE_NO_SKIP;
     }
@@ -643,7 +700,7 @@ static int skip_site(emitter *m, const ast_expr *const *es, int n)
 /* The profiled program may jump over e with a byte test. */
 static int may_skip(emitter *m, const ast_expr *e, int *site)
 {
-    *site = m->profiled ? skip_site(m, &e, 1) : SITE_NONE;
+    *site = m->profiled ? skip_site(m, &e, 1, 0) : SITE_NONE;
     return *site != SITE_NO_SKIP;
 }
 
@@ -743,6 +800,28 @@ static int prof_inline_deferred(emitter *m, const ast_expr *call)
     return prof_inline_ok(m, m->ast->rules[call->rule].body);
 }
 
+/* The profiled program enters an alternative only where the reference
+ * program's dispatch does (dispatch_terminal), since the calls counted are
+ * those the reference program makes. An alternative that reaches its terminal
+ * through calls needs a test of it, unless the fast program's byte test before
+ * it (guarded) decides the same: a terminal decided by its first byte. */
+static int prof_dispatch_needed(emitter *m, const ast_expr *alt, int guarded, const ast_expr **t)
+{
+    int calls;
+    if (!m->profiled || !(*t = dispatch_terminal(m, alt, &calls)) || calls == 0) return 0;
+    if (!guarded) return 1;
+    return (*t)->kind == AST_CLASS ? !class_bytewise(*t) : (unsigned char)(*t)->text[0] >= 0x80;
+}
+
+/* That test, or 0. It jumps where the alternative is skipped, with no calls
+ * counted: those of the nesting limit are the reference program's alone (the
+ * fast program keeps levels in reserve for them). */
+static uint32_t emit_prof_dispatch(emitter *m, const ast_expr *alt, int guarded)
+{
+    const ast_expr *t;
+    return prof_dispatch_needed(m, alt, guarded, &t) ? emit_dispatch_test(m, t, 0) : 0;
+}
+
 /* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
  * that cannot match empty is guarded by a byte test that jumps to the next one;
  * it gets no choice entry when no later alternative can match at a byte where
@@ -770,12 +849,22 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     /* The profiled program counts, at the target of each alternative, the calls
      * of the alternatives before it, and at the target of no alternative all
      * of them: pre[i] is the site of kids[0..i-1]. */
-    int *pre = cc_xmalloc(((size_t)n + 1) * sizeof *pre);
+    int *pre = cc_xmalloc(((size_t)n + 1) * sizeof *pre), *post = cc_xmalloc((size_t)n * sizeof *post);
     for (int i = 0; i <= n; i++) pre[i] = SITE_NONE;
     m->skip_defer_ok = 1;
     for (int i = 1; i <= n && table && m->profiled; i++)
-        if ((pre[i] = skip_site(m, (const ast_expr *const *)kids, i)) == SITE_NO_SKIP) table = 0;
-    for (int i = 0; i < n && !table; i++) may_skip(m, kids[i], &site[i]);
+        if ((pre[i] = skip_site(m, (const ast_expr *const *)kids, i, 1)) == SITE_NO_SKIP) table = 0;
+    /* and where the dispatch skips the alternative the byte picked, the calls
+     * of the alternatives after it: post[i] */
+    for (int i = 0; i < n && table; i++) {
+        const ast_expr *t;
+        post[i] = SITE_NONE;
+        if (prof_dispatch_needed(m, kids[i], 1, &t) &&
+            (post[i] = skip_site(m, (const ast_expr *const *)&kids[i + 1], n - i - 1, 1)) == SITE_NO_SKIP)
+            table = 0;
+    }
+    for (int i = 0; i < n && !table; i++)
+        site[i] = m->profiled ? skip_site(m, (const ast_expr *const *)&kids[i], 1, 1) : SITE_NONE;
     m->skip_defer_ok = 0;
     if (table) {
         pego_grammar *g = m->g;
@@ -783,15 +872,24 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         int index = g->ndispatch++;
         uint32_t to[256];
         ins(m, kids[0], OP_DISPATCH, index, 0, 0);
+        uint32_t *exact = cc_xmalloc((size_t)n * sizeof *exact);
         for (int i = 0; i < n; i++) {
             uint32_t at = here(m);
             for (unsigned b = 0; b < 256; b++)
                 if (cc_first_has(&first[i], b)) to[b] = at;
             count_skip_valued(m, kids[i], pre[i], v);
+            exact[i] = emit_prof_dispatch(m, kids[i], 1);
             emit_expr(m, kids[i], v && cc_has_value(kids[i]), live);
             if (v && !cc_has_value(kids[i])) ins(m, kids[i], OP_NIL, 0, 0, 0);
             ends[nends++] = ins(m, kids[i], OP_JMP, 0, 0, 0);
         }
+        for (int i = 0; i < n; i++) {
+            if (!exact[i]) continue;
+            patch_test(m, exact[i], here(m));
+            count_skip_valued(m, kids[i], post[i], v);
+            ins(m, kids[i], OP_FAIL, 0, 0, 0);
+        }
+        cc_free(exact);
         uint32_t none = here(m);
         count_skip_valued(m, kids[n - 1], pre[n], v);
         ins(m, kids[n - 1], OP_FAIL, 0, 0, 0);
@@ -806,9 +904,11 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         cc_free(ends);
         cc_free(site);
         cc_free(pre);
+        cc_free(post);
         return;
     }
     cc_free(pre);
+    cc_free(post);
     /* after[i]: what the alternatives after alternative i can begin with and
      * whether one can match empty; after_calls[i]: whether one is skipped with
      * calls counted (a site) */
@@ -836,15 +936,17 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         int entry = last ? loose : (loose || !guard || later->nullable || later_calls ||
                                     !cc_first_disjoint(&first[i], later));
         uint32_t test = guard ? emit_btest(m, alt, &first[i]) : 0;
+        uint32_t exact = emit_prof_dispatch(m, alt, guard);   /* skips with no calls counted */
         uint32_t choice = entry ? ins(m, alt, OP_CHOICE, 0, 0, 0) : 0;
         emit_expr(m, alt, v && cc_has_value(alt), live);
         if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
-        if (entry || !last || test) ends[nends++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
+        if (entry || !last || test || exact) ends[nends++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
         uint32_t skipped = here(m);
-        if (test) count_skip_valued(m, alt, site[i], v);
+        if (test) count_skip_valued(m, alt, site[i], v);   /* none where the dispatch skips alt too */
         if (entry) patch(m, choice, here(m));
         patch_test(m, test, skipped);
-        if (last && (entry || test)) ins(m, alt, OP_FAIL, 0, 0, 0);
+        patch_test(m, exact, skipped);
+        if (last && (entry || test || exact)) ins(m, alt, OP_FAIL, 0, 0, 0);
     }
     for (int i = 0; i < nends; i++) patch(m, ends[i], here(m));
     cc_free(first);
@@ -887,10 +989,10 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
     /* The profiled program: the reference program tries the alternatives before
      * the class at every character of the run; SPANTEST counts their site per
      * character spanned. */
-    int each = m->profiled && k > 0 ? skip_site(m, (const ast_expr *const *)rest, k) : SITE_NONE;
+    int each = m->profiled && k > 0 ? skip_site(m, (const ast_expr *const *)rest, k, 1) : SITE_NONE;
     if (each == SITE_NO_SKIP || each > UINT16_MAX) { cc_free(rest); return 0; }
     /* where the loop ends at a byte no alternative can begin, every alternative was tried */
-    int site = m->profiled ? skip_site(m, (const ast_expr *const *)rest, n) : SITE_NONE;
+    int site = m->profiled ? skip_site(m, (const ast_expr *const *)rest, n, 1) : SITE_NONE;
     if (site == SITE_NO_SKIP) { cc_free(rest); return 0; }
     uint32_t top = ins(m, e, OP_SPANTEST, intern_byteset(m, cls.bits), 0, intern_byteset(m, others.bits));
     if (each >= 0) {
@@ -981,14 +1083,16 @@ static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
         int last = i == e->nkids - 1;
         int entry = !last || cc_loose_cut(alt);
         uint32_t choice = 0, test = 0;
-        int site;
-        if (!last) test = emit_first_test(m, alt, &site);
+        int site, calls;
+        const ast_expr *t = dispatch_terminal(m, alt, &calls);
+        if (t) test = emit_dispatch_test(m, t, calls);
+        else if (!last) test = emit_first_test(m, alt, &site);
         if (entry) choice = ins(m, alt, OP_CHOICE, 0, 0, 0);
         emit_expr(m, alt, v && cc_has_value(alt), live);
         if (v && !cc_has_value(alt)) ins(m, alt, OP_NIL, 0, 0, 0);
-        if (entry) {
-            commits[ncommits++] = ins(m, alt, OP_COMMIT, 0, 0, 0);
-            patch(m, choice, here(m));
+        if (entry || test) {
+            commits[ncommits++] = ins(m, alt, entry ? OP_COMMIT : OP_JMP, 0, 0, 0);
+            if (entry) patch(m, choice, here(m));
             patch_test(m, test, here(m));
             if (last) ins(m, alt, OP_FAIL, 0, 0, 0);
         }
@@ -1518,7 +1622,7 @@ static void thread_jumps(pego_grammar *g)
         case OP_COMMIT: case OP_CHOICE: case OP_PDSKIP:
             in->a = (int32_t)final_target(g, (uint32_t)in->a);
             break;
-        case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
+        case OP_BTEST: case OP_SPANTEST: case OP_PDEFER: case OP_TEST: case OP_TESTCHAR: case OP_TESTLIT:
             in->b = (int32_t)final_target(g, (uint32_t)in->b);
             break;
         case OP_DISPATCH: {
@@ -1550,7 +1654,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
         case OP_REPNEXT: case OP_ITEREXIT:
             target[in->a + 1] = 1;
             break;
-        case OP_TEST: case OP_TESTCHAR: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
+        case OP_TEST: case OP_TESTCHAR: case OP_TESTLIT: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
             target[in->b] = 1;
             break;
         case OP_CALL: case OP_CALLG:

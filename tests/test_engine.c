@@ -274,6 +274,37 @@ static void test_nesting_limit_fast(void)
     CU_ASSERT(fast_matches > 0);
 }
 
+/* First-character dispatch (docs/architecture.md, Matching): at "x" main's
+ * choice skips a, which must begin with "(" through a and b, without calling
+ * them, so the parse makes one call. It skips it only where the two calls on
+ * the way stay within the nesting limit: at a limit of 1 or 2 the reference
+ * program calls a and stops at the limit, as it would without the dispatch. */
+static void test_dispatch_depth(void)
+{
+    const char *src = "def main = a / \"x\"\ndef a = b\ndef b = \"(\" main \")\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    const pego_result *r;
+    static const char *errors[] = { "nesting too deep: more than 1 rule calls",
+                                    "nesting too deep: more than 2 rule calls" };
+    for (uint32_t limit = 1; limit <= 4; limit++) {
+        pego_options o = { .max_depth = limit, .reference = 1 };
+        pego_status st = pego_parse(p, "x", 1, &o, &r);
+        if (limit <= 2) {
+            CU_ASSERT_EQUAL(st, PEGO_ABORTED);
+            if (st == PEGO_ABORTED) CU_ASSERT_STRING_EQUAL(pego_result_error(r), errors[limit - 1]);
+        } else {
+            CU_ASSERT_EQUAL_FATAL(st, PEGO_OK);
+            CU_ASSERT_EQUAL(pego_result_stats(r)->calls, 1);
+        }
+    }
+    CU_ASSERT_EQUAL(pego_parse(p, "((x))", 5, NULL, &r), PEGO_OK);
+    CU_ASSERT_EQUAL(pego_result_stats(r)->calls, 7);   /* main, a, b twice, and main at "x" */
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 static void test_pratt_depth(void)
 {
     const char *src = "def main = e $$\n"
@@ -418,6 +449,7 @@ int main(void)
     CU_add_test(s, "nesting limit", test_nesting_limit);
     CU_add_test(s, "recursion without a memoized rule is memoized", test_memo_recursion);
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
+    CU_add_test(s, "first-character dispatch at the nesting limit", test_dispatch_depth);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
     CU_add_test(s, "typed trees through the api", test_typed_api);

@@ -353,6 +353,29 @@ static const fast_case cases[] = {
       "def b = \"(\" main \")\"\n",
       "BTEST",
       INPUTS("x", "(x)", "((x))", "(((x)))", "(x", "()", "") },
+    { "dispatch behind calls on characters of two bytes: the byte picks, the character decides",
+      "def main = (e / f / g / -\" \")* @(?^!)*\n"
+      "def e = x \"1\"\n"
+      "def x = \"\xc3\xa9\"\n"
+      "def f = y \"2\"\n"
+      "def y = \"\xd0\xb6\"\n"
+      "def g = z \"3\"\n"
+      "def z = (?a-c)\n",
+      "DISPATCH",
+      INPUTS("", "\xc3\xa9" "1", "\xc3\xa8" "1", "\xd0\xb6" "2", "\xd0\xb7" "2", "a3", "\xce\xb2" "3", "\xc3\xa9" "1 \xd0\xb6" "2 b3",
+             "\xc3\xa9" "2", "\xc3\xa9", "\xc3", "\xff", "\xc3\xa8", "d3", "\xce\xb6" "3\xc3\xa9" "1", "!",
+             "\xc3\xa8!") },
+    { "dispatch behind calls on characters that share their first byte",
+      "def main = (e / f / g)* -\";\"\n"
+      "def e = x \"1\"\n"
+      "def x = \"\xc3\xa9\"\n"
+      "def f = y \"2\"\n"
+      "def y = \"\xc3\xa8\"\n"
+      "def g = z\n"
+      "def z = (?^;a-z)\n",
+      "CHOICE",
+      INPUTS(";", "\xc3\xa9" "1;", "\xc3\xa8" "2;", "\xc3\xa8" "1;", "\xc3\xa9" "2;", "\xc3\xaa;", "a;", "\xff;",
+             "\xc3\xa9;", "\xc3;", "\xc3\xa9" "1\xc3\xa8" "2\xc3\xa8\xc3\xa9;", "") },
     { "empty iterations and zero-width elements",
       "def main = (\"a\"? \"b\"?)* \"c\" (_ / \"d\")* (\"\"*)* \"e\"{0,0}\n",
       "LIST",

@@ -350,10 +350,12 @@ static void test_hint_long_failure(void)
                                            "positions): long (15 positions in 1 failed calls)" WASTED_ADVICE "\n");
 }
 
-/* long's failed calls examine 18 + 18 + 1 positions; the parse examined 35:
- * more, so the hint names long. Without the "!" after 16 letters and "."
- * long's failed calls examine exactly as much as the parse, which counts too
- * (17 + 17 + 1 + 1: its last call fails at the end of the input, which
+/* long's failed calls examine 18 + 18 positions; the parse examined 35: more,
+ * so the hint names long (at "$" item's choice skips long, which must begin
+ * with "a": first-character dispatch). In the second grammar long begins with
+ * an optional, so no dispatch skips it: without the "!" after 16 letters and
+ * "." long's failed calls examine exactly as much as the parse, which counts
+ * too (17 + 17 + 1 + 1: its last call fails at the end of the input, which
  * examines one position, as the parse does: 36). */
 static void test_hint_wasted(void)
 {
@@ -362,10 +364,10 @@ static void test_hint_wasted(void)
                              "abcdefghijklmnop.abcdefghijklmnop.$", NULL);
     CU_ASSERT_STRING_EQUAL(after_times(s),
                            "Failed after examining much input: long (18 positions from 1:1)" FAILED_ADVICE "\n"
-                           "Failed calls examined more input in all than the parse did (35 positions): long (37 "
-                           "positions in 3 failed calls)" WASTED_ADVICE "\n");
+                           "Failed calls examined more input in all than the parse did (35 positions): long (36 "
+                           "positions in 2 failed calls)" WASTED_ADVICE "\n");
     s = hints_of("def main = item* def item = long / short "
-                 "def long = \"abcdefghijklmnop\" \"!\" def short = \"abcdefghijklmnop\"? \".\"",
+                 "def long = \"x\"? \"abcdefghijklmnop\" \"!\" def short = \"abcdefghijklmnop\"? \".\"",
                  "abcdefghijklmnop.abcdefghijklmnop..", NULL);
     CU_ASSERT_STRING_EQUAL(after_times(s),
                            "Failed after examining much input: long (17 positions from 1:1)" FAILED_ADVICE "\n"

@@ -340,7 +340,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             goto fail;
         CASE(TEST): {
             const cc_class *c = &g->classes[ip->a];
-            if (pos >= len || !class_at(c, s, pos, len)) {
+            if ((pos >= len || !class_at(c, s, pos, len)) && depth + ip->d <= max_depth) {
                 EXPECT(pos, c->expect);
                 LOOKED(pos + 1);
                 ip = code + ip->b;
@@ -350,7 +350,7 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         }
         CASE(TESTCHAR):
-            if (pos >= len || s[pos] != (unsigned char)ip->a) {
+            if ((pos >= len || s[pos] != (unsigned char)ip->a) && depth + ip->d <= max_depth) {
                 EXPECT(pos, (uint32_t)ip->c);
                 LOOKED(pos + 1);
                 ip = code + ip->b;
@@ -358,6 +358,21 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             ip++;
             NEXT;
+        CASE(TESTLIT): {
+            const cc_literal *l = &g->literals[ip->a];
+            if (!literal_first_at(l, s, pos, len) && depth + ip->d <= max_depth) {
+                EXPECT(pos, l->expect);                /* as LIT records its failure */
+                if (WATCHED) {
+                    uint32_t k = 0;
+                    while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
+                    LOOKED(pos + k + 1);
+                }
+                ip = code + ip->b;
+                NEXT;
+            }
+            ip++;
+            NEXT;
+        }
 
         /* ---- the fast program's byte instructions ---- */
         CASE(BTEST):

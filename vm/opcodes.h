@@ -6,6 +6,9 @@
  * "R" a = rule variant, b = body address; "N" a = count; "P" a = capture label;
  * "S" a = class, b = min, c = max; "I" a = exit target, b = min, c = max;
  * "T" a = class, b = jump target; "K" a = byte, b = jump target, c = expectation;
+ * "t" a = literal, b = jump target (TEST, TESTCHAR and TESTLIT: d = the calls a
+ * choice's dispatch skips with the alternative; no jump where they would go past
+ * the nesting limit);
  * "W" a = address of the REP instruction; "M" a = message expectation;
  * "X" a = Pratt expression; "B" a = byte set, b = jump target; "Y" a = byte set,
  * "D" a = jump table; "H" a = byte; "U" a, c = byte sets or -1, b = byte;
@@ -29,8 +32,9 @@
     X(BOL,      "",  "succeed at the beginning of a line") \
     X(EOL,      "",  "succeed at the end of a line") \
     X(FAIL,     "",  "fail without recording anything (bottom)") \
-    X(TEST,     "T", "if the next character is not in class a, record it and jump to b") \
-    X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b") \
+    X(TEST,     "T", "if the next character is not in class a, record it and jump to b (see d)") \
+    X(TESTCHAR, "K", "if the next byte is not a, record expectation c and jump to b (see d)") \
+    X(TESTLIT,  "t", "if the next character is not literal a's first, record a's failure and jump to b (see d)") \
     X(BTEST,    "B", "fast program: if the next byte is not in byte set a, jump to b") \
     X(BSPAN,    "Y", "fast program: match bytes of byte set a, as many as there are") \
     X(BSPAN1,   "Y", "fast program: match bytes of byte set a, as many as there are, at least one") \

@@ -59,6 +59,17 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
     return pos;
 }
 
+/* The next character is the first of literal l (both decoded, as literal_slow
+ * compares them). */
+static int literal_first_at(const cc_literal *l, const unsigned char *s, uint32_t pos, uint32_t len)
+{
+    uint32_t a, b;
+    if (pos >= len) return 0;
+    rt_unicode_decode((const unsigned char *)l->bytes, l->len, &a);
+    rt_unicode_decode(s + pos, len - pos, &b);
+    return a == b;
+}
+
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count)
 {
     const unsigned char *s = (const unsigned char *)p->in.input;
