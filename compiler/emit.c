@@ -305,6 +305,12 @@ static const ast_expr *first_element(const ast_expr *e)
     return e;
 }
 
+/* A terminal a dispatch test can stand for: a non-empty literal or a class. */
+static int dispatchable(const ast_expr *e)
+{
+    return e && ((e->kind == AST_LITERAL && e->len > 0) || e->kind == AST_CLASS);
+}
+
 /* First-character dispatch of a choice (docs/architecture.md, Matching): the
  * terminal an alternative must begin with, if any, and in
  * *calls the rule calls on the way to it. It is found through the first element
@@ -327,7 +333,7 @@ static const ast_expr *dispatch_terminal(const emitter *m, const ast_expr *e, in
         e = m->ast->rules[e->rule].body;
         n++;
     }
-    if (!e || !((e->kind == AST_LITERAL && e->len > 0) || e->kind == AST_CLASS)) return NULL;
+    if (!dispatchable(e)) return NULL;
     *calls = n;
     return e;
 }
@@ -361,12 +367,7 @@ static uint32_t emit_first_test(emitter *m, const ast_expr *e, int *site)
         return guard_ok(m, e, &f) && may_skip(m, e, site) ? emit_btest(m, e, &f) : 0;
     }
     e = first_element(e);
-    if (e && e->kind == AST_LITERAL && e->len > 0 && (unsigned char)e->text[0] < 0x80) {
-        int lit = intern_literal(m, e);
-        return ins(m, e, OP_TESTCHAR, (unsigned char)e->text[0], 0, (int32_t)m->g->literals[lit].expect);
-    }
-    if (e && e->kind == AST_CLASS) return ins(m, e, OP_TEST, intern_class(m, e), 0, 0);
-    return 0;
+    return dispatchable(e) ? emit_dispatch_test(m, e, 0) : 0;
 }
 
 static void patch_test(emitter *m, uint32_t at, uint32_t target)
