@@ -146,6 +146,7 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         break;
     case 'Z':
         chain(b, g, in->a, in->b);
+        if (in->flags & INS_COUNT) rt_buf_adds(b, ", matches the test after it itself");
         break;
     case 'S':
         rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);

@@ -1729,6 +1729,31 @@ static void fuse_punctuation(pego_grammar *g)
     cc_free(target);
 }
 
+/* A call compiled in whose body is one byte test or byte span (PIN, BYTE or
+ * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by
+ * its PIN in the profiled program, flagged INS_COUNT: it counts the call (one
+ * that matched, or one entered that failed) and skips the test and the POUT,
+ * which stay in place: nothing jumps to them. */
+static void fuse_counted_calls(pego_grammar *g)
+{
+    uint8_t *target = cc_xcalloc(g->ncode + 1, 1);
+    mark_targets(g, target);
+    for (uint32_t i = g->prof_start; i + 2 < g->ncode; i++) {
+        vm_ins *c = &g->code[i];
+        if (c->op == OP_PUNCT || c->op == OP_PUNCT2) {  /* its parts are not code that runs */
+            i += c->d - 1u;
+            continue;
+        }
+        if (c[0].op == OP_PIN && c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b &&
+            !target[i + 1] && !target[i + 2] &&
+            (c[1].op == OP_BSPAN || (c[1].op == OP_BYTE && !(c[1].flags & INS_VALUE)))) {
+            c[0].flags |= INS_COUNT;
+            i += 2;
+        }
+    }
+    cc_free(target);
+}
+
 /* The calls compiled in that are running at each instruction of the profiled
  * program (grammar.inline_at), from the order of its code: a rule's code
  * between PIN and POUT is its body, laid out in one piece, and nothing in it
@@ -1748,6 +1773,10 @@ static void note_inline_contexts(pego_grammar *g)
         if ((in->op == OP_PIN || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
         if (in->op == OP_PIN) depth = level;
         g->inline_at[i] = depth ? open[depth - 1] : 0;
+        if (in->op == OP_PIN && (in->flags & INS_COUNT)) {
+            i += 2;                  /* its test and POUT do not run (fuse_counted_calls) */
+            continue;
+        }
         if (in->op == OP_PIN) {
             g->inline_ctx[n] = (cc_inline_ctx){ (uint32_t)in->a, depth ? open[depth - 1] : 0 };
             open[depth++] = ++n;
@@ -2105,6 +2134,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
                 g->rules[g->code[i].a % g->nrules].pratt < 0)   /* PSTART reads its own frame */
                 g->code[i].flags |= INS_TAIL;
         fuse_punctuation(g);
+        fuse_counted_calls(g);
         note_inline_contexts(g);
     }
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */

@@ -43,6 +43,15 @@ typedef struct {
 
 #define INPUTS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+/* Calls compiled in whose body is one byte test (digit, d) or one byte span
+ * (sp, alone at the start and the end): in "1,2," the last digit is called
+ * and fails. */
+#define COUNTED_CALLS_SRC "def main = -sp list (-sp -\";\" -sp list)* -sp\n" \
+                          "def list = digit (-\",\" digit)* -\",\"?\n" \
+                          "def digit = d\n" \
+                          "def d = (?0-9)\n" \
+                          "def sp = (? \\t)*\n"
+
 static const fast_case cases[] = {
     { "jump table: four alternatives with disjoint first bytes",
       "def main = item*\n"
@@ -406,6 +415,10 @@ static const fast_case cases[] = {
       "",
       INPUTS("", "abc;", "ad;", "z;", "abq;", "abd;", "ab;", "a;", "{}.", "{ 12 }.", "{!.", "{ !.", "{ 1.", "{.",
              "abc;{}.{1}.") },
+    { "calls whose body is one byte test or span, matched by their PIN in the profiled program",
+      COUNTED_CALLS_SRC,
+      "",
+      INPUTS("1", "1,2", "1,2,", " 1 ; 2,3 ", "1;2,", "1,2,;3", "1,x", ",", "", "1;;2", "12", " ", "1 ,2") },
     { "chains of rules each of whose bodies calls the next: one frame in the profiled program",
       "def main = list $$\n"
       "def list = (item -\",\")*\n"
@@ -1032,6 +1045,27 @@ static void test_profiled_pratt_lines(void)
     for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
         CU_ASSERT_PTR_NOT_NULL(strstr(code, run[i]));
         if (!strstr(code, run[i])) fprintf(stderr, "\n  lacks: %s", run[i]);
+    }
+    free(code);
+    pego_grammar_free(g);
+}
+
+/* The profiled program matches a call of one byte test or one byte span in
+ * its PIN (the counts of every comparison above check what it counts). */
+static void test_profiled_counted_calls(void)
+{
+    const char *src = COUNTED_CALLS_SRC;
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char *code = pego_grammar_disassemble(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(code);
+    static const char *const fused[] = {
+        "PIN digit d (level 0), matches the test after it itself",
+        "PIN sp (level 0), matches the test after it itself",
+    };
+    for (size_t i = 0; i < sizeof fused / sizeof *fused; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(code, fused[i]));
+        if (!strstr(code, fused[i])) fprintf(stderr, "\n  lacks: %s", fused[i]);
     }
     free(code);
     pego_grammar_free(g);
@@ -1672,6 +1706,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("fast program", NULL, NULL);
     CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
+    CU_add_test(s, "the profiled program matches a call of one byte test or span in its PIN", test_profiled_counted_calls);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);

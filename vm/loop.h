@@ -193,7 +193,7 @@
         if (VALUED && (ip->flags & INS_VALUE)) { uint32_t v_; NODE(v_, NODE_MATCH, (start), NULL, 0); PUSH_VALUE(v_); } \
     } while (0)
 
-static int VM_RUN(pego_parser *p, uint32_t start_variant)
+LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
 {
     const pego_grammar *g = p->g;
     const vm_ins *code = g->code, *ip = code;
@@ -523,6 +523,27 @@ static int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* calls compiled in: those that do not match failed; the sampler
              * tells they run from the instruction (grammar.inline_at) */
             if (!PROFILED) break;
+            PROFILED_CODE(
+            if (ip->flags & INS_COUNT) {
+                /* a call whose body is one byte test or span, the next
+                 * instruction: matched here, its POUT skipped */
+                NOTE_PC(ip);
+                const uint8_t *set = g->bytesets[ip[1].a].in;
+                uint32_t from = pos;
+                if (ip[1].op == OP_BSPAN) {
+                    while (pos < len && set[s[pos]]) pos++;
+                } else if (pos < len && set[s[pos]]) {
+                    pos++;
+                } else {
+                    p->chain_counts[ip->a].entered++;
+                    goto fail;
+                }
+                p->chain_counts[ip->a].spans++;
+                p->chain_counts[ip->a].consumed += pos - from;
+                ip += 3;
+                NOTE_PC(ip);
+                NEXT;
+            })
             NOTE_MEMORY();
             NOTE_PC(ip + 1);
             p->chain_counts[ip->a].entered++;
@@ -982,6 +1003,7 @@ capped:
 #undef VALUED
 #undef REFERENCE
 #undef PROFILED
+#undef PROFILED_CODE
 #undef EXPECT
 #undef LOOKED
 #undef WATCHED

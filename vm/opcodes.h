@@ -102,7 +102,8 @@ typedef enum {
 #define INS_TAIL  8u   /* CALL, CALLG of the fast program: a RET follows (tail position) */
 #define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character
                           spanned; PUNCT of the profiled program: the span before the byte is a
-                          call compiled in (its POUT is the third part) */
+                          call compiled in (its POUT is the third part); PIN: the call's body is
+                          the BYTE or BSPAN after it, which the PIN matches, skipping it and the POUT */
 #define INS_DROP  32u  /* REPNEXT of a value-free loop: drop the iteration's captures (made for its predicates) */
 #define INS_COUNT_AFTER 64u  /* PUNCT of the profiled program: the span after the byte is a call
                                 compiled in (its POUT is the last part) */

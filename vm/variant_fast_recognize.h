@@ -5,6 +5,7 @@
 #define VALUED 0
 #define REFERENCE 0
 #define PROFILED 0
+#define PROFILED_CODE(...)
 #define EXPECT(at, id) ((void)0)
 #define LOOKED(x) ((void)0)
 #define WATCHED 0

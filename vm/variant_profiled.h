@@ -11,12 +11,14 @@
 #include "variant_fast.h"
 #undef VM_RUN
 #undef PROFILED
+#undef PROFILED_CODE
 #undef CALL_FRAME
 #undef TAIL_CALLS
 #undef FRAME_DEPTH
 #undef NOTE_PC
 #define VM_RUN vm_run_profiled
 #define PROFILED 1
+#define PROFILED_CODE(...) __VA_ARGS__
 #define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u

@@ -4,12 +4,14 @@
 #include "variant_fast_recognize.h"
 #undef VM_RUN
 #undef PROFILED
+#undef PROFILED_CODE
 #undef CALL_FRAME
 #undef TAIL_CALLS
 #undef FRAME_DEPTH
 #undef NOTE_PC
 #define VM_RUN vm_run_profiled_recognize
 #define PROFILED 1
+#define PROFILED_CODE(...) __VA_ARGS__
 #define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u

@@ -6,6 +6,7 @@
 #define VALUED 1
 #define REFERENCE 1
 #define PROFILED 0
+#define PROFILED_CODE(...)
 #define EXPECT(at, id) vm_expect(p, (at), (id))
 #define LOOKED(x) do { if ((x) > p->hw) p->hw = (x); } while (0)
 #define WATCHED OBSERVING(p)

@@ -1,8 +1,8 @@
-/* The VM: the dispatch loop (vm/loop.h) compiled once per variant, the
- * helpers its hot cases inline (classes, literals), and the value helpers it
- * shares with the general call path and the Pratt machine (vm/vm.h). vm_run
- * picks the copy a parse runs: the reference program, or the fast program for
- * trees or for recognition. */
+/* The VM: the dispatch loop (vm/loop.h) compiled once per variant (the
+ * profiled program's loops apart, in vm/loop_profiled*.c), and the value
+ * helpers it shares with the general call path and the Pratt machine
+ * (vm/vm.h). vm_run picks the copy a parse runs: the reference program, or
+ * the fast program for trees or for recognition, or the profiled program. */
 #include "vm.h"
 #include "dispatch.h"
 #include "action.h"
@@ -21,54 +21,7 @@ int vm_fault_probe_end;
 uint32_t vm_pair_from = VM_PAIR_FROM;
 #endif
 
-/* Whether code point ch is in class c. */
-static inline int class_has(const cc_class *c, uint32_t ch)
-{
-    if (ch < 128) return (c->ascii[ch >> 5] >> (ch & 31)) & 1;
-    int in = 0;
-    for (int i = 0; i < c->nranges; i++)
-        if (ch >= c->ranges[i].lo && ch <= c->ranges[i].hi) { in = 1; break; }
-    return in != c->negated;
-}
-
-/* Width of the character at pos if it is in class c, else 0. */
-static inline uint32_t class_at(const cc_class *c, const unsigned char *s, uint32_t pos, uint32_t len)
-{
-    unsigned char b = s[pos];
-    if (b < 0x80) return (c->ascii[b >> 5] >> (b & 31)) & 1;
-    if (c->ascii_only) return 0;
-    uint32_t ch;
-    int w = rt_unicode_decode(s + pos, len - pos, &ch);
-    return class_has(c, ch) ? (uint32_t)w : 0;
-}
-
-/* Compares a literal containing U+FFFD character by character: its U+FFFD matches
- * an encoded U+FFFD and an invalid byte alike. Returns the end or UINT32_MAX. */
-static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32_t pos, uint32_t len)
-{
-    uint32_t i = 0;
-    while (i < l->len) {
-        uint32_t a, b;
-        int wa = rt_unicode_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
-        if (pos >= len) return UINT32_MAX;
-        int wb = rt_unicode_decode(s + pos, len - pos, &b);
-        if (a != b) return UINT32_MAX;
-        i += (uint32_t)wa;
-        pos += (uint32_t)wb;
-    }
-    return pos;
-}
-
-/* The next character is the first of literal l (both decoded, as literal_slow
- * compares them). */
-static int literal_first_at(const cc_literal *l, const unsigned char *s, uint32_t pos, uint32_t len)
-{
-    uint32_t a, b;
-    if (pos >= len) return 0;
-    rt_unicode_decode((const unsigned char *)l->bytes, l->len, &a);
-    rt_unicode_decode(s + pos, len - pos, &b);
-    return a == b;
-}
+#include "matching.h"
 
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count)
 {
@@ -127,6 +80,7 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
     return 0;
 }
 
+#define LOOP_LINKAGE static
 #include "variant_reference.h"
 #include "loop.h"
 
@@ -136,14 +90,8 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 #include "variant_fast_recognize.h"
 #include "loop.h"
 
-#include "variant_profiled.h"
-#include "loop.h"
 
-#include "variant_profiled_recognize.h"
-#include "loop.h"
 
-#include "variant_profiled_memory.h"
-#include "loop.h"
 
 #include "variant_examined.h"
 #include "loop.h"
@@ -159,6 +107,7 @@ int vm_scalar_field(pego_parser *p, uint32_t v, int label, uint32_t kind, uint64
 
 #include "variant_element.h"
 #include "loop.h"
+
 
 int vm_run_decide_loop(pego_parser *p, uint32_t start_variant) { return vm_run_decide(p, start_variant); }
 int vm_run_probe_loop(pego_parser *p, uint32_t start_variant) { return vm_run_probe(p, start_variant); }

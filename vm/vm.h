@@ -40,6 +40,10 @@ int vm_run_decide_loop(pego_parser *p, uint32_t start_variant);
 int vm_run_probe_loop(pego_parser *p, uint32_t start_variant);
 /* The element run of a stream parse (vm/variant_element.h), on a parser of its own. */
 int vm_run_element_loop(pego_parser *p, uint32_t start_variant);
+/* The profiled program's loops, each compiled alone (vm/loop_profiled*.c). */
+int vm_run_profiled(pego_parser *p, uint32_t start_variant);
+int vm_run_profiled_recognize(pego_parser *p, uint32_t start_variant);
+int vm_run_profiled_memory(pego_parser *p, uint32_t start_variant);
 
 /* A rule call handed to the general path: the variant called, its body, the
  * level number of a level-restricted call (else 0), the return address, and
