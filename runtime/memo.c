@@ -1,7 +1,7 @@
 /* The memo table: entries keyed by (rule variant, position, binding level,
- * environment of the variables the rule reads) in an open-addressing
- * hash table, the arena of expectation sets kept by entries, and the second-call
- * bitset. All of it is reused across parses. */
+ * environment of the variables the rule reads) in open-addressed slots kept
+ * in the order of the input (home), the arena of expectation sets kept by
+ * entries, and the second-call bitset. All of it is reused across parses. */
 #include "parser.h"
 #include "alloc.h"
 
@@ -17,12 +17,53 @@ static uint32_t hash(uint32_t variant, uint32_t pos, uint64_t context)
     return (uint32_t)(h >> 32);
 }
 
+/* Where the search for an entry begins. Ordered, as a table starts: the 16
+ * slots of one cache line stand for a block of 2^shift positions, the blocks
+ * in the order of the input (wrapping around the table), and the key picks
+ * the slot in the line. A parse moves forward, and a rule is memoized from
+ * its second call at a position: the slots it reads next are those it read
+ * last, or the next ones, which the processor already has. Spread, once a
+ * search has been long (entries crowded on few positions): anywhere, by a
+ * hash of the whole key. */
+static inline uint32_t home(const rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
+{
+    if (m->spread) return hash(variant, pos, ctx);
+    uint32_t mix = (variant ^ (uint32_t)ctx ^ (uint32_t)(ctx >> 32) << 8) * 0x9E3779B1u + pos * 0x85EBCA77u;
+    return (pos >> m->shift) << 4 | mix >> 28;
+}
+
+/* A search longer than this makes the slots spread. */
+enum { LONG_SEARCH = 64 };
+
+/* Puts entry k in the slots; returns how far from its home it went. */
+static inline uint32_t place(rt_memo *m, uint32_t k)
+{
+    const rt_memo_entry *e = &m->entries[k];
+    uint32_t mask = m->nslots - 1, i = home(m, e->variant, e->pos, e->context) & mask, far = 0;
+    while (m->slots[i]) i = (i + 1) & mask, far++;
+    m->slots[i] = k + 1;
+    return far;
+}
+
+/* Puts every entry in the slots, which are empty; spreads them when a search
+ * is long. */
+static void place_all(rt_memo *m)
+{
+    for (uint32_t k = 0; k < m->n; k++) {
+        if (place(m, k) > LONG_SEARCH && !m->spread) {
+            m->spread = 1;
+            memset(m->slots, 0, m->nslots * sizeof *m->slots);
+            k = UINT32_MAX;              /* again, from the first */
+        }
+    }
+}
+
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env)
 {
     if (!m->nslots) return NULL;
     uint32_t mask = m->nslots - 1;
     uint64_t ctx = context(level, env);
-    for (uint32_t i = hash(variant, pos, ctx) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (!s) return NULL;
         rt_memo_entry *e = &m->entries[s - 1];
@@ -30,18 +71,18 @@ rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t
     }
 }
 
+/* Moves the entries to nslots slots, their blocks as many as the lines, over
+ * the positions up to the largest so far. */
 static int rehash(rt_memo *m, uint32_t nslots)
 {
     uint32_t *slots = rt_calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
-    for (uint32_t k = 0; k < m->n; k++) {
-        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & (nslots - 1);
-        while (slots[i]) i = (i + 1) & (nslots - 1);
-        slots[i] = k + 1;
-    }
     rt_free(m->slots);
     m->slots = slots;
     m->nslots = nslots;
+    m->shift = 0;
+    while (m->shift < 31 && (m->top >> m->shift) > nslots / 16) m->shift++;
+    place_all(m);
     return 0;
 }
 
@@ -68,9 +109,12 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     e->variant = variant;
     e->pos = pos;
     e->context = context(level, env);
-    uint32_t i = hash(variant, pos, e->context) & (m->nslots - 1);
-    while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
-    m->slots[i] = ++m->n;
+    if (pos > m->top) m->top = pos;
+    if (place(m, m->n++) > LONG_SEARCH && !m->spread) {
+        m->spread = 1;
+        memset(m->slots, 0, m->nslots * sizeof *m->slots);
+        place_all(m);
+    }
     if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
     return e;
 }
@@ -186,11 +230,12 @@ int rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_
         m->rules_used = 0;
     }
     /* the slots again, in place */
-    if (m->nslots) memset(m->slots, 0, m->nslots * sizeof *m->slots);
-    for (uint32_t k = 0; k < m->n; k++) {
-        uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & (m->nslots - 1);
-        while (m->slots[i]) i = (i + 1) & (m->nslots - 1);
-        m->slots[i] = k + 1;
+    if (m->nslots) {
+        memset(m->slots, 0, m->nslots * sizeof *m->slots);
+        m->top = 0;
+        for (uint32_t k = 0; k < m->n; k++)
+            if (m->entries[k].pos > m->top) m->top = m->entries[k].pos;
+        place_all(m);
     }
     return status;
 }
@@ -202,7 +247,8 @@ void rt_memo_reset(rt_memo *m)
     if ((uint64_t)m->n * 16 < m->nslots) {
         uint32_t mask = m->nslots - 1;
         for (uint32_t k = 0; k < m->n; k++) {
-            uint32_t i = hash(m->entries[k].variant, m->entries[k].pos, m->entries[k].context) & mask;
+            const rt_memo_entry *e = &m->entries[k];
+            uint32_t i = home(m, e->variant, e->pos, e->context) & mask;
             while (m->slots[i] != k + 1) i = (i + 1) & mask;
             m->slots[i] = 0;
         }
@@ -210,6 +256,8 @@ void rt_memo_reset(rt_memo *m)
         memset(m->slots, 0, m->nslots * sizeof *m->slots);
     }
     m->n = 0;
+    m->top = 0;
+    m->spread = 0;
     m->nids = 0;
     m->nrecs = 0;
     if (m->rules_used) {

@@ -147,6 +147,9 @@ typedef struct { uint32_t pos, text; } rt_recovered;
 typedef struct {
     rt_memo_entry *entries; uint32_t n, cap;
     uint32_t *slots;   uint32_t nslots;       /* open addressing, 1 + entry index, 0 empty */
+    uint32_t  top;                            /* the largest position of an entry */
+    uint8_t   shift;                          /* ordered slots: a line of 16 per 2^shift positions */
+    uint8_t   spread;                         /* 1: slots by a hash of the whole key (memo.c, home) */
     uint32_t *ids;     uint32_t nids, capids; /* kept expectation sets */
     rt_recovered *recs; uint32_t nrecs, caprecs; /* kept recovered errors */
     uint8_t  *rule_used;                      /* per variant: stored at least one entry */

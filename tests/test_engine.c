@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pego.h"
+#include "../runtime/parser.h"    /* the memo table */
 
 /* Parses input with grammar src and returns the S-expression or "error: ..." */
 static char *run(const char *src, const char *input, const pego_options *opt)
@@ -436,6 +437,59 @@ static void test_typed_api(void)
     pego_grammar_free(g);
 }
 
+/* The memo table keeps its slots in the order of the input while entries
+ * spread over many positions, spreads them by a hash once many crowd on a few
+ * positions, and finds every entry either way, after a reset too. */
+static int memo_holds(rt_memo *m, uint32_t nv, uint32_t from, uint32_t to, uint32_t step)
+{
+    for (uint32_t pos = from; pos < to; pos += step)
+        for (uint32_t v = 0; v < nv; v++) {
+            const rt_memo_entry *e = rt_memo_find(m, v, pos, v % 2, 0);
+            if (!e || e->end != pos + v || rt_memo_find(m, v, pos, v % 2 + 1, 0)) return 0;
+        }
+    return 1;
+}
+
+static int memo_fill(rt_memo *m, uint32_t nv, uint32_t from, uint32_t to, uint32_t step)
+{
+    for (uint32_t pos = from; pos < to; pos += step)
+        for (uint32_t v = 0; v < nv; v++) {
+            rt_memo_entry *e = rt_memo_put(m, v, pos, v % 2, 0, nv);
+            if (!e) return 0;
+            e->end = pos + v;
+        }
+    return 1;
+}
+
+static void test_memo_slots(void)
+{
+    rt_memo m;
+    memset(&m, 0, sizeof m);
+    /* three rules memoized every 37 positions: the order of the input */
+    CU_ASSERT_FATAL(memo_fill(&m, 3, 0, 200000, 37));
+    CU_ASSERT_EQUAL(m.spread, 0);
+    CU_ASSERT(m.shift > 0);
+    CU_ASSERT(memo_holds(&m, 3, 0, 200000, 37));
+    CU_ASSERT_PTR_NULL(rt_memo_find(&m, 0, 1, 0, 0));
+    CU_ASSERT_PTR_NULL(rt_memo_find(&m, 3, 0, 0, 0));
+    rt_memo_reset(&m);
+    CU_ASSERT_PTR_NULL(rt_memo_find(&m, 0, 0, 0, 0));
+    /* 300 rules at each of three positions: one line cannot hold them */
+    CU_ASSERT_FATAL(memo_fill(&m, 300, 10, 13, 1));
+    CU_ASSERT_EQUAL(m.spread, 1);
+    CU_ASSERT(memo_holds(&m, 300, 10, 13, 1));
+    /* a few entries in a large table: the reset clears their slots only */
+    rt_memo_reset(&m);
+    CU_ASSERT_EQUAL(m.spread, 0);
+    CU_ASSERT_FATAL(memo_fill(&m, 2, 100, 110, 1));
+    CU_ASSERT(memo_holds(&m, 2, 100, 110, 1));
+    rt_memo_reset(&m);
+    for (uint32_t pos = 100; pos < 110; pos++) CU_ASSERT_PTR_NULL(rt_memo_find(&m, 0, pos, 0, 0));
+    CU_ASSERT_FATAL(memo_fill(&m, 2, 100, 110, 1));
+    CU_ASSERT(memo_holds(&m, 2, 100, 110, 1));
+    rt_memo_free(&m);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -450,6 +504,7 @@ int main(void)
     CU_add_test(s, "recursion without a memoized rule is memoized", test_memo_recursion);
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
     CU_add_test(s, "first-character dispatch at the nesting limit", test_dispatch_depth);
+    CU_add_test(s, "the memo table: ordered slots, spread when crowded", test_memo_slots);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
     CU_add_test(s, "typed trees through the api", test_typed_api);
