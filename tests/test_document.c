@@ -184,6 +184,10 @@ static void test_examined(void)
         { "def main = (l \"\\n\"?)* $$\ndef l = ^ \"-\" (?a-z)+ / (?a-z)+\n", "ab\n-cd", 2, 3, "" }, /* ^ after the edit */
         { "def main = (l \"\\n\"?)* $$\ndef l = ^ \"-\" (?a-z)+ / (?a-z)+\n", "ab-cd", 2, 2, "\n" },
         { "def main = w (\" \" w)* $$\ndef w = (?a-z)+ / (?0-9)+\n", "ab 12 cd", 5, 6, "3" },
+        /* a literal with U+FFFD, which matches the invalid bytes: compared by
+         * characters, it examined the q, not just the first byte that differs */
+        { "def main = item* $$\ndef item = lit -\";\" / other -\";\"\n"
+          "def lit = @\"x\xEF\xBF\xBD\xEF\xBF\xBDy\"\ndef other = @(?^;)+\n", "x\xFF\xFFq;", 3, 4, "y" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pego_grammar *g = compile(cases[i].grammar);

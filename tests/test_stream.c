@@ -198,6 +198,19 @@ static void test_error_reads_no_more(void)
     pego_grammar_free(g);
 }
 
+/* A literal with U+FFFD, which matches an invalid byte as well, compared where
+ * the input held ends: the comparison examined the end (it ran out of input),
+ * whatever the bytes of the literal and of the input held (first found by
+ * tests/fuzz_parse: the pieces gave an error where the whole input matched). */
+static void test_literal_fffd_at_end(void)
+{
+    const char *g = "def main = item* #stream $$\n"
+                    "def item = @(\"x\xEF\xBF\xBD\xEF\xBF\xBDy\" / \"x\") -\";\"\n";
+    check(g, "x\xFF\xFFy;x;",
+          "(Seq \"x\xEF\xBF\xBD\xEF\xBF\xBDy\")@item\n(Seq \"x\")@item\n=> ok\n");
+    check(g, "x\xFF\xFFz;", "=> 1:2: syntax error: expected \";\"\n");
+}
+
 /* {n,m}: at most m elements, the rest left for what follows; fewer than n
  * fail after the elements were handed over (nothing is retracted). */
 static void test_bounds(void)
@@ -1066,6 +1079,7 @@ int main(void)
     CU_add_test(s, "captures, and what follows the repetition", test_captures_and_after);
     CU_add_test(s, "what follows the repetition", test_after_repetition);
     CU_add_test(s, "an error reads no more input", test_error_reads_no_more);
+    CU_add_test(s, "a literal with U+FFFD where the input held ends", test_literal_fffd_at_end);
     CU_add_test(s, "{n,m} bounds", test_bounds);
     CU_add_test(s, "an empty element ends the repetition", test_empty_element);
     CU_add_test(s, "when elements are handed over", test_when_handed);

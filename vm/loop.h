@@ -269,7 +269,8 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (WATCHED) {                         /* examined: up to the first differing byte */
                     uint32_t k = 0;
                     while (k < l->len && pos + k < len && s[pos + k] == (unsigned char)l->bytes[k]) k++;
-                    LOOKED(pos + k + 1);
+                    /* (or character, with U+FFFD: as literal_slow compares) */
+                    LOOKED(l->fffd ? literal_slow_examined(l, s, pos, len) : pos + k + 1);
                 }
                 goto fail;
             }

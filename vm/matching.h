@@ -44,6 +44,25 @@ static uint32_t literal_slow(const cc_literal *l, const unsigned char *s, uint32
     return pos;
 }
 
+/* How far literal_slow examined the input comparing literal l at pos: to the
+ * end of the first character that differs, or past the end of the input when
+ * it ran out (the bytes of the two can differ where they match: U+FFFD and an
+ * invalid byte). */
+static inline uint32_t literal_slow_examined(const cc_literal *l, const unsigned char *s, uint32_t pos, uint32_t len)
+{
+    uint32_t i = 0;
+    while (i < l->len) {
+        uint32_t a, b;
+        int wa = rt_unicode_decode((const unsigned char *)l->bytes + i, l->len - i, &a);
+        if (pos >= len) return len + 1;
+        int wb = rt_unicode_decode(s + pos, len - pos, &b);
+        if (a != b) return pos + (uint32_t)wb;
+        i += (uint32_t)wa;
+        pos += (uint32_t)wb;
+    }
+    return pos;
+}
+
 /* The next character is the first of literal l (both decoded, as literal_slow
  * compares them). */
 static int literal_first_at(const cc_literal *l, const unsigned char *s, uint32_t pos, uint32_t len)
