@@ -119,13 +119,10 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     return e;
 }
 
-/* Keeps a copy of the expectations of a call in the entry. A set equal to the
- * previous one kept reuses it. */
-int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far)
+/* rt_memo_keep (runtime/parser.h) of a set of n > 0 expectations. A set equal
+ * to the previous one kept reuses it. */
+int rt_memo_keep_set(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n)
 {
-    e->exp_far = far;
-    e->exp_len = n;
-    if (n == 0) { e->exp_off = 0; return 0; }
     if (m->nids >= n && memcmp(m->ids + m->nids - n, ids, n * sizeof *ids) == 0) {
         e->exp_off = m->nids - n;
         return 0;
@@ -145,12 +142,9 @@ int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, 
     return 0;
 }
 
-/* Keeps a copy of the errors recovered during a call, for a hit to re-append. */
-int rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n)
+/* rt_memo_keep_recovered (runtime/parser.h) of n > 0 errors. */
+int rt_memo_keep_errors(rt_memo *m, const rt_recovered *r, uint32_t n)
 {
-    e->rec_len = n;
-    e->rec_off = m->nrecs;
-    if (n == 0) return 0;
     if (m->nrecs + n > m->caprecs) {
         uint64_t cap = m->caprecs ? m->caprecs : 64;
         while (cap < (uint64_t)m->nrecs + n) cap *= 2;

@@ -161,8 +161,25 @@ typedef struct {
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
 rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                            uint32_t nvariants);
-int            rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far);
-int            rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n);
+int            rt_memo_keep_set(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n);
+int            rt_memo_keep_errors(rt_memo *m, const rt_recovered *r, uint32_t n);
+/* Keeps a copy of the n expectations of a call, at far, in the entry (most
+ * calls have none: no call then). -1 when out of memory. */
+static inline int rt_memo_keep(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n, uint32_t far)
+{
+    e->exp_far = far;
+    e->exp_len = n;
+    e->exp_off = 0;
+    return n ? rt_memo_keep_set(m, e, ids, n) : 0;
+}
+/* Keeps a copy of the n errors recovered during a call, for a hit to
+ * re-append. -1 when out of memory. */
+static inline int rt_memo_keep_recovered(rt_memo *m, rt_memo_entry *e, const rt_recovered *r, uint32_t n)
+{
+    e->rec_len = n;
+    e->rec_off = m->nrecs;
+    return n ? rt_memo_keep_errors(m, r, n) : 0;
+}
 void           rt_memo_reset(rt_memo *m);
 void           rt_memo_free(rt_memo *m);
 int            rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits);
