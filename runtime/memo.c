@@ -91,7 +91,15 @@ rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
                            uint32_t nvariants)
 {
     rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
-    if (e) return e;
+    return e ? e : rt_memo_add(m, variant, pos, level, env, nvariants);
+}
+
+/* Creates the empty entry for (variant, pos, level, env), which the table
+ * does not have; NULL when out of memory. */
+rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                           uint32_t nvariants)
+{
+    rt_memo_entry *e;
     if (!m->rule_used) {
         m->rule_used = rt_calloc(nvariants, 1);
         if (!m->rule_used) return NULL;

@@ -161,6 +161,8 @@ typedef struct {
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
 rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                            uint32_t nvariants);
+rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                           uint32_t nvariants);
 int            rt_memo_keep_set(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n);
 int            rt_memo_keep_errors(rt_memo *m, const rt_recovered *r, uint32_t n);
 /* Keeps a copy of the n expectations of a call, at far, in the entry (most

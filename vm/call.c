@@ -83,7 +83,8 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     }
     vm_gframe *gf = &p->gf[p->ngf];
     *gf = (vm_gframe){ .variant = c->variant, .pos = r->pos, .saved_far = p->exp.far,
-                       .saved_base = p->exp.base, .memo = -1, .silent = p->silent > 0,
+                       .saved_base = p->exp.base, .memo = m ? (int32_t)(m - p->memo.entries) : -1,
+                       .silent = p->silent > 0,
                        .leader = (rule->flags & RULE_LEADER) != 0, .memoize = (uint8_t)memoize,
                        .traced = watched > 0, .body = c->entry, .saved_hw = p->hw,
                        .evals_start = st->evals, .level = min, .call_level = c->level,
@@ -126,8 +127,12 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
     rt_expect *x = &p->exp;
     uint32_t examined = p->hw > end ? p->hw : end;
     if (gf->memoize) {
+        /* the entry found and not used (made in a lookahead), or a new one: a
+         * memoized rule is called again at its position with its level and
+         * environment only through left recursion, whose leader has its entry
+         * from the start, so nothing made one since the call began */
         rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
-                                         : rt_memo_put(&p->memo, gf->variant, gf->pos, gf->level, gf->env,
+                                         : rt_memo_add(&p->memo, gf->variant, gf->pos, gf->level, gf->env,
                                                        2u * (uint32_t)p->g->nrules);
         if (!m) return FINISH_OOM;
         m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
