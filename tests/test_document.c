@@ -184,6 +184,8 @@ static void test_examined(void)
         { "def main = (l \"\\n\"?)* $$\ndef l = ^ \"-\" (?a-z)+ / (?a-z)+\n", "ab\n-cd", 2, 3, "" }, /* ^ after the edit */
         { "def main = (l \"\\n\"?)* $$\ndef l = ^ \"-\" (?a-z)+ / (?a-z)+\n", "ab-cd", 2, 2, "\n" },
         { "def main = w (\" \" w)* $$\ndef w = (?a-z)+ / (?0-9)+\n", "ab 12 cd", 5, 6, "3" },
+        /* a $ that matched before a newline examined it */
+        { "def main = x* $$\ndef x = e / f / \"\\n\"\ndef e = @(?a-z) $\ndef f = @(?a-z)\n", "a\nb", 1, 2, "c" },
         /* a literal with U+FFFD, which matches the invalid bytes: compared by
          * characters, it examined the q, not just the first byte that differs */
         { "def main = item* $$\ndef item = lit -\";\" / other -\";\"\n"

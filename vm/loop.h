@@ -334,7 +334,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(EOL):
             if (pos != len && s[pos] != '\n' && s[pos] != '\r') { EXPECT(pos, EXP_EOL); LOOKED(pos + 1); goto fail; }
-            if (pos == len) END_SEEN(pos + 1);
+            END_SEEN(pos + 1);                  /* the end, or the line end it saw */
             ip++;
             NEXT;
         CASE(FAIL):
