@@ -30,20 +30,45 @@ typedef struct {
     char       *text;       /* printed tree, "ok", or the error */
     uint32_t    fast;
     size_t      recovered;  /* errors #recover recovered */
+    pego_stats  stats;      /* the counts of a parse that matched or failed with a syntax error */
 } outcome;
 
 static outcome run(pego_parser *p, const char *in, size_t len, const pego_options *o)
 {
     const pego_result *r;
-    outcome out = { pego_parse(p, in, len, o, &r), NULL, 0, 0 };
+    outcome out = { pego_parse(p, in, len, o, &r), NULL, 0, 0, { 0 } };
     if (out.status == PEGO_OK) {
         out.text = o->recognize ? strdup("ok") : pego_result_print(r, PEGO_PRINT_SEXPR);
-        out.fast = pego_result_stats(r)->fast_program;
+        out.stats = *pego_result_stats(r);
+        out.fast = out.stats.fast_program;
         out.recovered = pego_result_recovered_count(r);
     } else {
         out.text = strdup(pego_result_error(r) ? pego_result_error(r) : "");
+        if (out.status == PEGO_SYNTAX_ERROR) out.stats = *pego_result_stats(r);
     }
     return out;
+}
+
+/* The counts of pego_stats but fast_program: the same whichever program ran. */
+static int same_counts(const pego_stats *a, const pego_stats *b)
+{
+    return a->evals == b->evals && a->calls == b->calls && a->memo_hits == b->memo_hits &&
+           a->memo_stored == b->memo_stored && a->rules_memoized == b->rules_memoized;
+}
+
+static void report_counts(const char *grammar, const char *in, size_t len, int recognize, const char *which,
+                          const pego_stats *a, const pego_stats *b)
+{
+    fprintf(stderr, "the statistics of %s differ from the reference program's (%s)\ngrammar:\n%s\ninput (%zu bytes):",
+            which, recognize ? "recognition" : "tree", grammar, len);
+    for (size_t i = 0; i < len; i++) fprintf(stderr, " %02x", (unsigned char)in[i]);
+    fprintf(stderr, "\n%s: evals %llu calls %llu memo hits %llu stored %llu rules %u\n"
+            "reference: evals %llu calls %llu memo hits %llu stored %llu rules %u\n", which,
+            (unsigned long long)a->evals, (unsigned long long)a->calls, (unsigned long long)a->memo_hits,
+            (unsigned long long)a->memo_stored, a->rules_memoized, (unsigned long long)b->evals,
+            (unsigned long long)b->calls, (unsigned long long)b->memo_hits, (unsigned long long)b->memo_stored,
+            b->rules_memoized);
+    abort();
 }
 
 static void report(const char *grammar, const char *in, size_t len, int recognize, const char *other,
@@ -101,7 +126,7 @@ static outcome run_stream(pego_parser *p, const char *in, size_t len, size_t pie
     elements got = { NULL, 0 };
     pego_options o = { .max_depth = 64, .reference = reference };
     const pego_result *r;
-    outcome out = { pego_parse_stream(p, read_pieces, &src, add_element, &got, &o, &r), NULL, 0, 0 };
+    outcome out = { pego_parse_stream(p, read_pieces, &src, add_element, &got, &o, &r), NULL, 0, 0, { 0 } };
     const char *end = out.status == PEGO_OK ? "ok" : pego_result_error(r) ? pego_result_error(r) : "";
     size_t n = out.status == PEGO_OK ? pego_result_recovered_count(r) : 0;
     if (n) end = pego_result_recovered_error(r, n - 1);
@@ -129,7 +154,7 @@ static void check_document(pego_parser *p, const pego_grammar *g, const char *gr
         const pego_result *r;
         pego_status st = pego_document_parse(d, &r);
         outcome x = { st, st == PEGO_OK ? pego_result_print(r, PEGO_PRINT_SEXPR)
-                                        : strdup(pego_result_error(r) ? pego_result_error(r) : ""), 0, 0 };
+                                        : strdup(pego_result_error(r) ? pego_result_error(r) : ""), 0, 0, { 0 } };
         size_t tl;
         const char *text = pego_document_text(d, &tl);
         outcome y = run(p, text, tl, &o);
@@ -191,6 +216,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (a.status != b.status || !a.text || !b.text || strcmp(a.text, b.text) != 0 || fell_back)
             report(grammar, in, len, rec, "reference", &a, &b);
+        /* The statistics are the reference program's counts, whichever program
+         * ran: counted again after the parse (a) or counted by the profiled
+         * program during it (pego_options.count_stats). */
+        pego_options counted = o;
+        counted.count_stats = 1;
+        outcome s = run(p, in, len, &counted);
+        if (b.status == PEGO_OK || b.status == PEGO_SYNTAX_ERROR) {
+            if (a.status == b.status && !same_counts(&a.stats, &b.stats))
+                report_counts(grammar, in, len, rec, "the default parse", &a.stats, &b.stats);
+            if (s.status == b.status && !same_counts(&s.stats, &b.stats))
+                report_counts(grammar, in, len, rec, "a parse with count_stats", &s.stats, &b.stats);
+        }
+        free(s.text);
         /* Memoizing every call changes no result (docs/language.md 2.1), also for
          * rules keyed by the values of variables (5.3); only the nesting it saves
          * may differ, so parses stopped by the limit are not compared. */
