@@ -175,11 +175,11 @@ int  cli_input_rewind(cli_input *in, const char *prefix, const char *label, cons
 void cli_input_close(cli_input *in);
 
 /* Output helpers of trace, profile and explain. */
-#define CLI_TRACE_TEXT_MAX 40     /* input text shown by trace, in units */
+#define CLI_TRACE_TEXT_MAX 40     /* input text shown by trace, in characters */
 #define CLI_EXPLAIN_TEXT_MAX 30   /* and by explain */
 /* The input from..to of the traced parse, quoted as trees quote terminals; text
- * longer than max units keeps max - 3 of them and "..." inside the quotes.
- * Returns a malloc'd string, or NULL when out of memory. */
+ * longer than max characters (whatever the unit; an invalid UTF-8 byte counts as
+ * one) keeps max - 3 of them and "..." inside the quotes. Returns a malloc'd string, or NULL when out of memory. */
 char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max);
 void cli_print_json_string(FILE *out, const char *s);
 /* What a failure expected, as a syntax error says it: "expected A, B", or the

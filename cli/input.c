@@ -404,13 +404,61 @@ void cli_input_close(cli_input *in)
 
 /* ---- output helpers of the observing commands ---- */
 
+/* The length of the UTF-8 sequence at s (n > 0 bytes available): 1 for a byte
+ * that does not begin a valid sequence (a bad lead byte, a truncated or overlong
+ * sequence, a surrogate, a value above U+10FFFF), which counts as one character. */
+static size_t utf8_width(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+    } else return 1;
+    if (n < len || s[1] < lo || s[1] > hi) return 1;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0u) != 0x80u) return 1;
+    return len;
+}
+
 char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max)
 {
     size_t len;
-    uint64_t cut = to - from > max ? from + max - 3 : to;
-    const char *text = pego_trace_input(ev, from, cut, &len);
-    char *q = pego_quote(text, len, pego_trace_unit(ev));
-    if (!q || cut == to) return q;
+    pego_unit unit = pego_trace_unit(ev);
+    const char *text;
+    size_t keep = 0;
+    int cut = 0;
+    if (unit == PEGO_UNIT_BYTES) {
+        /* The cut counts characters, not bytes, and never splits one. The kept
+         * characters are quoted as code points, so that an invalid byte among
+         * them shows as U+FFFD, as in the original PEGO (a text shown whole
+         * writes it \xHH). */
+        text = pego_trace_input(ev, from, to, &len);
+        const unsigned char *u = (const unsigned char *)text;
+        uint64_t chars = 0;
+        for (size_t i = 0; i < len && chars <= max; chars++) {
+            if (chars == max - 3) keep = i;
+            i += utf8_width(u + i, len - i);
+        }
+        if (chars > max) {
+            cut = 1;
+            len = keep;
+            unit = PEGO_UNIT_CODEPOINTS;
+        }
+    } else {
+        cut = to - from > max;
+        text = pego_trace_input(ev, from, cut ? from + max - 3 : to, &len);
+    }
+    char *q = pego_quote(text, len, unit);
+    if (!q || !cut) return q;
     size_t n = strlen(q);   /* q ends with its closing quote: the dots go before it */
     char *r = realloc(q, n + 4);
     if (!r) {
