@@ -101,24 +101,24 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
         free(text);
     } else {
         fputs("-> failed", stdout);
+        uint64_t far;
+        size_t n;
+        if (t->failures && pego_trace_failure(ev, &far, &n)) {
+            const char **items = malloc((n + 1) * sizeof *items);
+            char *text = NULL;
+            if (items) {
+                for (size_t i = 0; i < n; i++) items[i] = pego_trace_failure_item(ev, i);
+                text = cli_expected_text(items, n);
+            }
+            pego_trace_line_col(ev, far, &line, &col);
+            printf(" (at %d:%d: %s)", line, col, text ? text : "(out of memory)");
+            free(text);
+            free(items);
+        }
     }
     if (ev->memo) fputs(" [memo]", stdout);
     if (ev->evals > 1) printf(" [%llu evaluations]", (unsigned long long)ev->evals);
     if (ev->lookahead) fputs(" [lookahead]", stdout);
-    uint64_t far;
-    size_t n;
-    if (t->failures && !ev->matched && pego_trace_failure(ev, &far, &n)) {
-        const char **items = malloc((n + 1) * sizeof *items);
-        char *text = NULL;
-        if (items) {
-            for (size_t i = 0; i < n; i++) items[i] = pego_trace_failure_item(ev, i);
-            text = cli_expected_text(items, n);
-        }
-        pego_trace_line_col(ev, far, &line, &col);
-        printf("; farthest %d:%d: %s", line, col, text ? text : "(out of memory)");
-        free(text);
-        free(items);
-    }
     putchar('\n');
 }
 
