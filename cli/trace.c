@@ -17,8 +17,9 @@ static const char trace_usage[] =
     "    ...\n"
     "  rule -> failed                        ...and its result after them\n"
     "\n"
-    "Marks: [memo] answered from the memo table, [N evaluations] a left-recursive\n"
-    "rule's growth rounds, [lookahead] a call inside & or !, (level N) a binding level.\n"
+    "Marks after a result: [memo] answered from the memo table, [N evaluations] a\n"
+    "left-recursive rule's growth rounds. After a rule name: (level N) a binding\n"
+    "level (e(level 2)), [lookahead] a call inside & or !.\n"
     "\n"
     "  -g FILE         grammar file (required)\n"
     "  -s RULE         start rule (default main)\n"
@@ -64,7 +65,7 @@ typedef struct {
      * shows nested calls (an enter line) or not (one line) */
     int            pending;
     uint32_t       pending_nesting, pending_indent;
-    int            pending_rule, pending_level, pending_line, pending_col;
+    int            pending_rule, pending_level, pending_lookahead, pending_line, pending_col;
     const pego_grammar *g;
     int            oom;
 } trace_printer;
@@ -74,22 +75,25 @@ static void print_indent(uint32_t n)
     for (uint32_t i = 0; i < n; i++) fputs("  ", stdout);
 }
 
-static void print_name(const char *rule, int level)
+/* A call's name as the original PEGO writes it: the rule, its binding level
+ * right after it ("e(level 2)"), then " [lookahead]" for a call inside & or !. */
+static void print_name(const char *rule, int level, int lookahead)
 {
     fputs(rule, stdout);
-    if (level) printf(" (level %d)", level);
+    if (level) printf("(level %d)", level);
+    if (lookahead) fputs(" [lookahead]", stdout);
 }
 
 static void flush_pending(trace_printer *t)
 {
     if (!t->pending) return;
     print_indent(t->pending_indent);
-    print_name(pego_grammar_rule_name(t->g, (size_t)t->pending_rule), t->pending_level);
+    print_name(pego_grammar_rule_name(t->g, (size_t)t->pending_rule), t->pending_level, t->pending_lookahead);
     printf(" %d:%d\n", t->pending_line, t->pending_col);
     t->pending = 0;
 }
 
-/* The result of an exit event, its marks and (with -failures) its failure. */
+/* The result of an exit event, (with -failures) its failure and its marks. */
 static void print_result(const trace_printer *t, const pego_trace_event *ev)
 {
     int line, col, eline, ecol;
@@ -118,7 +122,6 @@ static void print_result(const trace_printer *t, const pego_trace_event *ev)
     }
     if (ev->memo) fputs(" [memo]", stdout);
     if (ev->evals > 1) printf(" [%llu evaluations]", (unsigned long long)ev->evals);
-    if (ev->lookahead) fputs(" [lookahead]", stdout);
     putchar('\n');
 }
 
@@ -200,7 +203,7 @@ static int trace_event(const pego_trace_event *ev, void *ud)
             return 0;
         }
         print_indent(f->indent);
-        print_name(ev->rule, ev->level);
+        print_name(ev->rule, ev->level, ev->lookahead);
         if (t->pending && t->pending_nesting == nesting) {
             printf(" %d:%d", t->pending_line, t->pending_col);
             t->pending = 0;
@@ -242,6 +245,7 @@ static int trace_event(const pego_trace_event *ev, void *ud)
     t->pending_indent = f->indent;
     t->pending_rule = ev->rule_id;
     t->pending_level = ev->level;
+    t->pending_lookahead = ev->lookahead;
     pego_trace_line_col(ev, ev->pos, &t->pending_line, &t->pending_col);
     return 0;
 }
