@@ -51,6 +51,7 @@ enum { OPT_COUNT = CLI_OPT_FIRST_FREE, OPT_HELP };
 typedef struct {
     char *head;     /* "rule L:C: expected A, B" and the marks */
     char *stack;    /* its callers as "    in rule L:C" lines, innermost first */
+    int   end;      /* its own expectations include the end of the input */
 } explain_entry;
 
 /* An error position being explained. */
@@ -225,8 +226,10 @@ static int add_entry(explainer *x, explain_target *t, const pego_trace_event *ev
         free(stack);
         return -1;
     }
+    int end = 0;
+    for (size_t i = 0; i < n; i++) end |= strcmp(own[i], "end of input") == 0;
     t->entries = a;
-    t->entries[t->nentries++] = (explain_entry){ head, stack };
+    t->entries[t->nentries++] = (explain_entry){ head, stack, end };
     return 0;
 }
 
@@ -405,6 +408,18 @@ static void print_target(const explainer *x, const explain_target *t, const char
     if (shown < t->nentries) printf("\n(%zu more; -n 0 shows all)\n", t->nentries - shown);
 }
 
+/* The end of the input is expected after the start rule returns, outside every
+ * call: the error says so when the start rule matched short of the end, the
+ * error is where it stopped (so that the end of the input is among what the
+ * error expected), and no call recorded that expectation itself. */
+static int ends_short(const explainer *x, const explain_target *t)
+{
+    if (!x->short_match || t->line != x->short_line || t->col != x->short_col) return 0;
+    for (size_t i = 0; i < t->nentries; i++)
+        if (t->entries[i].end) return 0;
+    return 1;
+}
+
 static void free_targets(explainer *x)
 {
     for (size_t i = 0; i < x->ntargets; i++) {
@@ -497,7 +512,7 @@ static int explain_one(cli_input *in, const char *prefix, const char *label, con
         if (i) putchar('\n');
         print_target(x, &x->targets[i], pre);
     }
-    if (st == PEGO_SYNTAX_ERROR && x->short_match)
+    if (st == PEGO_SYNTAX_ERROR && ends_short(x, &x->targets[0]))
         printf("\n  The start rule matched up to %d:%d, but the input does not end there.\n", x->short_line,
                x->short_col);
     status = 0;     /* the explanation is the command's result */
