@@ -398,10 +398,7 @@ oom:
 static void print_target(const explainer *x, const explain_target *t, const char *prefix)
 {
     printf("%s%s%s\n", prefix, t->error, x->ntargets > 1 ? " (recovered)" : "");
-    if (!t->nentries) {
-        printf("\nNo call recorded what was expected at %d:%d.\n", t->line, t->col);
-        return;
-    }
+    if (!t->nentries) return;     /* no heading either, as in the original PEGO */
     printf("\nCalls that recorded what was expected at %d:%d (innermost first):\n", t->line, t->col);
     size_t shown = x->limit && (size_t)x->limit < t->nentries ? (size_t)x->limit : t->nentries;
     for (size_t i = 0; i < shown; i++) printf("\n  %s\n%s", t->entries[i].head, t->entries[i].stack);
