@@ -404,31 +404,6 @@ void cli_input_close(cli_input *in)
 
 /* ---- output helpers of the observing commands ---- */
 
-/* The length of the UTF-8 sequence at s (n > 0 bytes available): 1 for a byte
- * that does not begin a valid sequence (a bad lead byte, a truncated or overlong
- * sequence, a surrogate, a value above U+10FFFF), which counts as one character. */
-static size_t utf8_width(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0) lo = 0xA0;
-        else if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0) lo = 0x90;
-        else if (c == 0xF4) hi = 0x8F;
-    } else return 1;
-    if (n < len || s[1] < lo || s[1] > hi) return 1;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0u) != 0x80u) return 1;
-    return len;
-}
-
 char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_t max)
 {
     size_t len;
@@ -442,11 +417,10 @@ char *cli_quoted(const pego_trace_event *ev, uint64_t from, uint64_t to, uint64_
          * them shows as U+FFFD, as in the original PEGO (a text shown whole
          * writes it \xHH). */
         text = pego_trace_input(ev, from, to, &len);
-        const unsigned char *u = (const unsigned char *)text;
         uint64_t chars = 0;
         for (size_t i = 0; i < len && chars <= max; chars++) {
             if (chars == max - 3) keep = i;
-            i += utf8_width(u + i, len - i);
+            i += pego_char_width(text + i, len - i);
         }
         if (chars > max) {
             cut = 1;

@@ -234,6 +234,11 @@ const char *pego_version(void);
  * malloc'd string. */
 char *pego_quote(const char *text, size_t len, pego_unit unit);
 
+/* The bytes of the character at text (len > 0 bytes available) as positions in
+ * code points count it: 1 to 4, and 1 for a byte that begins no valid UTF-8
+ * sequence. */
+size_t pego_char_width(const char *text, size_t len);
+
 /* ---- stream parses (docs/language.md 7.1) ------------------------------ */
 
 /* Reads input for a stream parse into buf (at most cap bytes): returns the

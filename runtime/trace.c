@@ -276,3 +276,8 @@ char *pego_quote(const char *text, size_t len, pego_unit unit)
     if (b.oom) { rt_buf_free(&b); return NULL; }
     return rt_buf_take(&b);
 }
+
+size_t pego_char_width(const char *text, size_t len)
+{
+    return (size_t)rt_unicode_width((const unsigned char *)text, len);
+}

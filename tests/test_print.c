@@ -199,6 +199,32 @@ static void test_writer_error(void)
     pego_grammar_free(g);
 }
 
+/* pego_char_width reads characters as positions in code points count them:
+ * a valid sequence whole, a byte that begins none alone, with four bytes
+ * available or fewer. */
+static void test_char_width(void)
+{
+    static const struct { const char *s; size_t n, width; } cases[] = {
+        { "a\xC3\xA9..", 5, 1 },
+        { "\xC3\xA9...", 5, 2 },            /* U+00E9 */
+        { "\xE2\x82\xAC.", 4, 3 },          /* U+20AC */
+        { "\xF0\x9F\x98\x80", 4, 4 },       /* U+1F600 */
+        { "\xF0\x9F\x98\x80", 3, 1 },       /* cut short */
+        { "\xC3", 1, 1 },
+        { "\xE2\x82", 2, 1 },
+        { "\xFF\xA9...", 5, 1 },            /* no lead byte */
+        { "\xA9....", 5, 1 },                /* a continuation byte alone */
+        { "\xC0\xAF...", 5, 1 },            /* overlong */
+        { "\xE0\x80\xAF..", 5, 1 },         /* overlong */
+        { "\xED\xA0\x80..", 5, 1 },         /* a surrogate */
+        { "\xED\xA0\x80", 3, 1 },
+        { "\xF4\x90\x80\x80", 4, 1 },       /* above U+10FFFF */
+        { "\xE2\x82.", 3, 1 },              /* a third byte that continues nothing */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CU_ASSERT_EQUAL(pego_char_width(cases[i].s, cases[i].n), cases[i].width);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -207,6 +233,7 @@ int main(void)
     CU_add_test(s, "a deep tree in bounded pieces", test_deep_tree);
     CU_add_test(s, "a long terminal cut between code points", test_long_terminal);
     CU_add_test(s, "the writer's error", test_writer_error);
+    CU_add_test(s, "the width of a character", test_char_width);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
