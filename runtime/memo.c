@@ -113,10 +113,7 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         m->cap = cap;
     }
     e = &m->entries[m->n];
-    memset(e, 0, sizeof *e);
-    e->variant = variant;
-    e->pos = pos;
-    e->context = context(level, env);
+    *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = context(level, env) };
     if (pos > m->top) m->top = pos;
     if (place(m, m->n++) > LONG_SEARCH && !m->spread) {
         m->spread = 1;

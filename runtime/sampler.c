@@ -136,7 +136,7 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
 {
     if (k == 0 || k > p->capes) return -1;
     const vm_entry *e = &p->es[k - 1];
-    if (e->kind == E_CALL) {
+    if (e->kind == E_CALL || e->kind == E_MCALL) {
         *caller = e->u.call.caller;
         return e->u.call.variant;
     }

@@ -22,6 +22,99 @@ static int decide_memo(pego_parser *p, const cc_rule *r, uint32_t pos)
     return memoize;
 }
 
+/* Counts the outcome of a general call for the profiled program: one that
+ * matched, ending at end, or failed. */
+static void count_outcome(vm_count *count, int ok, uint32_t pos, uint32_t end)
+{
+    if (ok) {
+        count->matched++;
+        count->consumed += end - pos;
+    } else {
+        count->failed++;
+    }
+}
+
+/* Makes room for one more side record; -1 when out of memory. */
+static int grow_side_records(pego_parser *p)
+{
+    if (p->ngf < p->capgf) return 0;
+    p->es_moving = 1;                     /* the sampler reads the side records too */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int status = rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe));
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    p->es_moving = 0;
+    return status;
+}
+
+/* A memo hit on entry m decides call c: it fails, or it matched, and its
+ * value is pushed for a valued variant. */
+static vm_step take_hit(pego_parser *p, vm_regs *r, const vm_call *c, const rt_memo_entry *m)
+{
+    if (!(m->flags & MEMO_OK)) return VM_FAIL;
+    r->pos = m->end;
+    if (c->variant < (uint32_t)p->g->nrules && vm_push_value(p, r, m->value) < 0) return VM_OOM;
+    r->ip = p->g->code + c->ret;
+    return VM_NEXT;
+}
+
+/* Whether a memoized call, or the call of side record gf, is the fast
+ * program's (unprofiled, and not a leader growing a seed): fast_memo_call. */
+static int fast_memo(const pego_parser *p, int leader) { return p->fast && !p->counting && !leader; }
+
+/* A memoized call of the fast program, unprofiled: a later call of a
+ * deferrable rule at a position (vm/loop.h, CALLG), in a parse, a probe or a
+ * stream's element (the profiled program decides its own in the loop,
+ * memo_call). Nothing observes it, and the fast program records no
+ * expectations, reads no variables and recovers no errors: the memo table
+ * keeps the call's outcome and the input it examined (what a probe's reach
+ * needs). finish_fast_call ends it. */
+static vm_step fast_memo_call(pego_parser *p, vm_regs *r, const vm_call *c)
+{
+    pego_stats *st = &p->res.stats;
+    uint32_t min = c->level ? c->level - 1 : 0;
+    st->calls++;
+    rt_memo_entry *m = rt_memo_find(&p->memo, c->variant, r->pos, min, 0);
+    /* an entry made in a lookahead is used only in one (vm_call_enter) */
+    if (m && (!(m->flags & MEMO_SILENT) || p->silent)) {
+        st->memo_hits++;
+        if (m->examined > p->hw) p->hw = m->examined;
+        return take_hit(p, r, c, m);
+    }
+    if (grow_side_records(p) < 0) return VM_OOM;
+    /* the fields the call's end reads (finish_fast_call, call_success, vm_call_fail) */
+    vm_gframe *gf = &p->gf[p->ngf];
+    gf->variant = c->variant;
+    gf->pos = r->pos;
+    gf->memo = m ? (int32_t)(m - p->memo.entries) : -1;
+    gf->saved_hw = p->hw;
+    gf->level = min;
+    gf->env = 0;
+    gf->silent = p->silent > 0;
+    gf->leader = 0;
+    gf->memoize = 1;
+    gf->traced = 0;
+    vm_entry *e = vm_push_entry(p, r, E_GCALL);
+    if (!e) return VM_OOM;
+    e->u.gcall.ret = c->ret;
+    e->u.gcall.frame = p->ngf++;
+    e->level = (uint16_t)c->level;
+    p->hw = r->pos;
+    if (++r->depth > p->max_depth) return VM_TOO_DEEP;
+    st->evals++;
+    r->ip = p->g->code + c->entry;
+    return VM_NEXT;
+}
+
+int vm_memo_lookup(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t *k)
+{
+    rt_memo_entry *m = rt_memo_find(&p->memo, variant, pos, 0, 0);
+    /* an entry made in a lookahead is used only in one (vm_call_enter) */
+    int hit = m && (!(m->flags & MEMO_SILENT) || p->silent);
+    if (!m && !(m = rt_memo_add(&p->memo, variant, pos, 0, 0, 2u * (uint32_t)p->g->nrules))) return -1;
+    *k = (uint32_t)(m - p->memo.entries);
+    return hit;
+}
+
 vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
 {
     const pego_grammar *g = p->g;
@@ -31,6 +124,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     int memoize = decide_memo(p, rule, r->pos);
     int watched = OBSERVING(p);
     if (!memoize && !watched) return VM_PLAIN_CALL;
+    if (fast_memo(p, rule->flags & RULE_LEADER)) return fast_memo_call(p, r, c);
     /* Here the call is memoized or observed: it gets a side record, its own
      * expectation window and examined range. An observed call is reported
      * before the memo table is consulted, so a memo hit is an ordinary call. */
@@ -53,12 +147,7 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
         if ((m->flags & MEMO_CARRIED) && rt_document_carry(p, m) < 0) return VM_OOM;
         if (count) {
             count->memo++;
-            if (m->flags & MEMO_OK) {
-                count->matched++;
-                count->consumed += m->end - r->pos;
-            } else {
-                count->failed++;
-            }
+            count_outcome(count, m->flags & MEMO_OK, r->pos, m->end);
         }
         if (!(m->flags & MEMO_GROWING)) {
             if (m->examined > p->hw) p->hw = m->examined;
@@ -67,20 +156,9 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
         /* a growing seed carries the errors its round recovered, like any entry */
         if ((m->flags & MEMO_OK) && vm_recover_replay(p, m) < 0) return VM_OOM;
         if (watched && rt_trace_observe_hit(p, c->variant, r->pos, p->ngf + 1, c->level, m)) return VM_ABORTED;
-        if (!(m->flags & MEMO_OK)) return VM_FAIL;
-        r->pos = m->end;
-        if (c->variant < nrules && vm_push_value(p, r, m->value) < 0) return VM_OOM;
-        r->ip = g->code + c->ret;
-        return VM_NEXT;
+        return take_hit(p, r, c, m);
     }
-    if (p->ngf == p->capgf) {
-        p->es_moving = 1;                 /* the sampler reads the side records too */
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        int status = rt_buf_grow((void **)&p->gf, &p->capgf, p->ngf + 1, sizeof(vm_gframe));
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        p->es_moving = 0;
-        if (status < 0) return VM_OOM;
-    }
+    if (grow_side_records(p) < 0) return VM_OOM;
     vm_gframe *gf = &p->gf[p->ngf];
     *gf = (vm_gframe){ .variant = c->variant, .pos = r->pos, .saved_far = p->exp.far,
                        .saved_base = p->exp.base, .memo = m ? (int32_t)(m - p->memo.entries) : -1,
@@ -118,6 +196,24 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
 
 enum { FINISH_OK = 0, FINISH_OOM = -1, FINISH_ABORT = -2 };
 
+/* Stores the outcome of the memoized call of side record gf, with the end of
+ * the input it examined, in its entry: the one found and not used (made in a
+ * lookahead), or a new one. NULL when out of memory. */
+static rt_memo_entry *store_outcome(pego_parser *p, const vm_gframe *gf, int ok, uint32_t end, uint32_t value,
+                                    uint32_t examined)
+{
+    rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
+                                     : rt_memo_add(&p->memo, gf->variant, gf->pos, gf->level, gf->env,
+                                                   2u * (uint32_t)p->g->nrules);
+    if (!m) return NULL;
+    m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
+    m->end = end;
+    m->value = value;
+    m->examined = examined;
+    p->res.stats.memo_stored++;
+    return m;
+}
+
 /* Ends a memoized or observed call: stores its outcome in the memo table with
  * the expectations it recorded and the input it examined, reports its exit to
  * the observers, then closes its expectation window and merges it into the
@@ -131,28 +227,13 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
          * memoized rule is called again at its position with its level and
          * environment only through left recursion, whose leader has its entry
          * from the start, so nothing made one since the call began */
-        rt_memo_entry *m = gf->memo >= 0 ? &p->memo.entries[gf->memo]
-                                         : rt_memo_add(&p->memo, gf->variant, gf->pos, gf->level, gf->env,
-                                                       2u * (uint32_t)p->g->nrules);
+        rt_memo_entry *m = store_outcome(p, gf, ok, end, value, examined);
         if (!m) return FINISH_OOM;
-        m->flags = (ok ? MEMO_OK : 0) | (gf->silent ? MEMO_SILENT : 0);
-        m->end = end;
-        m->value = value;
-        m->examined = examined;
         if (rt_memo_keep(&p->memo, m, RT_AT(x->items, x->base), x->n - x->base, x->far) < 0) return FINISH_OOM;
         if (rt_memo_keep_recovered(&p->memo, m, RT_AT(p->rec, gf->rec_start), ok ? p->nrec - gf->rec_start : 0) < 0)
             return FINISH_OOM;
-        p->res.stats.memo_stored++;
     }
-    if (p->counting) {
-        vm_count *count = &p->counts[gf->variant];
-        if (ok) {
-            count->matched++;
-            count->consumed += end - gf->pos;
-        } else {
-            count->failed++;
-        }
-    }
+    if (p->counting) count_outcome(&p->counts[gf->variant], ok, gf->pos, end);
     if (OBSERVING(p) && gf->traced && rt_trace_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
 #ifdef PEGO_FAULT_INJECTION
@@ -163,13 +244,23 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
     return FINISH_OK;
 }
 
+/* Ends a memoized call of the fast program (fast_memo_call): stores its
+ * outcome and the input it examined. */
+static int finish_fast_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t value)
+{
+    uint32_t examined = p->hw > end ? p->hw : end;
+    if (!store_outcome(p, gf, ok, end, value, examined)) return FINISH_OOM;
+    p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;
+    return FINISH_OK;
+}
+
 /* The call succeeds with value v at r->pos: its entry (on top) and side record
  * are popped, and v is pushed for a valued variant. */
 static vm_step call_success(pego_parser *p, vm_regs *r, uint32_t v)
 {
     vm_entry *e = &p->es[r->esn - 1];
     vm_gframe *gf = &p->gf[e->u.gcall.frame];
-    int done = finish_call(p, gf, 1, r->pos, v);
+    int done = fast_memo(p, gf->leader) ? finish_fast_call(p, gf, 1, r->pos, v) : finish_call(p, gf, 1, r->pos, v);
     if (done == FINISH_OOM) return VM_OOM;
     if (done == FINISH_ABORT) return VM_ABORTED;
     p->ngf--;
@@ -227,7 +318,7 @@ vm_step vm_call_fail(pego_parser *p, vm_regs *r, vm_entry *e)
         r->esn++;
         return return_best(p, r, gf);
     }
-    int done = finish_call(p, gf, 0, r->pos, 0);
+    int done = fast_memo(p, gf->leader) ? finish_fast_call(p, gf, 0, r->pos, 0) : finish_call(p, gf, 0, r->pos, 0);
     if (done == FINISH_OOM) return VM_OOM;
     if (done == FINISH_ABORT) return VM_ABORTED;
     p->ngf--;

@@ -69,6 +69,21 @@
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
 
+/* The profiled program's memoized call of frame e ends (memo_call): it
+ * matched at pos (ok) or failed. Its outcome goes to the memo table, as the
+ * general path's does (vm/call.c, finish_call), and to its counts. */
+#define MEMO_STORE(e, ok) do { \
+        rt_memo_entry *m_ = &p->memo.entries[(e)->memo]; \
+        vm_count *c_ = &p->counts[(e)->u.call.variant]; \
+        m_->flags = ((ok) ? MEMO_OK : 0u) | (p->silent ? MEMO_SILENT : 0u); \
+        m_->end = m_->examined = pos; \
+        m_->value = (ok) && VALUED && (e)->u.call.variant < nrules ? p->vs[vsn - 1] : VAL_NIL; \
+        st->memo_stored++; \
+        if (ok) c_->matched++, c_->consumed += pos - (e)->pos; \
+        else c_->failed++; \
+        p->sample_top = (e)->u.call.caller; \
+    } while (0)
+
 /* A byte span of PUNCT that is a call compiled in (profiled program): PIN,
  * BSPAN and POUT in one, with the chain from out, its POUT in place. A span
  * matches: it counts a call entered that matched (spans). */
@@ -80,12 +95,12 @@
         c_->consumed += pos - from_; \
     } while (0)
 
-/* The profiled program's plain frame, which the sampler's signal handler reads
- * (runtime/sampler.c): its kind, variant and caller are stored before
- * sample_top points to it. Volatile stores keep that order for a handler on
- * this thread; a compiler barrier would make the loop reload what it keeps in
- * registers. */
-#define SAMPLED_FRAME(e, var) (*(volatile uint8_t *)&(e)->kind = E_CALL, \
+/* The profiled program's plain frame (or memoized call's, kind E_MCALL), which
+ * the sampler's signal handler reads (runtime/sampler.c): its kind, variant
+ * and caller are stored before sample_top points to it. Volatile stores keep
+ * that order for a handler on this thread; a compiler barrier would make the
+ * loop reload what it keeps in registers. */
+#define SAMPLED_FRAME(e, var, k) (*(volatile uint8_t *)&(e)->kind = (k), \
                                *(volatile uint32_t *)&(e)->u.call.variant = (uint32_t)(var), \
                                *(volatile uint32_t *)&(e)->u.call.caller = p->sample_top, \
                                p->sample_top = esn)
@@ -507,6 +522,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 NEXT;
             }
             ip = code + ip->b;
+            if (defer) goto memo_call;
             NEXT;
         CASE(PDSKIP):
             /* a byte test skipped a call of a deferrable rule: its first call at
@@ -683,6 +699,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                     PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
                     NEXT;
                 }
+                if (PROFILED) goto memo_call;
             }
             GENERAL_CALL();
         CASE(RET):
@@ -691,6 +708,13 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             e = &es[esn - 1];
             if (e->kind != E_CALL) {
                 if (e->kind == E_GCALL) CALL_OUT(vm_call_return(p, &r));
+                if (PROFILED && e->kind == E_MCALL) {
+                    MEMO_STORE(e, 1);
+                    esn--;
+                    depth--;
+                    ip = code + e->u.call.ret;
+                    NEXT;
+                }
                 if (!TAIL_CALLS) goto corrupt;
                 /* E_CALL2: the inner frame returns, the caller's takes its fields again */
                 depth -= FRAME_DEPTH(e);
@@ -866,6 +890,11 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 continue;
             case E_GCALL:
                 CALL_OUT(vm_call_fail(p, &r, e));
+            case E_MCALL:
+                if (!PROFILED) goto corrupt;
+                MEMO_STORE(e, 0);
+                depth--;
+                continue;
             case E_CHOICE:
                 if (e->cut) continue;
                 RESTORE_ENTRY(e);
@@ -933,6 +962,48 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
     plain_call:
         PLAIN_CALL(call.ret, call.entry, call.variant, call.level, call.tail);
         NEXT;
+
+    memo_call:
+        /* A later call of a deferrable rule at a position in the profiled
+         * program (the call instruction at ip: CALLG, or PDEFER's real call).
+         * The memo table decides it, as it decides the reference program's
+         * (vm/call.c), here in the loop, since the profiled program makes all
+         * the memoized calls the reference program makes. A hit takes the
+         * stored outcome; else a frame E_MCALL makes the call and stores its
+         * outcome in the entry vm_memo_lookup made or found for it when the
+         * call returns or fails (MEMO_STORE). The call counts as
+         * the general path counts it. */
+        if (!PROFILED) goto corrupt;
+        NOTE_MEMORY();
+        {
+            uint32_t k;
+            int hit = vm_memo_lookup(p, (uint32_t)ip->a, pos, &k);
+            vm_count *c = &p->counts[ip->a];
+            if (hit < 0) goto oom;
+            c->calls++;
+            if (hit) {
+                const rt_memo_entry *m = &p->memo.entries[k];
+                c->memo++;
+                if (!(m->flags & MEMO_OK)) {
+                    c->failed++;
+                    goto fail;
+                }
+                c->matched++;
+                c->consumed += m->end - pos;
+                pos = m->end;
+                if (VALUED && (uint32_t)ip->a < nrules) PUSH_VALUE(m->value);
+                ip++;
+                NEXT;
+            }
+            c->evals++;
+            PUSH_ENTRY(E_MCALL);
+            e->memo = k;
+            e->u.call.ret = (uint32_t)(ip - code) + 1;
+            SAMPLED_FRAME(e, ip->a, E_MCALL);
+            if (++depth > max_depth) goto too_deep;
+            ip = code + ip->b;
+            NEXT;
+        }
 
     pair_call:
         /* a plain call of the fast program on a deep stack (PLAIN_CALL): a lone

@@ -14,6 +14,7 @@ enum {
     E_CALL,     /* plain rule call */
     E_CALL2,    /* two plain rule calls of the fast program (vm_entry) */
     E_GCALL,    /* general rule call, with a side record (vm_gframe) */
+    E_MCALL,    /* memoized rule call of the profiled program (vm/loop.h, memo_call) */
     E_CHOICE,   /* ordered choice: resume at the alternative */
     E_ITER,     /* repetition: one entry for the whole loop, updated per iteration */
     E_LOOK,     /* positive lookahead */
@@ -50,14 +51,15 @@ typedef struct {
     uint32_t trail;    /* capture-trail height */
     union {
         uint32_t rec;          /* number of recovered errors */
+        uint32_t memo;         /* E_MCALL: index of the call's memo entry */
         uint32_t lower_trail;  /* E_CALL2: the caller's frame's trail height */
     };
     union {
-        /* E_CALL: where to return; the variant called (reference and profiled
-         * programs) or, in E_CALL2, the caller's frame's return address; the
-         * levels of nesting it stands for beyond one (the fast program's tail
-         * calls reuse the caller's frame), or in the profiled program the
-         * caller's frame (parser.sample_top when it was made) */
+        /* E_CALL and E_MCALL: where to return; the variant called (reference
+         * and profiled programs) or, in E_CALL2, the caller's frame's return
+         * address; the levels of nesting it stands for beyond one (the fast
+         * program's tail calls reuse the caller's frame), or in the profiled
+         * program the caller's frame (parser.sample_top when it was made) */
         struct { uint32_t ret; union { uint32_t variant, lower_ret; }; union { uint32_t extra_levels, caller; }; } call;
         /* E_GCALL: where to return; index of its side record in parser.gf;
          * the caller's frame while the parse is sampled */

@@ -19,7 +19,7 @@
 #define VM_RUN vm_run_profiled
 #define PROFILED 1
 #define PROFILED_CODE(...) __VA_ARGS__
-#define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var)
+#define CALL_FRAME(e, var, lvl) SAMPLED_FRAME(e, var, E_CALL)
 #define TAIL_CALLS 0
 #define FRAME_DEPTH(e) 1u
 /* the instruction running, for the sampler: its source position is the sample's line */

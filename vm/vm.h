@@ -216,6 +216,13 @@ void     vm_env_reset(pego_parser *p);
 vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c);
 vm_step vm_call_return(pego_parser *p, vm_regs *r);
 vm_step vm_call_fail(pego_parser *p, vm_regs *r, vm_entry *e);
+/* The memo table's answer to the profiled program's later call of deferrable
+ * rule variant at pos (vm/loop.h, memo_call): 1, and *k the index of the
+ * entry that decides it; 0, and *k the index of the entry the call's outcome
+ * goes to (one made in a lookahead, which decides only in one, or a new one:
+ * nothing looks it up before the call ends, since the rule is not
+ * left-recursive); -1 when out of memory. */
+int vm_memo_lookup(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t *k);
 
 /* The Pratt machine (vm/pratt.c): PSTART, PRATT, SUBRET, and a failure that
  * reaches a Pratt line's entry (e, already popped). */
