@@ -22,18 +22,6 @@ static int decide_memo(pego_parser *p, const cc_rule *r, uint32_t pos)
     return memoize;
 }
 
-/* Counts the outcome of a general call for the profiled program: one that
- * matched, ending at end, or failed. */
-static void count_outcome(vm_count *count, int ok, uint32_t pos, uint32_t end)
-{
-    if (ok) {
-        count->matched++;
-        count->consumed += end - pos;
-    } else {
-        count->failed++;
-    }
-}
-
 /* Makes room for one more side record; -1 when out of memory. */
 static int grow_side_records(pego_parser *p)
 {
@@ -74,8 +62,7 @@ static vm_step fast_memo_call(pego_parser *p, vm_regs *r, const vm_call *c)
     uint32_t min = c->level ? c->level - 1 : 0;
     st->calls++;
     rt_memo_entry *m = rt_memo_find(&p->memo, c->variant, r->pos, min, 0);
-    /* an entry made in a lookahead is used only in one (vm_call_enter) */
-    if (m && (!(m->flags & MEMO_SILENT) || p->silent)) {
+    if (m && vm_memo_usable(p, m)) {
         st->memo_hits++;
         if (m->examined > p->hw) p->hw = m->examined;
         return take_hit(p, r, c, m);
@@ -108,8 +95,7 @@ static vm_step fast_memo_call(pego_parser *p, vm_regs *r, const vm_call *c)
 int vm_memo_lookup(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t *k)
 {
     rt_memo_entry *m = rt_memo_find(&p->memo, variant, pos, 0, 0);
-    /* an entry made in a lookahead is used only in one (vm_call_enter) */
-    int hit = m && (!(m->flags & MEMO_SILENT) || p->silent);
+    int hit = m && vm_memo_usable(p, m);
     if (!m && !(m = rt_memo_add(&p->memo, variant, pos, 0, 0, 2u * (uint32_t)p->g->nrules))) return -1;
     *k = (uint32_t)(m - p->memo.entries);
     return hit;
@@ -141,13 +127,13 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
     /* An entry computed inside a lookahead recorded no expectations; one with
      * recovered errors is used only in the same lookahead context. */
     if (m && ((m->flags & MEMO_GROWING) ||
-              ((!(m->flags & MEMO_SILENT) || p->silent) &&
+              (vm_memo_usable(p, m) &&
                (!m->rec_len || !(m->flags & MEMO_SILENT) == !p->silent)))) {
         st->memo_hits++;
         if ((m->flags & MEMO_CARRIED) && rt_document_carry(p, m) < 0) return VM_OOM;
         if (count) {
             count->memo++;
-            count_outcome(count, m->flags & MEMO_OK, r->pos, m->end);
+            vm_count_outcome(count, m->flags & MEMO_OK, r->pos, m->end);
         }
         if (!(m->flags & MEMO_GROWING)) {
             if (m->examined > p->hw) p->hw = m->examined;
@@ -233,7 +219,7 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
         if (rt_memo_keep_recovered(&p->memo, m, RT_AT(p->rec, gf->rec_start), ok ? p->nrec - gf->rec_start : 0) < 0)
             return FINISH_OOM;
     }
-    if (p->counting) count_outcome(&p->counts[gf->variant], ok, gf->pos, end);
+    if (p->counting) vm_count_outcome(&p->counts[gf->variant], ok, gf->pos, end);
     if (OBSERVING(p) && gf->traced && rt_trace_observe_exit(p, gf, ok, end, examined)) return FINISH_ABORT;
     int merge = 1;
 #ifdef PEGO_FAULT_INJECTION

@@ -79,8 +79,7 @@
         m_->end = m_->examined = pos; \
         m_->value = (ok) && VALUED && (e)->u.call.variant < nrules ? p->vs[vsn - 1] : VAL_NIL; \
         st->memo_stored++; \
-        if (ok) c_->matched++, c_->consumed += pos - (e)->pos; \
-        else c_->failed++; \
+        vm_count_outcome(c_, (ok), (e)->pos, pos); \
         p->sample_top = (e)->u.call.caller; \
     } while (0)
 
@@ -984,12 +983,8 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (hit) {
                 const rt_memo_entry *m = &p->memo.entries[k];
                 c->memo++;
-                if (!(m->flags & MEMO_OK)) {
-                    c->failed++;
-                    goto fail;
-                }
-                c->matched++;
-                c->consumed += m->end - pos;
+                vm_count_outcome(c, m->flags & MEMO_OK, pos, m->end);
+                if (!(m->flags & MEMO_OK)) goto fail;
                 pos = m->end;
                 if (VALUED && (uint32_t)ip->a < nrules) PUSH_VALUE(m->value);
                 ip++;

@@ -180,6 +180,26 @@ static inline void vm_restore_entry(pego_parser *p, vm_regs *r, const vm_entry *
     p->nvars = p->vmarks[at];
 }
 
+/* Counts, for the profiled program, the outcome of a call of the general path
+ * or of memo_call (vm/loop.h) that began at pos: it matched, ending at end,
+ * or failed. */
+static inline void vm_count_outcome(vm_count *count, int ok, uint32_t pos, uint32_t end)
+{
+    if (ok) {
+        count->matched++;
+        count->consumed += end - pos;
+    } else {
+        count->failed++;
+    }
+}
+
+/* Whether memo entry m, found for a call, decides it: an entry made in a
+ * lookahead recorded no expectations and is used only in one. */
+static inline int vm_memo_usable(const pego_parser *p, const rt_memo_entry *m)
+{
+    return !(m->flags & MEMO_SILENT) || p->silent;
+}
+
 /* Pushes value v; -1 when out of memory. */
 static inline int vm_push_value(pego_parser *p, vm_regs *r, uint32_t v)
 {
