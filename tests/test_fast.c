@@ -445,6 +445,21 @@ static const fast_case cases[] = {
       "PSTART|PRATT",
       INPUTS("1", "1+2-3", "1 * 2 / 3 % 4 // 5", "~1 + !2??", "1 ^^ 2 ^ 3", "1 <= 2", "1 < 2", "1 <= 2 < 3",
              "!~1?", "1 ^", "1 +", "", "1 // 2 * 3", "1^^^2", "1??2") },
+    { "Pratt: operator parts that call rules, which a scan handed to the parse below would call again",
+      "def main = e -\" \"* $$\n"
+      "def e = pratt {\n"
+      "    skip \" \"*\n"
+      "    operand @(?0-9)+\n"
+      "    level { infix left plus }\n"
+      "    level { infix left \"*\" / times }\n"
+      "    level { prefix minus postfix \"!\" }\n"
+      "}\n"
+      "def plus = \"+\" / \"-\" !\"-\"\n"
+      "def times = \"x\"\n"
+      "def minus = \"~\"\n",
+      "PSTART|PRATT",
+      INPUTS("1", "1+2", "1*2+3", "1 * 2 - 3 x 4", "~1!+2*~3", "1--2", "1 x 2 x 3 + 4", "1+", "1*", "~", "",
+             "1 * 2 * 3 + 4 - 5 x 6!") },
     { "Pratt: calls of a level, a rule calling the expression, an operator's action",
       "def main = (s -\";\")* $$\n"
       "def s = -\"=\" e(mul) / e\n"

@@ -136,10 +136,12 @@ static void skip_span(const pego_parser *p, vm_regs *r, int set_index)
 
 /* The chosen operator's line runs again, valued, to make its value. A
  * value-free line the fast program does not run again: it would end where
- * it ended, with the same cut, and its calls change only the memo table. */
-static int skip_rerun(const cc_pratt *pr, vm_regs *r, vm_pframe *f)
+ * it ended, with the same cut, and its calls change only the memo table. Nor
+ * does the profiled program, when the line is one the machine matches
+ * (literals: it calls nothing, so the counts stay the reference program's). */
+static inline int skip_rerun(const cc_pratt *pr, const cc_pratt_op *op, vm_regs *r, vm_pframe *f, int profiled)
 {
-    if (!pr->fast) return 0;
+    if (!pr->fast && !(profiled && pr->takes_lines && op->nlits)) return 0;
     r->pos = f->best_end;
     f->out_ok = 1;
     f->out_cut = f->best_cut;
@@ -219,8 +221,8 @@ static inline void span_operand(const pego_parser *p, vm_regs *r, vm_pframe *f, 
  * the span's instruction meanwhile (the sampler gives the time to the call);
  * then the call counts: entered, and matched with what it consumed when it
  * matched. */
-static void counted_span(pego_parser *p, vm_regs *r, vm_pframe *f, int chain, int set_index, uint32_t line,
-                         int operand)
+static inline void counted_span(pego_parser *p, vm_regs *r, vm_pframe *f, int chain, int set_index, uint32_t line,
+                                int operand)
 {
     const vm_ins *was = p->sample_ip;
     uint32_t from = r->pos;
@@ -255,8 +257,14 @@ static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
 /* The machine. f->state is where the top parse goes on when the machine runs
  * again: after the loop ran a line for it, or after the operand parse it
  * pushed returned. Between, it goes from state to state (the labels, named
- * after the states) without leaving. */
-vm_step vm_pratt_run(pego_parser *p, vm_regs *r)
+ * after the states) without leaving. It is compiled twice: vm_pratt_run for
+ * the reference and fast programs, vm_pratt_run_profiled for the profiled
+ * program (profiled: the counting, and the scans and lines it skips, kept
+ * out of the other copy). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline vm_step pratt_machine(pego_parser *p, vm_regs *r, const int profiled)
 {
     const cc_pratt *pr = &p->g->pratts[r->ip->a];
     const int skip_line = skip_is_line(pr);
@@ -286,7 +294,7 @@ resume:
     }
 head:
     if (skip_line) {
-        if (pr->skip_chain >= 0) {
+        if (profiled && pr->skip_chain >= 0) {
             counted_span(p, r, f, pr->skip_chain, pr->skip_chain_span, pr->skip, 0);
             goto head_counted;
         }
@@ -316,7 +324,7 @@ prefix_try:
     if (f->best >= 0) {
         restore(p, r, f->m);
         f->state = PS_PREFIX_RERUN;
-        if (!f->valued && skip_rerun(pr, r, f)) goto prefix_rerun;
+        if (!f->valued && skip_rerun(pr, &pr->prefix[f->best], r, f, profiled)) goto prefix_rerun;
         if (f->valued && takes_lines && pr->prefix[f->best].lit_value) {
             if (literal_value(p, r, f) < 0) return VM_OOM;
             goto prefix_rerun;
@@ -366,7 +374,7 @@ operand:
         span_operand(p, r, f, pr->operand_span[f->idx]);
         goto operand_tried;
     }
-    if (!f->valued && pr->operand_chain && pr->operand_chain[f->idx] >= 0) {
+    if (profiled && !f->valued && pr->operand_chain && pr->operand_chain[f->idx] >= 0) {
         counted_span(p, r, f, pr->operand_chain[f->idx], pr->operand_chain_span[f->idx], pr->vf_operands[f->idx], 1);
         goto operand_tried;
     }
@@ -398,15 +406,25 @@ loop:
             f->cut_failed = done->cut_failed;
             f->idx = pr->ntail;
             restore(p, r, f->m2);
+            if (profiled) f->scan_calls = done->scan_calls;
+            if (profiled && pr->skip_chain >= 0) {
+                /* the skip this parse would run counts */
+                vm_chain_count *c = &p->chain_counts[pr->skip_chain];
+                c->entered++;
+                c->matched++;
+                c->consumed += f->m2.pos - f->m.pos;
+            }
             goto tail_try;
         }
     }
     f->m = mark(p, r);
+    if (profiled) f->scan_calls = 0;
     if (skip_line) {
-        if (pr->skip_chain >= 0) {
+        if (profiled && pr->skip_chain >= 0) {
             counted_span(p, r, f, pr->skip_chain, pr->skip_chain_span, pr->skip, 0);
             goto loop_counted;
         }
+        if (profiled) f->scan_calls = 1;
         f->state = PS_LOOP_SKIPPED;
         p->silent++;
         return run_line(p, r, pr->skip);
@@ -428,6 +446,7 @@ tail_try:
             match_literals(p, r, f, &pr->tail[f->idx], pr->tail_may);
             goto tail_tried;
         }
+        if (profiled) f->scan_calls = 1;
         return run_line(p, r, pr->tail[f->idx].vf_code);
     }
     if (f->best < 0) {
@@ -446,7 +465,7 @@ tail_try:
     }
     restore(p, r, f->m2);
     f->state = PS_TAIL_RERUN;
-    if (!f->valued && skip_rerun(pr, r, f)) goto tail_rerun;
+    if (!f->valued && skip_rerun(pr, op, r, f, profiled)) goto tail_rerun;
     if (f->valued && takes_lines && op->lit_value) {
         if (literal_value(p, r, f) < 0) return VM_OOM;
         goto tail_rerun;
@@ -519,13 +538,19 @@ over: {
         /* In the fast program, the parse below scans the same lines from the
          * same state next (loop), with the same outcome: lines make no values
          * there and change nothing but the memo table. It finds the scan in
-         * the slot this parse leaves, which nothing takes before. */
-        f->scanned = pr->fast && scan_over && finished > 0;
+         * the slot this parse leaves, which nothing takes before. So does the
+         * profiled program's, when the scan made no calls: only the skip's,
+         * which the parse below counts again. */
+        f->scanned = (pr->fast || (profiled && pr->takes_lines && !p->pf[p->npf].scan_calls)) &&
+                     scan_over && finished > 0;
         goto resume;
     }
 push_failed:
     return pushed == -1 ? VM_OOM : VM_TOO_DEEP;
 }
+
+vm_step vm_pratt_run(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 0); }
+vm_step vm_pratt_run_profiled(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 1); }
 
 vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r)
 {

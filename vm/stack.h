@@ -138,7 +138,7 @@ typedef struct {
     uint16_t pratt;
     uint8_t  state;
     uint8_t  outer;        /* the rule's own parse, not an operand parse */
-    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, best_cut, scanned, pad;
+    uint8_t  valued, cut_failed, op_cut, out_ok, out_cut, best_cut, scanned, scan_calls;
     uint32_t min, last_none;
     uint32_t lhs, lhs_start;
     vm_mark  m, m2;        /* before and after the skip */
@@ -149,7 +149,9 @@ typedef struct {
     /* scanned: the operand parse that just returned here, still in the slot
      * above, ended on a scan of the infix and postfix lines (its m, m2, best,
      * best_end, best_cut and cut_failed), which the fast program's machine
-     * takes instead of running the lines again (vm/pratt.c) */
+     * takes instead of running the lines again (vm/pratt.c); scan_calls: the
+     * scan ran a line through the loop, which may have made calls (the
+     * profiled program takes only a scan that made none) */
 } vm_pframe;
 
 #endif
