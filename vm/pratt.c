@@ -42,7 +42,7 @@ static inline vm_pframe *new_parse(pego_parser *p, uint16_t pratt, int outer, in
     f->state = PS_HEAD;
     f->outer = (uint8_t)outer;
     f->valued = (uint8_t)valued;
-    f->scanned = 0;
+    f->scanned = f->scan_calls = 0;
     f->min = min;
     f->lhs = VAL_NIL;
     return f;
