@@ -35,6 +35,9 @@ static inline uint32_t home(const rt_memo *m, uint32_t variant, uint32_t pos, ui
 /* A search longer than this makes the slots spread. */
 enum { LONG_SEARCH = 64 };
 
+/* The most slots an estimate of the entries to come makes (next_size). */
+enum { MAX_ESTIMATE = 1u << 24 };
+
 /* Puts entry k in the slots; returns how far from its home it went. */
 static inline uint32_t place(rt_memo *m, uint32_t k)
 {
@@ -86,12 +89,60 @@ static int rehash(rt_memo *m, uint32_t nslots)
     return 0;
 }
 
-/* Returns the entry for (variant, pos, level, env), creating an empty one if there is none. */
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
-                           uint32_t nvariants)
+/* The number of slots the table grows to: twice as many, or, once the entries
+ * stand for a 64th of the input, as many as the whole input will need at that
+ * rate, at most half full: a parse makes its entries as it reads the input,
+ * and one table of the right size spares it the moves of all the sizes
+ * between. */
+static uint32_t next_size(const rt_memo *m)
 {
-    rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
-    return e ? e : rt_memo_add(m, variant, pos, level, env, nvariants);
+    uint64_t n = m->nslots ? (uint64_t)m->nslots * 2 : 1024;
+    if (m->extent > m->top && m->top >= m->extent / 64) {
+        uint64_t want = (uint64_t)m->n * m->extent / (m->top + 1) * 2;
+        while (n < want && n < MAX_ESTIMATE) n *= 2;
+    }
+    return (uint32_t)n;
+}
+
+/* Entry n, new and empty, for (variant, pos, ctx): the table has room for it
+ * and it is yet to be put in the slots. */
+static rt_memo_entry *new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
+{
+    rt_memo_entry *e = &m->entries[m->n++];
+    *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = ctx };
+    if (pos > m->top) m->top = pos;
+    if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
+    return e;
+}
+
+/* Returns the entry for (variant, pos, level, env), creating an empty one if
+ * there is none (*added is then 1); NULL when out of memory. When the table has
+ * room, one search finds the entry or the slot a new one takes. */
+rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                           uint32_t nvariants, int *added)
+{
+    uint64_t ctx = context(level, env);
+    *added = 0;
+    if (m->rule_used && m->n < m->cap && (uint64_t)(m->n + 1) * 2 <= m->nslots) {
+        uint32_t mask = m->nslots - 1, far = 0;
+        for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask, far++) {
+            uint32_t s = m->slots[i];
+            if (s) {
+                rt_memo_entry *e = &m->entries[s - 1];
+                if (e->variant == variant && e->pos == pos && e->context == ctx) return e;
+                continue;
+            }
+            if (far > LONG_SEARCH && !m->spread) break;     /* rt_memo_add spreads the slots */
+            m->slots[i] = m->n + 1;
+            *added = 1;
+            return new_entry(m, variant, pos, ctx);
+        }
+    } else {
+        rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
+        if (e) return e;
+    }
+    *added = 1;
+    return rt_memo_add(m, variant, pos, level, env, nvariants);
 }
 
 /* Creates the empty entry for (variant, pos, level, env), which the table
@@ -104,7 +155,7 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         m->rule_used = rt_calloc(nvariants, 1);
         if (!m->rule_used) return NULL;
     }
-    if ((uint64_t)(m->n + 1) * 2 > m->nslots && rehash(m, m->nslots ? m->nslots * 2 : 1024) < 0) return NULL;
+    if ((uint64_t)(m->n + 1) * 2 > m->nslots && rehash(m, next_size(m)) < 0) return NULL;
     if (m->n == m->cap) {
         uint32_t cap = m->cap ? m->cap * 2 : 512;
         rt_memo_entry *n = rt_realloc(m->entries, cap * sizeof *n);
@@ -112,15 +163,12 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         m->entries = n;
         m->cap = cap;
     }
-    e = &m->entries[m->n];
-    *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = context(level, env) };
-    if (pos > m->top) m->top = pos;
-    if (place(m, m->n++) > LONG_SEARCH && !m->spread) {
+    e = new_entry(m, variant, pos, context(level, env));
+    if (place(m, m->n - 1) > LONG_SEARCH && !m->spread) {
         m->spread = 1;
         memset(m->slots, 0, m->nslots * sizeof *m->slots);
         place_all(m);
     }
-    if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
     return e;
 }
 
@@ -256,6 +304,7 @@ void rt_memo_reset(rt_memo *m)
     }
     m->n = 0;
     m->top = 0;
+    m->extent = 0;
     m->spread = 0;
     m->nids = 0;
     m->nrecs = 0;

@@ -283,6 +283,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
         rt_tree_reset(&p->tree);
         rt_buf_reset(&p->strings);
         rt_memo_reset(&p->memo);
+        p->memo.extent = (uint32_t)len;
         p->exp.far = p->exp.base = p->exp.n = 0;
         p->exp.oom = 0;
         p->fast = pass == 0;

@@ -148,6 +148,7 @@ typedef struct {
     rt_memo_entry *entries; uint32_t n, cap;
     uint32_t *slots;   uint32_t nslots;       /* open addressing, 1 + entry index, 0 empty */
     uint32_t  top;                            /* the largest position of an entry */
+    uint32_t  extent;                         /* the input's length, for the table's growth (memo.c); 0: not known */
     uint8_t   shift;                          /* ordered slots: a line of 16 per 2^shift positions */
     uint8_t   spread;                         /* 1: slots by a hash of the whole key (memo.c, home) */
     uint32_t *ids;     uint32_t nids, capids; /* kept expectation sets */
@@ -160,7 +161,7 @@ typedef struct {
 
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
 rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
-                           uint32_t nvariants);
+                           uint32_t nvariants, int *added);
 rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                            uint32_t nvariants);
 int            rt_memo_keep_set(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n);

@@ -454,8 +454,9 @@ static int memo_fill(rt_memo *m, uint32_t nv, uint32_t from, uint32_t to, uint32
 {
     for (uint32_t pos = from; pos < to; pos += step)
         for (uint32_t v = 0; v < nv; v++) {
-            rt_memo_entry *e = rt_memo_put(m, v, pos, v % 2, 0, nv);
-            if (!e) return 0;
+            int added, again;
+            rt_memo_entry *e = rt_memo_put(m, v, pos, v % 2, 0, nv, &added);
+            if (!e || !added || rt_memo_put(m, v, pos, v % 2, 0, nv, &again) != e || again) return 0;
             e->end = pos + v;
         }
     return 1;
@@ -488,6 +489,25 @@ static void test_memo_slots(void)
     CU_ASSERT_FATAL(memo_fill(&m, 2, 100, 110, 1));
     CU_ASSERT(memo_holds(&m, 2, 100, 110, 1));
     rt_memo_free(&m);
+
+    /* Growth: twice the slots each time, while the input's length is not
+     * known; known, the table grows once to the size the whole input needs at
+     * the rate of the entries so far (3 every 37 positions of 200000, 16218
+     * entries: 32768 slots). */
+    memset(&m, 0, sizeof m);
+    CU_ASSERT_FATAL(memo_fill(&m, 3, 0, 20000, 37));
+    CU_ASSERT_EQUAL(m.nslots, 4096);
+    rt_memo_free(&m);
+    memset(&m, 0, sizeof m);
+    m.extent = 200000;
+    CU_ASSERT_FATAL(memo_fill(&m, 3, 0, 20000, 37));
+    CU_ASSERT_EQUAL(m.nslots, 32768);
+    CU_ASSERT_FATAL(memo_fill(&m, 3, 20017, 200000, 37));
+    CU_ASSERT_EQUAL(m.nslots, 32768);
+    CU_ASSERT(memo_holds(&m, 3, 0, 200000, 37));
+    rt_memo_reset(&m);
+    CU_ASSERT_EQUAL(m.extent, 0);
+    rt_memo_free(&m);
 }
 
 int main(void)
@@ -504,7 +524,7 @@ int main(void)
     CU_add_test(s, "recursion without a memoized rule is memoized", test_memo_recursion);
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);
     CU_add_test(s, "first-character dispatch at the nesting limit", test_dispatch_depth);
-    CU_add_test(s, "the memo table: ordered slots, spread when crowded", test_memo_slots);
+    CU_add_test(s, "the memo table: ordered slots, spread when crowded, grown to the input", test_memo_slots);
     CU_add_test(s, "pratt depth", test_pratt_depth);
     CU_add_test(s, "api", test_api);
     CU_add_test(s, "typed trees through the api", test_typed_api);

@@ -94,11 +94,11 @@ static vm_step fast_memo_call(pego_parser *p, vm_regs *r, const vm_call *c)
 
 int vm_memo_lookup(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t *k)
 {
-    rt_memo_entry *m = rt_memo_find(&p->memo, variant, pos, 0, 0);
-    int hit = m && vm_memo_usable(p, m);
-    if (!m && !(m = rt_memo_add(&p->memo, variant, pos, 0, 0, 2u * (uint32_t)p->g->nrules))) return -1;
+    int added;
+    rt_memo_entry *m = rt_memo_put(&p->memo, variant, pos, 0, 0, 2u * (uint32_t)p->g->nrules, &added);
+    if (!m) return -1;
     *k = (uint32_t)(m - p->memo.entries);
-    return hit;
+    return !added && vm_memo_usable(p, m);
 }
 
 vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
@@ -154,7 +154,8 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
                        .evals_start = st->evals, .level = min, .call_level = c->level,
                        .rec_start = p->nrec, .env = env };
     if (gf->leader) {
-        m = rt_memo_put(&p->memo, c->variant, r->pos, min, env, 2 * nrules);
+        int added;
+        m = rt_memo_put(&p->memo, c->variant, r->pos, min, env, 2 * nrules, &added);
         if (!m) return VM_OOM;
         m->flags = MEMO_GROWING;
         m->exp_len = 0;

@@ -94,6 +94,7 @@ static int prepare_prober(pego_parser *p, int fresh)
         q->in.input = p->in.input;        /* the probes never turn positions into units or lines */
         q->in.len = p->in.len;
         rt_memo_reset(&q->memo);
+        q->memo.extent = p->in.len;
         if (g->ndeferrable && rt_memo_seen_prepare(&q->memo, 0, ((size_t)p->in.len + 1) * (size_t)g->ndeferrable) < 0)
             return -1;
     }
