@@ -106,7 +106,7 @@ static uint32_t next_size(const rt_memo *m)
 
 /* Entry n, new and empty, for (variant, pos, ctx): the table has room for it
  * and it is yet to be put in the slots. */
-static rt_memo_entry *new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
+static inline rt_memo_entry *new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
 {
     rt_memo_entry *e = &m->entries[m->n++];
     *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = ctx };
@@ -115,34 +115,41 @@ static rt_memo_entry *new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint
     return e;
 }
 
+/* rt_memo_put when the table may have to grow first. */
+static rt_memo_entry *put_growing(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                                  uint32_t nvariants, int *added)
+{
+    rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
+    *added = !e;
+    return e ? e : rt_memo_add(m, variant, pos, level, env, nvariants);
+}
+
 /* Returns the entry for (variant, pos, level, env), creating an empty one if
  * there is none (*added is then 1); NULL when out of memory. When the table has
  * room, one search finds the entry or the slot a new one takes. */
 rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                            uint32_t nvariants, int *added)
 {
+    if (!m->rule_used || m->n == m->cap || (uint64_t)(m->n + 1) * 2 > m->nslots)
+        return put_growing(m, variant, pos, level, env, nvariants, added);
     uint64_t ctx = context(level, env);
-    *added = 0;
-    if (m->rule_used && m->n < m->cap && (uint64_t)(m->n + 1) * 2 <= m->nslots) {
-        uint32_t mask = m->nslots - 1, far = 0;
-        for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask, far++) {
-            uint32_t s = m->slots[i];
-            if (s) {
-                rt_memo_entry *e = &m->entries[s - 1];
-                if (e->variant == variant && e->pos == pos && e->context == ctx) return e;
-                continue;
+    uint32_t mask = m->nslots - 1, far = 0;
+    for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask, far++) {
+        uint32_t s = m->slots[i];
+        if (s) {
+            rt_memo_entry *e = &m->entries[s - 1];
+            if (e->variant == variant && e->pos == pos && e->context == ctx) {
+                *added = 0;
+                return e;
             }
-            if (far > LONG_SEARCH && !m->spread) break;     /* rt_memo_add spreads the slots */
-            m->slots[i] = m->n + 1;
-            *added = 1;
-            return new_entry(m, variant, pos, ctx);
+            continue;
         }
-    } else {
-        rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
-        if (e) return e;
+        *added = 1;
+        /* a long search: rt_memo_add spreads the slots */
+        if (far > LONG_SEARCH && !m->spread) return rt_memo_add(m, variant, pos, level, env, nvariants);
+        m->slots[i] = m->n + 1;
+        return new_entry(m, variant, pos, ctx);
     }
-    *added = 1;
-    return rt_memo_add(m, variant, pos, level, env, nvariants);
 }
 
 /* Creates the empty entry for (variant, pos, level, env), which the table
