@@ -75,8 +75,8 @@ rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t
 }
 
 /* Moves the entries to nslots slots, their blocks as many as the lines, over
- * the positions up to the largest so far. */
-static int rehash(rt_memo *m, uint32_t nslots)
+ * the positions up to cover. */
+static int rehash(rt_memo *m, uint32_t nslots, uint32_t cover)
 {
     uint32_t *slots = rt_calloc(nslots, sizeof(uint32_t));
     if (!slots) return -1;
@@ -84,22 +84,27 @@ static int rehash(rt_memo *m, uint32_t nslots)
     m->slots = slots;
     m->nslots = nslots;
     m->shift = 0;
-    while (m->shift < 31 && (m->top >> m->shift) > nslots / 16) m->shift++;
+    while (m->shift < 31 && (cover >> m->shift) > nslots / 16) m->shift++;
     place_all(m);
     return 0;
 }
 
-/* The number of slots the table grows to: twice as many, or, once the entries
- * stand for a 64th of the input, as many as the whole input will need at that
- * rate, at most half full: a parse makes its entries as it reads the input,
- * and one table of the right size spares it the moves of all the sizes
- * between. */
-static uint32_t next_size(const rt_memo *m)
+/* The number of slots the table grows to, and the positions their blocks
+ * cover (*cover, rehash): twice as many slots, over the positions seen so
+ * far; or, once the entries stand for a 64th of the input, as many as the
+ * whole input will need at their rate, at most half full, over the whole
+ * input. A parse makes its entries as it reads the input: one table of the
+ * right size spares it the moves of all the sizes between, and blocks over
+ * the whole input keep a line for each block to the end (blocks over the
+ * positions seen so far would wrap around the table, and crowd its lines). */
+static uint32_t next_size(const rt_memo *m, uint32_t *cover)
 {
     uint64_t n = m->nslots ? (uint64_t)m->nslots * 2 : 1024;
+    *cover = m->top;
     if (m->extent > m->top && m->top >= m->extent / 64) {
         uint64_t want = (uint64_t)m->n * m->extent / (m->top + 1) * 2;
         while (n < want && n < MAX_ESTIMATE) n *= 2;
+        *cover = m->extent;
     }
     return (uint32_t)n;
 }
@@ -162,7 +167,10 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         m->rule_used = rt_calloc(nvariants, 1);
         if (!m->rule_used) return NULL;
     }
-    if ((uint64_t)(m->n + 1) * 2 > m->nslots && rehash(m, next_size(m)) < 0) return NULL;
+    if ((uint64_t)(m->n + 1) * 2 > m->nslots) {
+        uint32_t cover, nslots = next_size(m, &cover);
+        if (rehash(m, nslots, cover) < 0) return NULL;
+    }
     if (m->n == m->cap) {
         uint32_t cap = m->cap ? m->cap * 2 : 512;
         rt_memo_entry *n = rt_realloc(m->entries, cap * sizeof *n);

@@ -493,7 +493,8 @@ static void test_memo_slots(void)
     /* Growth: twice the slots each time, while the input's length is not
      * known; known, the table grows once to the size the whole input needs at
      * the rate of the entries so far (3 every 37 positions of 200000, 16218
-     * entries: 32768 slots). */
+     * entries: 32768 slots), its blocks over the whole input (2048 lines for
+     * 200000 positions: 128 positions a line, shift 7). */
     memset(&m, 0, sizeof m);
     CU_ASSERT_FATAL(memo_fill(&m, 3, 0, 20000, 37));
     CU_ASSERT_EQUAL(m.nslots, 4096);
@@ -502,6 +503,7 @@ static void test_memo_slots(void)
     m.extent = 200000;
     CU_ASSERT_FATAL(memo_fill(&m, 3, 0, 20000, 37));
     CU_ASSERT_EQUAL(m.nslots, 32768);
+    CU_ASSERT_EQUAL(m.shift, 7);
     CU_ASSERT_FATAL(memo_fill(&m, 3, 20017, 200000, 37));
     CU_ASSERT_EQUAL(m.nslots, 32768);
     CU_ASSERT(memo_holds(&m, 3, 0, 200000, 37));
