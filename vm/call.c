@@ -154,9 +154,8 @@ vm_step vm_call_enter(pego_parser *p, vm_regs *r, const vm_call *c)
                        .evals_start = st->evals, .level = min, .call_level = c->level,
                        .rec_start = p->nrec, .env = env };
     if (gf->leader) {
-        int added;
-        m = rt_memo_put(&p->memo, c->variant, r->pos, min, env, 2 * nrules, &added);
-        if (!m) return VM_OOM;
+        /* a leader is memoized: m is its entry, if the table has one */
+        if (!m && !(m = rt_memo_add(&p->memo, c->variant, r->pos, min, env, 2 * nrules))) return VM_OOM;
         m->flags = MEMO_GROWING;
         m->exp_len = 0;
         m->rec_len = 0;
