@@ -232,6 +232,7 @@ int rt_memo_keep_errors(rt_memo *m, const rt_recovered *r, uint32_t n)
 int rt_memo_seen_prepare(rt_memo *m, uint32_t base, size_t bits)
 {
     m->seen_base = base;
+    m->seen_fresh = base;
     size_t words = (bits + 63) / 64 + 1;
     if (words > m->nseen) {
         uint64_t *s = rt_realloc(m->seen, words * sizeof *s);

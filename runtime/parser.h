@@ -157,6 +157,8 @@ typedef struct {
     uint32_t  rules_used;
     uint64_t *seen;    size_t nseen;          /* second-call bitset: (pos - seen_base) * ndeferrable + index */
     uint32_t  seen_base;                      /* 0; in a stream parse, the first position held */
+    uint32_t  seen_fresh;                     /* the unprofiled fast program has called no deferrable
+                                                 rule from here on (vm/loop.h, CALLG) */
 } rt_memo;
 
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);

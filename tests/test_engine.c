@@ -163,6 +163,61 @@ static void test_memo_linear(void)
     pego_grammar_free(g);
 }
 
+/* The fast program's own evaluations (the result's statistics before
+ * pego_result_stats asks the reference program), building trees: a deferrable
+ * rule called again and again at one position is evaluated at most three times
+ * there (vm/loop.h, CALLG), and the backtracking grammar of test_memo_linear
+ * stays linear in the input. */
+static uint64_t fast_evals(pego_parser *p, const char *in)
+{
+    const pego_result *r;
+    if (pego_parse(p, in, strlen(in), NULL, &r) != PEGO_OK || !r->stats.fast_program) return 0;
+    return r->stats.evals;
+}
+
+static void test_memo_fast_deferral(void)
+{
+    /* main makes n calls of a at 0 before its last alternative matches */
+    uint64_t evals[4];
+    for (int k = 0; k < 4; k++) {
+        int n = 2 + 2 * k;
+        char src[512] = "def main = ", in[8];
+        for (int i = 1; i <= n; i++)
+            snprintf(src + strlen(src), sizeof src - strlen(src), "%sa \"%d\"", i > 1 ? " / " : "", i);
+        strcat(src, "\ndef a = b (?x)+\ndef b = \"y\"\n");
+        snprintf(in, sizeof in, "yxx%d", n);
+        pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        pego_parser *p = pego_parser_new(g);
+        evals[k] = fast_evals(p, in);
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    CU_ASSERT(evals[0] > 0);
+    CU_ASSERT(evals[1] > evals[0]);             /* two calls: two evaluations of a; from four on: three */
+    CU_ASSERT_EQUAL(evals[2], evals[1]);
+    CU_ASSERT_EQUAL(evals[3], evals[1]);
+
+    const char *src = "def main = e $$ def e = t \"+\" e / t \"-\" e / t def t = \"(\" e \")\" / \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    pego_parser *p = pego_parser_new(g);
+    uint64_t linear[2];
+    for (int k = 0; k < 2; k++) {
+        int depth = k ? 12 : 6;       /* without a memo, 3^depth evaluations */
+        char in[32];
+        memset(in, '(', (size_t)depth);
+        in[depth] = 'x';
+        memset(in + depth + 1, ')', (size_t)depth);
+        in[2 * depth + 1] = 0;
+        linear[k] = fast_evals(p, in);
+    }
+    CU_ASSERT(linear[0] > 0);
+    CU_ASSERT(linear[1] <= 2 * linear[0] + 8);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 static void test_nesting_limit(void)
 {
     const char *src = "def main = \"(\" main \")\" / \"x\"";
@@ -522,6 +577,7 @@ int main(void)
     CU_add_test(s, "left recursion", test_left_recursion);
     CU_add_test(s, "memo policies", test_memo_policies);
     CU_add_test(s, "memo linear", test_memo_linear);
+    CU_add_test(s, "the fast program's deferrable rules: three evaluations at most, linear", test_memo_fast_deferral);
     CU_add_test(s, "nesting limit", test_nesting_limit);
     CU_add_test(s, "recursion without a memoized rule is memoized", test_memo_recursion);
     CU_add_test(s, "nesting limit of the fast program", test_nesting_limit_fast);

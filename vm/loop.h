@@ -688,9 +688,19 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             DECIDE_CALL();
             if ((ip->flags & INS_DEFER) && defer) {
                 /* the fast program's deferrable rule, default policy, unobserved:
-                 * its first call at a position is a plain call (vm/call.c); the
-                 * bit's test is written out here, where the compiler keeps the
-                 * fast loop's registers best (vm_first_call_at) */
+                 * its first call at a position is a plain call (vm/call.c). Past
+                 * every position of such a call so far, it is a first call
+                 * without a test, and its bit stays clear: a later call there
+                 * is plain once more, and the one after it is memoized (one
+                 * evaluation more, never repeated). The profiled program keeps
+                 * the bits exact: its counts are the reference program's. Else
+                 * the bit's test is written out here, where the compiler keeps
+                 * the fast loop's registers best (vm_first_call_at) */
+                if (!PROFILED && pos >= p->memo.seen_fresh) {
+                    p->memo.seen_fresh = pos + 1;
+                    PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
+                    NEXT;
+                }
                 size_t bit = (size_t)(PROBE ? pos - p->memo.seen_base : pos) * (size_t)g->ndeferrable + ip->d;
                 uint64_t mask = 1ull << (bit & 63), *word = &p->memo.seen[bit >> 6];
                 if (!(*word & mask)) {
