@@ -789,7 +789,8 @@ static int intern_chain(emitter *m, int r, int *last)
 
 /* A deferrable rule the profiled program compiles into a call site anyway,
  * behind PDEFER: its first call at a position is unmemoized, so it may run
- * in place; a later one is a real call (the memo table decides it). Only
+ * in place (PDEFER jumps over the real call to the body); a later one is a
+ * real call (the memo table decides it), after PDEFER. Only
  * outside other calls compiled in, since the real call runs in a frame of its
  * own, and only when it calls nothing the memo table decides. */
 static int prof_inline_deferred(emitter *m, const ast_expr *call)
@@ -1036,10 +1037,13 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         if (m->inl[e->rule].size >= 0 && (!m->profiled || prof_inline_ok(m, e) || deferred)) {
             if (m->inl[e->rule].nest > m->inline_nest) m->inline_nest = m->inl[e->rule].nest;
             int rule = m->rule;
-            uint32_t defer = 0;
-            if (deferred) {
+            uint32_t defer = 0, over = 0;
+            if (deferred) {             /* a later call at the position: the real one, then past the body */
                 defer = ins(m, e, OP_PDEFER, variant, 0, 0);
                 g->code[defer].d = (uint16_t)callee->seen_index;
+                ins(m, e, OP_CALLG, variant, -1, 0);
+                over = ins(m, e, OP_JMP, 0, 0, 0);
+                g->code[defer].b = (int32_t)here(m);
             }
             int last = e->rule, chain = m->profiled ? intern_chain(m, e->rule, &last) : -1;
             m->rule = last;
@@ -1049,12 +1053,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             m->inline_level--;
             if (m->profiled) ins(m, e, OP_POUT, chain, m->inline_level, 0);
             m->rule = rule;
-            if (deferred) {             /* a later call at the position: the real one */
-                uint32_t over = ins(m, e, OP_JMP, 0, 0, 0);
-                g->code[defer].b = (int32_t)here(m);
-                ins(m, e, OP_CALLG, variant, -1, 0);
-                patch(m, over, here(m));
-            }
+            if (deferred) patch(m, over, here(m));
             return;
         }
     }

@@ -513,14 +513,15 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NEXT;
         CASE(PDEFER):
             /* a deferrable rule compiled in: its first call at a position runs
-             * here, like the fast program's first calls (CALLG); a later one
-             * jumps to a real call, which the memo table decides (vm/call.c) */
+             * its body, at b, like the fast program's first calls (CALLG); a
+             * later one is the real call after PDEFER, which the memo table
+             * decides (vm/call.c) */
             if (!PROFILED) break;
             if (defer && FIRST_CALL_AT(ip->d)) {
-                ip++;
+                ip = code + ip->b;
                 NEXT;
             }
-            ip = code + ip->b;
+            ip++;
             if (defer) goto memo_call;
             NEXT;
         CASE(PDSKIP):

@@ -47,7 +47,7 @@
     X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts (profiled program: a span may be a call, flags INS_COUNT and INS_COUNT_AFTER)") \
     X(PUNCT2,   "U", "profiled program: PUNCT whose two spans are calls of one chain (ws \",\" ws), counted in one update") \
     X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
-    X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, go on; else jump to b") \
+    X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, jump to b; else go on to the real call") \
     X(PDSKIP,   "O", "profiled program: a skipped call of deferrable rule d, first here: set its bit, count site b, jump to a; else count site c (c >= 0) and go on to the real call") \
     X(PIN,      "Z", "profiled program: the calls of chain a compiled in at level b begin") \
     X(POUT,     "Z", "profiled program: the calls of chain a compiled in at level b matched") \
