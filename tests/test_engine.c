@@ -136,11 +136,22 @@ static void test_memo_policies(void)
     }
 }
 
-/* A grammar that backtracks over the same rule at the same position: body
- * evaluations must grow linearly with the input, not exponentially. */
+/* A grammar that backtracks over the same rule at the same position, and its
+ * input of depth nested parentheses (in: 2 * depth + 2 bytes). */
+static const char backtracking_src[] =
+    "def main = e $$ def e = t \"+\" e / t \"-\" e / t def t = \"(\" e \")\" / \"x\"";
+static void nested_input(char *in, int depth)
+{
+    memset(in, '(', (size_t)depth);
+    in[depth] = 'x';
+    memset(in + depth + 1, ')', (size_t)depth);
+    in[2 * depth + 1] = 0;
+}
+
+/* Body evaluations must grow linearly with the input, not exponentially. */
 static void test_memo_linear(void)
 {
-    const char *src = "def main = e $$ def e = t \"+\" e / t \"-\" e / t def t = \"(\" e \")\" / \"x\"";
+    const char *src = backtracking_src;
     pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     pego_parser *p = pego_parser_new(g);
@@ -148,10 +159,7 @@ static void test_memo_linear(void)
     for (int k = 0; k < 2; k++) {
         int depth = k ? 40 : 20;
         char *in = malloc((size_t)depth * 2 + 2);
-        memset(in, '(', (size_t)depth);
-        in[depth] = 'x';
-        memset(in + depth + 1, ')', (size_t)depth);
-        in[2 * depth + 1] = 0;
+        nested_input(in, depth);
         const pego_result *r;
         CU_ASSERT_EQUAL(pego_parse(p, in, strlen(in), NULL, &r), PEGO_OK);
         evals[k] = pego_result_stats(r)->evals;
@@ -198,18 +206,14 @@ static void test_memo_fast_deferral(void)
     CU_ASSERT_EQUAL(evals[2], evals[1]);
     CU_ASSERT_EQUAL(evals[3], evals[1]);
 
-    const char *src = "def main = e $$ def e = t \"+\" e / t \"-\" e / t def t = \"(\" e \")\" / \"x\"";
-    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    pego_grammar *g = pego_compile(backtracking_src, strlen(backtracking_src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     pego_parser *p = pego_parser_new(g);
     uint64_t linear[2];
     for (int k = 0; k < 2; k++) {
         int depth = k ? 12 : 6;       /* without a memo, 3^depth evaluations */
         char in[32];
-        memset(in, '(', (size_t)depth);
-        in[depth] = 'x';
-        memset(in + depth + 1, ')', (size_t)depth);
-        in[2 * depth + 1] = 0;
+        nested_input(in, depth);
         linear[k] = fast_evals(p, in);
     }
     CU_ASSERT(linear[0] > 0);
