@@ -89,7 +89,7 @@ typedef struct {
                                       observes the parse (the fast program is an optimization
                                       that never changes a result) */
     int              count_stats;  /* non-zero: count pego_result_stats during the parse, so
-                                      that they need no second parse (see pego_stats) */
+                                      that they need no second parse afterwards (see pego_stats) */
 } pego_options;
 
 #define PEGO_DEFAULT_MAX_DEPTH 100000u
@@ -112,10 +112,14 @@ typedef enum {
  * observes may find its match with the fast program, which skips calls that
  * cannot match and compiles small rules into their callers; the first call of
  * pego_result_stats then parses the input once more with the reference program
- * to count (the input must still be there, as for the node accessors). With
- * pego_options.count_stats and the default memo policy, such a parse runs the
- * fast program with counters instead (the profiled program, without a clock:
- * 1.2 to 1.6 times the instructions on JSON), and nothing is parsed again. */
+ * to count (the input must still be there, as for the node accessors); so does
+ * a syntax error that the deciding run found without parsing the whole input.
+ * With pego_options.count_stats, the parse counts as it runs and nothing is
+ * parsed afterwards: with the default memo policy it runs the fast program
+ * with counters (the profiled program, without a clock: 1.2 to 1.6 times the
+ * instructions on JSON), and a syntax error it meets is then found again by
+ * the reference program over the whole input, within the same pego_parse
+ * call; with another memo policy the reference program parses and counts. */
 typedef struct {
     uint64_t evals;          /* rule body evaluations */
     uint64_t calls;          /* rule calls, memo hits included */

@@ -250,11 +250,13 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * limit.
      * Whatever else it ends with (a syntax error, the limit, no memory) is
      * decided by the reference program, which also writes the error message:
-     * a syntax error, by the deciding run when it can (below). */
-    int fast = fast_ok && !p->observing;
-    /* Counting runs the profiled program instead, with the default memo policy
-     * (the one it counts the reference program's calls for). */
-    int count = fast && (sampled_fast || opt->count_stats) && opt->memo == PEGO_MEMO_DEFAULT;
+     * a syntax error, by the deciding run when it can (below).
+     * Counting runs the profiled program instead, with the default memo policy
+     * (the one it counts the reference program's calls for). Statistics asked
+     * for with another policy are counted by the reference program as it
+     * parses, rather than by a second parse afterwards (pego_result_stats). */
+    int fast = fast_ok && !p->observing && !(opt->count_stats && opt->memo != PEGO_MEMO_DEFAULT);
+    int count = fast && (sampled_fast || opt->count_stats);
     /* A syntax error of the fast program is decided by the deciding run
      * (vm/decide.c), unless the parse counts: the reference program, value-free,
      * with probes of the fast program standing for the calls that cannot change

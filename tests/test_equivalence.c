@@ -1,4 +1,4 @@
-/* The equivalence harness: every fixture grammar and input is parsed with every
+/* Memo-policy equivalence: every fixture grammar and input is parsed with every
  * memo policy (default, all, none), in tree and in recognition mode, and in both
  * position units; trees, syntax errors and outcomes must be identical. A run
  * with a deliberately broken parse (a dropped expectation) must be caught, which

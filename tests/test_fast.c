@@ -736,6 +736,8 @@ typedef struct {
     size_t      recovered;   /* errors recovered by #recover */
     char       *text;     /* the S-expression and node count, or the error and its details */
     char       *json;     /* the JSON form, which also shows every node's range; "" on failure */
+    int         pending;  /* the statistics needed a second parse (pego_result_stats) */
+    pego_stats  stats;
 } outcome;
 
 static char *concat3(const char *a, const char *b, const char *c)
@@ -753,7 +755,9 @@ static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pe
     const pego_result *r;
     outcome out;
     out.status = pego_parse(p, (const char *)in, len, o, &r);
-    out.fast = pego_result_stats(r)->fast_program;
+    out.pending = r->stats_pending;
+    out.stats = *pego_result_stats(r);
+    out.fast = out.stats.fast_program;
     out.recovered = pego_result_recovered_count(r);
     if (out.status == PEGO_OK) {
         char *sexpr = pego_result_print(r, PEGO_PRINT_SEXPR), *json = pego_result_print(r, PEGO_PRINT_JSON);
@@ -898,6 +902,28 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
     return why;
 }
 
+/* With another memo policy than the default, statistics asked for
+ * (count_stats) are counted as the parse runs, with no second parse, and are
+ * the reference program's (ref); NULL when so. */
+static const char *compare_counted_stats(pego_parser *p, const unsigned char *in, size_t len,
+                                         const pego_options *o, const outcome *ref)
+{
+    pego_options counting = *o;
+    counting.count_stats = 1;
+    outcome counted = run(p, in, len, &counting);
+    const pego_stats *a = &counted.stats, *b = &ref->stats;
+    const char *why = NULL;
+    if (counted.status != ref->status || strcmp(counted.text, ref->text) != 0 || strcmp(counted.json, ref->json) != 0)
+        why = "the counted parse's result";
+    else if (counted.pending) why = "statistics counted by a second parse";
+    else if (a->calls != b->calls || a->evals != b->evals || a->memo_hits != b->memo_hits ||
+             a->memo_stored != b->memo_stored || a->rules_memoized != b->rules_memoized)
+        why = "the counted parse's statistics";
+    free(counted.text);
+    free(counted.json);
+    return why;
+}
+
 /* Parses with the default options and with .reference; returns 1 on a
  * difference. Unless at_limit, a match must come from the fast program (at the
  * nesting limit the fast program's reserved level can send a match to the
@@ -923,6 +949,8 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     char counts[512];
     if (!why && o->memo == PEGO_MEMO_DEFAULT) {
         why = compare_counts(p, in, len, o, &fast, at_limit, &t->counted, counts, sizeof counts);
+    } else if (!why) {
+        why = compare_counted_stats(p, in, len, o, &ref);
     }
     t->comparisons++;
     if (fast.status == PEGO_OK) t->matched++;
