@@ -57,6 +57,8 @@ check "results.md has the worst differences" grep -q '^| grammar | mode | worst 
 # tests/profile.test checks that a longer parse gets samples
 check "results.md has the accuracy target of --profile" grep -q '^| --profile time shares within 10 points of the true shares | worst \([0-9.]* points .*\|n/a\) | \(met\|MISSED\|n/a\) |$' "$out/results.md"
 check "results.md has the accuracy target of --profile-detail" grep -q '^| --profile-detail time shares within 10 points of the true shares | worst [0-9.]* points .* | \(met\|MISSED\) |$' "$out/results.md"
+check "results.md has the time of a syntax error at 90%" grep -q '^| a syntax error at 90% ≤ 1.5× the valid input.s instructions and time | instructions n/a× (recognize), n/a× (tree); time [0-9.]*× (recognize), [0-9.]*× (tree) side by side | \(met\|MISSED\) |$' "$out/results.md"
+check "results.md has the time of a parse with its statistics" grep -q '^| a parse with its statistics (-stats) ≤ 1.05× one without, in instructions and time | instructions n/a× (recognize), n/a× (tree); time [0-9.]*× (recognize), [0-9.]*× (tree) side by side | \(met\|MISSED\) |$' "$out/results.md"
 check "results.md has the speed target of stream parses" grep -q '^| a stream parse ≥ 0.80× the speed of an ordinary parse (CSV, trees, 10 kB) | [0-9.]*× side by side (timing: [0-9.]* MB/s against [0-9.]* MB/s) | \(met\|MISSED\) |$' "$out/results.md"
 for g in json csv; do
     check "results.md has the evaluations target of documents ($g)" grep -q "^| a one-character edit in 1 MB of $g: ≥ 20× fewer evaluations than a fresh parse | [0-9.]*× ([0-9]* against [0-9]*; time [0-9.]* ms against [0-9.]* ms fresh) | \\(met\\|MISSED\\) |\$" "$out/results.md"
