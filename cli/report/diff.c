@@ -8,8 +8,9 @@
  * every row and on the totals; the rows over one are marked, and the
  * thresholds exceeded follow the table (and become GitHub workflow commands
  * with --annotate github). A detail-only metric is compared where both sides
- * collected it, and is absent elsewhere. The compared rules are tables of
- * columns (columns.h). */
+ * collected it, and is absent elsewhere; when a side has sampled reports, the
+ * samples of each side say how far a ratio of times can be trusted. The
+ * compared rules are tables of columns (columns.h). */
 #include "summary.h"
 
 #include "columns.h"
@@ -206,17 +207,17 @@ static void describe(const failure *f, char *text, size_t len)
 
 /* The counts summed over the rules of a summary: what a total.METRIC
  * threshold compares, and the totals row of CSV; time is the time of the
- * parses, as the rules' times nest. A detail-only count is summed over the
- * rules that have it, and is unset when no report of the side has it; the
- * maxima are unset. */
+ * parses, as the rules' times nest. A detail-only count (or the samples) is
+ * summed over the rules that have it, and is unset when no report of the side
+ * has it; the maxima are unset. */
 static rep_counts total_counts(const rep_summary *s)
 {
     static const size_t summed[] = {
         offsetof(rep_counts, calls),  offsetof(rep_counts, evals),   offsetof(rep_counts, memo),
         offsetof(rep_counts, matched), offsetof(rep_counts, failed), offsetof(rep_counts, repeats),
         offsetof(rep_counts, consumed), offsetof(rep_counts, wasted), offsetof(rep_counts, self_ns),
-        offsetof(rep_counts, nodes), offsetof(rep_counts, node_bytes), offsetof(rep_counts, memo_entries),
-        offsetof(rep_counts, memo_bytes),
+        offsetof(rep_counts, samples), offsetof(rep_counts, nodes), offsetof(rep_counts, node_bytes),
+        offsetof(rep_counts, memo_entries), offsetof(rep_counts, memo_bytes),
     };
     rep_counts c = s->missing;
     c.max_repeats = c.max_repeats_pos = REP_UNSET;
@@ -389,6 +390,14 @@ static void print_rule(FILE *out, int format, const rep_table *t, const void *ro
     COMPARED(#member "_base", REP_IN_CSV, 0, base_count, member), \
     COMPARED(#member "_new", REP_IN_CSV, 0, new_count, member)
 
+/* The variant of the compared rules' table when a side has sampled reports. */
+enum { SAMPLED = 1 };
+
+/* A column of the samples of one side, shown when a side is sampled: the
+ * samples its self time rests on (none on a side without sampled reports). */
+#define SAMPLES_SIDE(name, formats, width, value) \
+    { name, formats, width, SAMPLED, value, offsetof(rep_counts, samples), NULL }
+
 /* The text and CSV tables of the compared rules: a row is a diff_row. */
 static const rep_column diff_columns[] = {
     { "rule", REP_IN_CSV, 0, 0, row_label, 0, NULL },
@@ -403,6 +412,8 @@ static const rep_column diff_columns[] = {
     COMPARED("self_base_us", REP_IN_TEXT, 13, base_us, self_ns),
     COMPARED("self_new_us", REP_IN_TEXT, 12, new_us, self_ns),
     COMPARED("ratio", REP_IN_TEXT, 7, ratio, self_ns),
+    SAMPLES_SIDE("samples_base", REP_IN_TEXT, 13, base_count),
+    SAMPLES_SIDE("samples_new", REP_IN_TEXT, 12, new_count),
     { "rule", REP_IN_TEXT, 0, 0, NULL, 0, print_rule },
     CSV_SIDES(evals),
     CSV_SIDES(memo),
@@ -410,8 +421,16 @@ static const rep_column diff_columns[] = {
     CSV_SIDES(wasted),
     CSV_SIDES(time_ns),
     CSV_SIDES(self_ns),
+    SAMPLES_SIDE("samples_base", REP_IN_CSV, 0, base_count),
+    SAMPLES_SIDE("samples_new", REP_IN_CSV, 0, new_count),
     { "fails", REP_IN_CSV, 0, 0, row_fails, 0, NULL },
 };
+
+/* The compared rules' table: with the samples when a side is sampled. */
+static rep_table diff_table(const rep_summary *base, const rep_summary *now)
+{
+    return REP_TABLE(diff_columns, base->sampled_processes || now->sampled_processes ? SAMPLED : 0, 0, NULL);
+}
 
 /* The counts JSON gives of each side and of its change; the times change as
  * ratios instead. */
@@ -423,9 +442,11 @@ static const rep_column diff_columns[] = {
 /* The JSON object of a compared rule's change: a row is a diff_row. */
 static const rep_column change_columns[] = { JSON_COUNTS(CHANGE_COLUMN) };
 
-/* The JSON object of one side's counts (a detail-only one absent when not
- * collected): a row is a rep_counts. */
-static const rep_column side_columns[] = { JSON_COUNTS(SIDE_COLUMN) SIDE_COLUMN(time_ns) SIDE_COLUMN(self_ns) };
+/* The JSON object of one side's counts (a detail-only one, or the samples,
+ * absent when not collected): a row is a rep_counts. */
+static const rep_column side_columns[] = {
+    JSON_COUNTS(SIDE_COLUMN) SIDE_COLUMN(time_ns) SIDE_COLUMN(self_ns) SIDE_COLUMN(samples)
+};
 
 /* ---- output ---- */
 
@@ -459,7 +480,7 @@ static void changed_grammars(const rep_summary *base, const rep_summary *now, FI
 static int text_diff(const rep_summary *base, const rep_summary *now, const rep_diff_options *o,
                       const diff_row *rows, size_t nrows, const checked *k, FILE *out)
 {
-    char a[512], b[512];
+    char a[REP_MEASURED_MAX], b[REP_MEASURED_MAX];
     fputs("Pego profile diff: ", out);
     text_side(out, "base", base);
     fputs("; ", out);
@@ -472,7 +493,7 @@ static int text_diff(const rep_summary *base, const rep_summary *now, const rep_
     if (strcmp(a, b) != 0 && *b) fprintf(out, "New measured: %s\n", b);
     changed_grammars(base, now, out, NULL);
     fputs("Rules compared (base -> new):\n", out);
-    rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
+    rep_table table = diff_table(base, now);
     rep_text_heading(&table, o->format, out);
     size_t shown = 0;
     for (size_t i = 0; i < nrows; i++)
@@ -578,9 +599,10 @@ static void csv_row(const rep_table *table, const diff_row *row, FILE *out)
 }
 
 /* The rows shown, then the totals. */
-static void csv_diff(const diff_row *rows, size_t nrows, const diff_row *totals, size_t limit, FILE *out)
+static void csv_diff(const rep_summary *base, const rep_summary *now, const diff_row *rows, size_t nrows,
+                     const diff_row *totals, size_t limit, FILE *out)
 {
-    rep_table table = REP_TABLE(diff_columns, 0, 0, NULL);
+    rep_table table = diff_table(base, now);
     rep_csv_heading(&table, out);
     size_t shown = 0;
     for (size_t i = 0; i < nrows; i++)
@@ -633,7 +655,7 @@ long rep_print_diff(const rep_summary *base, const rep_summary *now, const rep_d
     if (rc == 0 && o->format == REP_FORMAT_JSON) {
         if (print_json(base, now, o, rows, nrows, &k, out) < 0) rc = -1;
     } else if (rc == 0 && o->format == REP_FORMAT_CSV) {
-        csv_diff(rows, nrows, &totals, o->rows, out);
+        csv_diff(base, now, rows, nrows, &totals, o->rows, out);
     } else if (rc == 0) {
         if (text_diff(base, now, o, rows, nrows, &k, out) < 0) rc = -1;
     }

@@ -356,7 +356,7 @@ static uint32_t merged_rule(rep_summary *s, uint32_t grammar, const char *name)
     if (map_put(&m->rule_ids, key, r) < 0) return REP_NONE;
     memset(&s->rules[r], 0, sizeof s->rules[r]);
     rep_counts *c = &s->rules[r].c;
-    c->repeats = c->max_repeats = c->max_repeats_pos = c->wasted = REP_UNSET;
+    c->repeats = c->max_repeats = c->max_repeats_pos = c->wasted = c->samples = REP_UNSET;
     c->nodes = c->node_bytes = c->memo_entries = c->memo_bytes = REP_UNSET;
     s->rules[r].grammar = grammar;
     s->rules[r].name = m->strings[id];
@@ -451,9 +451,11 @@ static int on_rule(rep_summary *s, const rep_rule *r)
     st->fg = (uint32_t)(f - m->fg);
     st->c = (rep_counts){
         r->calls, r->evals, r->memo, r->matched, r->failed, r->repeats, r->max_repeats, r->max_repeats_pos,
-        r->consumed, r->wasted, r->time_ns, r->self_ns, r->nodes, r->node_bytes, r->memo_entries, r->memo_bytes,
+        r->consumed, r->wasted, r->time_ns, r->self_ns, r->samples, r->nodes, r->node_bytes, r->memo_entries,
+        r->memo_bytes,
     };
     if (!m->detail) st->c.repeats = st->c.max_repeats = st->c.max_repeats_pos = st->c.wasted = REP_UNSET;
+    if (!m->sample_interval_ns) st->c.samples = REP_UNSET;
     if (!m->memory) st->c.nodes = st->c.node_bytes = st->c.memo_entries = st->c.memo_bytes = REP_UNSET;
     return 0;
 }
@@ -633,7 +635,7 @@ static int add_by_input(rep_summary *s, uint32_t input, uint32_t node, uint32_t 
     return 0;
 }
 
-/* Adds a detail-only or memory count b (REP_UNSET: not collected) to *a. */
+/* Adds a detail-only, sampled or memory count b (REP_UNSET: not collected) to *a. */
 static void add_detail(uint64_t *a, uint64_t b)
 {
     if (b != REP_UNSET) *a = *a == REP_UNSET ? b : rep_sum(*a, b);
@@ -655,6 +657,7 @@ static void add_counts(rep_counts *a, const rep_counts *b)
     add_detail(&a->wasted, b->wasted);
     a->time_ns = rep_sum(a->time_ns, b->time_ns);
     a->self_ns = rep_sum(a->self_ns, b->self_ns);
+    add_detail(&a->samples, b->samples);
     add_detail(&a->nodes, b->nodes);
     add_detail(&a->node_bytes, b->node_bytes);
     add_detail(&a->memo_entries, b->memo_entries);
@@ -686,6 +689,7 @@ static int frame_commit(rep_summary *s)
         s->memory_processes += m->memory;
         if (m->start > 0 && (s->start == 0 || m->start < s->start)) s->start = m->start;
         if (m->sample_interval_ns) {
+            s->sampled_processes++;
             s->samples = rep_sum(s->samples, m->samples);
             s->samples_lost = rep_sum(s->samples_lost, m->samples_lost);
             if (m->sample_interval_max_ns > s->sample_interval_max_ns) s->sample_interval_max_ns = m->sample_interval_max_ns;
@@ -938,6 +942,7 @@ int rep_summary_finish(rep_summary *s)
     memset(miss, 0, sizeof *miss);
     if (!s->detail_processes) miss->repeats = miss->max_repeats = miss->max_repeats_pos = miss->wasted = REP_UNSET;
     if (!s->memory_processes) miss->nodes = miss->node_bytes = miss->memo_entries = miss->memo_bytes = REP_UNSET;
+    if (!s->sampled_processes) miss->samples = REP_UNSET;
     for (size_t i = 0; i < s->ngrammars; i++) {
         rep_sgrammar *g = &s->grammars[i];
         int shared = 0;

@@ -36,7 +36,7 @@ typedef struct profile {
     Pprof__ValueType *type_ptrs[NVALUES];
     Pprof__Mapping    mapping, *mapping_ptr;
     int64_t           comments[2];
-    char              comment_text[2][512];
+    char              comment_text[2][REP_MEASURED_MAX + 16];   /* "measured: " and the measured text */
     int64_t          *file_string;     /* per grammar: its file's string, 0 until used ("" is 0 too) */
     uint64_t         *location_of;     /* per rule: its location id, 0 for a rule not used */
     Pprof__Function  *functions, **function_ptrs;
@@ -258,7 +258,7 @@ static void add_header(profile *p, const rep_summary *s)
     snprintf(p->comment_text[0], sizeof p->comment_text[0], "pego %s report: %llu process%s, %llu parse%s, %llu calls",
              PEGO_VERSION, (unsigned long long)s->processes, s->processes == 1 ? "" : "es",
              (unsigned long long)s->parses, s->parses == 1 ? "" : "s", (unsigned long long)s->calls);
-    char measured[400];
+    char measured[REP_MEASURED_MAX];
     rep_measured_text(s, measured, sizeof measured);
     snprintf(p->comment_text[1], sizeof p->comment_text[1], "measured: %s", measured);
     p->comments[0] = add_string(p, p->comment_text[0]);

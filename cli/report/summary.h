@@ -27,10 +27,11 @@
  * (repeats, max_repeats, max_repeats_pos, wasted) come only from frames whose
  * header says detail, and are REP_UNSET when none of those had the rule; the
  * memory ones (nodes, node_bytes, memo_entries, memo_bytes) likewise from
- * frames whose header says memory. */
+ * frames whose header says memory, and samples from sampled frames: the
+ * samples its self time rests on, of which exact frames' time has none. */
 typedef struct rep_counts {
     uint64_t calls, evals, memo, matched, failed, repeats, max_repeats, max_repeats_pos;
-    uint64_t consumed, wasted, time_ns, self_ns;
+    uint64_t consumed, wasted, time_ns, self_ns, samples;
     uint64_t nodes, node_bytes, memo_entries, memo_bytes;
 } rep_counts;
 
@@ -138,6 +139,7 @@ typedef struct rep_summary {
     uint64_t      node_bytes, memo_bytes, peak_node_bytes, peak_memo_bytes, peak_stack_bytes;
     rep_counts    missing;        /* after finish: the counts of a rule no process called (0,
                                      or REP_UNSET for a metric no process collected) */
+    uint64_t      sampled_processes;      /* processes whose reports are sampled (a sample interval) */
     uint64_t      samples, samples_lost;  /* sampled processes: samples taken, and not attributed */
     uint64_t      sample_interval_ns;     /* their interval; UINT64_MAX when they differ, 0: none */
     uint64_t      sample_interval_max_ns; /* the longest interval a timer was slowed to, when one was */
@@ -208,7 +210,9 @@ int  rep_by_memory(rep_by by);
 /* The metric a rule is sorted by; REP_UNSET for a detail-only one not collected. */
 uint64_t rep_metric(const rep_counts *c, rep_by by);
 /* "clock monotonic; mode exact; detail on": how the reports read were
- * measured, saying so when they differ; "" when no process was read. */
+ * measured, saying so when they differ; "" when no process was read. Any
+ * fits in REP_MEASURED_MAX bytes. */
+#define REP_MEASURED_MAX 1024
 void rep_measured_text(const rep_summary *s, char *text, size_t len);
 /* The same as a JSON object; NULL when out of memory. */
 json_t *rep_measured_json(const rep_summary *s);

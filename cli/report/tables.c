@@ -230,11 +230,20 @@ static rep_cell memory_share(const rep_column *c, const rep_table *t, const void
 #define SORTED_BY(by, name, value, member) \
     { name, REP_IN_TEXT, 10, 1u << (by), value, offsetof(rep_srule, member), NULL }
 
+/* The variant bit of a rules table of reports of which some are sampled. */
+#define SAMPLED (1u << 16)
+
+/* A column of the samples a rule's self time rests on, shown when some report
+ * is sampled: a rule only exact reports had has none (not 0). */
+#define SAMPLES(formats, width) \
+    { "samples", formats, width, SAMPLED, rep_detail_cell, offsetof(rep_srule, c.samples), NULL }
+
 /* A row is a rep_srule; shares are of the self time of every rule; the
- * variant is 1 << the metric sorted by. */
+ * variant is 1 << the metric sorted by, and SAMPLED. */
 static const rep_column rule_columns[] = {
     REP_US("time_us", REP_IN_TEXT, 12, rep_srule, c.self_ns),
     REP_SHARE("share", REP_IN_TEXT, 7, rep_srule, c.self_ns),
+    SAMPLES(REP_IN_TEXT, 9),
     GRAMMAR("grammar", REP_IN_DATA, rep_srule),
     REP_TEXT("rule", REP_IN_DATA, 0, rep_srule, name),
     REP_COUNT("calls", REP_IN_ALL, 10, rep_srule, c.calls),
@@ -250,6 +259,7 @@ static const rep_column rule_columns[] = {
     REP_COUNT("time_ns", REP_IN_DATA, 0, rep_srule, c.time_ns),
     REP_COUNT("self_ns", REP_IN_DATA, 0, rep_srule, c.self_ns),
     REP_SHARE("share", REP_IN_DATA, 0, rep_srule, c.self_ns),
+    SAMPLES(REP_IN_DATA, 0),
     REP_DETAIL("nodes", REP_IN_DATA, 0, rep_srule, c.nodes),
     REP_DETAIL("node_bytes", REP_IN_DATA, 0, rep_srule, c.node_bytes),
     REP_DETAIL("memo_entries", REP_IN_DATA, 0, rep_srule, c.memo_entries),
@@ -269,7 +279,7 @@ static const rep_column rule_columns[] = {
 
 static rep_table rules_table(const rep_summary *s, rep_by by)
 {
-    return REP_TABLE(rule_columns, 1u << by, total_self(s), s);
+    return REP_TABLE(rule_columns, (1u << by) | (s->sampled_processes ? SAMPLED : 0), total_self(s), s);
 }
 
 /* The rows of the rules table: sorted, above --min-self, matching --rule. */
@@ -545,9 +555,13 @@ void rep_measured_text(const rep_summary *s, char *text, size_t len)
             append(text, len, &k, " (a sample every %g us: a time of t rests on t / %g us samples)",
                    (double)s->sample_interval_ns / 1000.0, (double)s->sample_interval_ns / 1000.0);
         else
-            append(text, len, &k, " (intervals differ)");
+            append(text, len, &k, " (intervals differ: a rule's samples say how many its time rests on)");
         append(text, len, &k, "; %llu samples", (unsigned long long)s->samples);
         if (s->samples_lost) append(text, len, &k, ", %llu not attributed", (unsigned long long)s->samples_lost);
+        if (s->sampled_processes < s->processes)
+            append(text, len, &k, "; sampled in %llu of %llu processes (a rule's samples count those only; its time "
+                   "from the others is exact)", (unsigned long long)s->sampled_processes,
+                   (unsigned long long)s->processes);
         if (s->sample_interval_max_ns)
             append(text, len, &k, "; timers slowed down to a sample every %g us, where signals left no time to parse",
                    (double)s->sample_interval_max_ns / 1000.0);
@@ -586,9 +600,10 @@ json_t *rep_measured_json(const rep_summary *s)
         json_decref(o);
         return NULL;
     }
-    /* sampled processes: their samples, and the interval (null when they differ) */
+    /* sampled processes: how many, their samples, and the interval (null when they differ) */
     if (o && s->sample_interval_ns &&
-        (json_object_set_new(o, "samples", json_integer((json_int_t)s->samples)) < 0 ||
+        (json_object_set_new(o, "sampled_processes", json_integer((json_int_t)s->sampled_processes)) < 0 ||
+         json_object_set_new(o, "samples", json_integer((json_int_t)s->samples)) < 0 ||
          json_object_set_new(o, "samples_lost", json_integer((json_int_t)s->samples_lost)) < 0 ||
          json_object_set_new(o, "sample_interval_ns", s->sample_interval_ns == UINT64_MAX
                                                           ? json_null()
@@ -603,7 +618,7 @@ json_t *rep_measured_json(const rep_summary *s)
 
 static void text_head(const rep_summary *s, FILE *out)
 {
-    char measured[512];
+    char measured[REP_MEASURED_MAX];
     fprintf(out, "Pego profile: %llu process%s, %llu parse%s, %llu calls, %llu clock readings\n",
             (unsigned long long)s->processes, s->processes == 1 ? "" : "es", (unsigned long long)s->parses,
             s->parses == 1 ? "" : "s", (unsigned long long)s->calls, (unsigned long long)s->clock_reads);
