@@ -823,6 +823,13 @@ static void report(const fast_case *c, const unsigned char *in, size_t len, cons
         fprintf(stderr, "  default JSON:\n%s\n  reference JSON:\n%s\n", fast->json, ref->json);
 }
 
+/* Whether two parses' statistics agree, every counter but fast_program. */
+static int same_stats(const pego_stats *a, const pego_stats *b)
+{
+    return a->calls == b->calls && a->evals == b->evals && a->memo_hits == b->memo_hits &&
+           a->memo_stored == b->memo_stored && a->rules_memoized == b->rules_memoized;
+}
+
 /* The counts of the profiled program against a collector's on the reference
  * program; NULL when they agree, else what differs (in buf). A parse the fast
  * program matched must have been counted, unless at_limit (the profiled
@@ -859,9 +866,7 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
         if (!ok && !at_limit) why = "a match the profiled program did not count";
         /* pego_result_stats of the counted parse: the reference program's, with no second parse */
         const pego_stats *want = pego_result_stats(res);
-        if (ok && !why && (counted_stats.calls != want->calls || counted_stats.evals != want->evals ||
-                           counted_stats.memo_hits != want->memo_hits || counted_stats.memo_stored != want->memo_stored ||
-                           counted_stats.rules_memoized != want->rules_memoized || counted_pending)) {
+        if (ok && !why && (!same_stats(&counted_stats, want) || counted_pending)) {
             snprintf(buf, size, "statistics: counted %llu %llu %llu %llu %u, reference %llu %llu %llu %llu %u "
                      "(calls evals memo_hits memo_stored rules_memoized)",
                      (unsigned long long)counted_stats.calls, (unsigned long long)counted_stats.evals,
@@ -911,14 +916,11 @@ static const char *compare_counted_stats(pego_parser *p, const unsigned char *in
     pego_options counting = *o;
     counting.count_stats = 1;
     outcome counted = run(p, in, len, &counting);
-    const pego_stats *a = &counted.stats, *b = &ref->stats;
     const char *why = NULL;
     if (counted.status != ref->status || strcmp(counted.text, ref->text) != 0 || strcmp(counted.json, ref->json) != 0)
         why = "the counted parse's result";
     else if (counted.pending) why = "statistics counted by a second parse";
-    else if (a->calls != b->calls || a->evals != b->evals || a->memo_hits != b->memo_hits ||
-             a->memo_stored != b->memo_stored || a->rules_memoized != b->rules_memoized)
-        why = "the counted parse's statistics";
+    else if (!same_stats(&counted.stats, &ref->stats)) why = "the counted parse's statistics";
     free(counted.text);
     free(counted.json);
     return why;
