@@ -89,7 +89,7 @@
 #define SPAN_CALL(set, out) do { \
         vm_chain_count *c_ = &p->chain_counts[(out)->a]; \
         uint32_t from_ = pos; \
-        while (pos < len && (set)[s[pos]]) pos++; \
+        pos = vm_byte_span(s, pos, len, (set)); \
         c_->spans++; \
         c_->consumed += pos - from_; \
     } while (0)
@@ -401,7 +401,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             const uint8_t *set = g->bytesets[ip->a].in;
             uint32_t from = pos;
-            while (pos < len && set[s[pos]]) pos++;
+            pos = vm_byte_span(s, pos, len, set);
             FAULT_SHORT_SPAN(from);
             ip++;
             NEXT;
@@ -411,7 +411,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             const uint8_t *set = g->bytesets[ip->a].in;
             if (pos >= len || !set[s[pos]]) goto fail;
             pos++;
-            while (pos < len && set[s[pos]]) pos++;
+            pos = vm_byte_span(s, pos, len, set);
             ip++;
             NEXT;
         }
@@ -426,7 +426,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 p->site_runs[ip->d] += pos - from;
                 if (pos < len && set[s[pos]]) pos = vm_span_characters(p, set, pos, &p->site_runs[ip->d]);
             } else {
-                while (pos < len && set[s[pos]]) pos++;
+                pos = vm_byte_span(s, pos, len, set);
             }
             if (pos >= len || !g->bytesets[ip->c].in[s[pos]]) {
                 ip = code + ip->b;
@@ -450,14 +450,14 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             if (ip->a >= 0) {
                 const uint8_t *set = g->bytesets[ip->a].in;
                 if (PROFILED && (ip->flags & INS_COUNT)) SPAN_CALL(set, ip + 2);
-                else while (pos < len && set[s[pos]]) pos++;
+                else pos = vm_byte_span(s, pos, len, set);
             }
             if (pos >= len || s[pos] != (unsigned char)ip->b) goto fail;
             pos++;
             if (ip->c >= 0) {
                 const uint8_t *set = g->bytesets[ip->c].in;
                 if (PROFILED && (ip->flags & INS_COUNT_AFTER)) SPAN_CALL(set, ip + ip->d - 1);
-                else while (pos < len && set[s[pos]]) pos++;
+                else pos = vm_byte_span(s, pos, len, set);
             }
             ip += ip->d;
             NEXT;
@@ -470,7 +470,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             const uint8_t *set = g->bytesets[ip->a].in;
             uint32_t from = pos;
             vm_chain_count *c = &p->chain_counts[ip[2].a];
-            while (pos < len && set[s[pos]]) pos++;
+            pos = vm_byte_span(s, pos, len, set);
             if (pos >= len || s[pos] != (unsigned char)ip->b) {
                 c->spans++;
                 c->consumed += pos - from;
@@ -478,7 +478,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             }
             pos++;
             set = g->bytesets[ip->c].in;
-            while (pos < len && set[s[pos]]) pos++;
+            pos = vm_byte_span(s, pos, len, set);
             c->spans += 2;
             c->consumed += pos - from - 1;
             ip += ip->d;
@@ -548,7 +548,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 const uint8_t *set = g->bytesets[ip[1].a].in;
                 uint32_t from = pos;
                 if (ip[1].op == OP_BSPAN) {
-                    while (pos < len && set[s[pos]]) pos++;
+                    pos = vm_byte_span(s, pos, len, set);
                 } else if (pos < len && set[s[pos]]) {
                     pos++;
                 } else {

@@ -130,7 +130,7 @@ static void skip_span(const pego_parser *p, vm_regs *r, int set_index)
     const uint8_t *set = p->g->bytesets[set_index].in;
     const unsigned char *s = (const unsigned char *)p->in.input;
     uint32_t pos = r->pos, len = p->in.len;
-    while (pos < len && set[s[pos]]) pos++;
+    pos = vm_byte_span(s, pos, len, set);
     r->pos = pos;
 }
 

@@ -86,6 +86,20 @@ extern uint32_t vm_pair_from;
  * the loop that calls it keeps its registers. */
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count);
 
+/* The end of the byte span of set from pos: the first position at or after
+ * pos whose byte is not in set, or len. Four bytes per test of the bound. */
+static inline uint32_t vm_byte_span(const uint8_t *s, uint32_t pos, uint32_t len, const uint8_t *set)
+{
+    for (; len - pos >= 4; pos += 4) {
+        if (!set[s[pos]]) return pos;
+        if (!set[s[pos + 1]]) return pos + 1;
+        if (!set[s[pos + 2]]) return pos + 2;
+        if (!set[s[pos + 3]]) return pos + 3;
+    }
+    while (pos < len && set[s[pos]]) pos++;
+    return pos;
+}
+
 /* Sets bit number bit of bits: true when it was not set. */
 static inline int vm_set_bit(uint64_t *bits, size_t bit)
 {
