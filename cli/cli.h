@@ -34,7 +34,7 @@
     "                         same; in exact mode a reading costs 19 ns with wall\n" \
     "                         (45 ns without a TSC), about 1100 ns with cpu\n" \
     "  --profile-interval DURATION  time between samples (10us to 1s, default\n" \
-    "                         250us; a bare number is microseconds; each sample\n" \
+    "                         1ms; a bare number is microseconds; each sample\n" \
     "                         is a signal, a few microseconds, tens on some VMs)\n" \
     "  --profile-flush DURATION  also write the report at this interval (10ms to\n" \
     "                         24h: 500ms, 10s, 1m), so that a kill -9 or abort()\n" \
