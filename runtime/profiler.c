@@ -239,8 +239,9 @@ static const char *const mode_names[] = { "sampled", "exact" };
 
 /* The sampling interval without --profile-interval, and its bounds
  * (microseconds). A sample is a signal, which costs tens of microseconds on
- * some virtual machines: every 1 ms it costs 2 to 4% of the time of a parse
- * there, every 250 us about a tenth, for the same shares (docs/profiling.md). */
+ * some virtual machines: every 1 ms it costs about 2% of the time of a parse
+ * there (up to 4%), every 250 us about a tenth, for the same shares
+ * (docs/profiling.md). */
 enum { DEFAULT_INTERVAL_US = 1000, MIN_INTERVAL_US = 10, MAX_INTERVAL_US = 1000000 };
 /* The bounds of --profile-flush (milliseconds). */
 enum { MIN_FLUSH_MS = 10, MAX_FLUSH_MS = 24 * 3600 * 1000 };
