@@ -20,6 +20,7 @@ extern int vm_fault_skip_traced_merge;
 extern int vm_fault_memoize_traced;
 extern int vm_fault_fast_span;
 extern int vm_fault_fast_pratt;
+extern int vm_fault_fast_pratt_skip;
 extern int vm_fault_decide_unchecked;
 extern int vm_fault_probe_end;
 extern uint32_t vm_pair_from;
@@ -376,6 +377,11 @@ static void test_mutation_fast_pratt(void)
     expect_caught(&vm_fault_fast_pratt, "the fast program's infix right operators associate left");
 }
 
+static void test_mutation_fast_pratt_skip(void)
+{
+    expect_caught(&vm_fault_fast_pratt_skip, "the fast program's Pratt machine ends its skip spans one byte short");
+}
+
 static void test_mutation_memoize(void)
 {
     expect_caught(&vm_fault_memoize_traced, "traced calls are always memoized");
@@ -496,6 +502,7 @@ int main(void)
     CU_add_test(s, "it catches probes whose reach leaves out the end", test_mutation_probe_end);
     CU_add_test(s, "harness catches a fast program that differs", test_mutation_fast_span);
     CU_add_test(s, "harness catches a fast Pratt machine that differs", test_mutation_fast_pratt);
+    CU_add_test(s, "harness catches a fast Pratt machine whose skips stop short", test_mutation_fast_pratt_skip);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

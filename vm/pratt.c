@@ -135,8 +135,9 @@ static inline void skip_span(const pego_parser *p, vm_regs *r, int set_index)
 {
     const uint8_t *set = p->g->bytesets[set_index].in;
     const unsigned char *s = (const unsigned char *)p->in.input;
-    uint32_t pos = r->pos, len = p->in.len;
-    pos = vm_byte_span(s, pos, len, set);
+    uint32_t from = r->pos, len = p->in.len;
+    uint32_t pos = vm_byte_span(s, from, len, set);
+    FAULT_SHORT_SKIP(p, from);
     r->pos = pos;
 }
 

@@ -16,6 +16,7 @@ int vm_fault_skip_traced_merge;
 int vm_fault_memoize_traced;
 int vm_fault_fast_span;
 int vm_fault_fast_pratt;
+int vm_fault_fast_pratt_skip;
 int vm_fault_decide_unchecked;
 int vm_fault_probe_end;
 uint32_t vm_pair_from = VM_PAIR_FROM;

@@ -66,10 +66,12 @@ extern int vm_fault_skip_traced_merge;   /* a traced call forgets to merge its e
 extern int vm_fault_memoize_traced;      /* a traced call of a memoizable rule is always memoized */
 extern int vm_fault_fast_span;           /* the fast program's byte spans stop one byte short */
 extern int vm_fault_fast_pratt;          /* the fast program's right-associative operators associate left */
+extern int vm_fault_fast_pratt_skip;     /* the fast program's Pratt machine ends its skip spans one byte short */
 extern int vm_fault_decide_unchecked;    /* the deciding run's first result is taken unchecked */
 extern int vm_fault_probe_end;           /* a probe's reach leaves out where the call ended */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
 #define FAULT_RIGHT_AS_LEFT(p) (vm_fault_fast_pratt && (p)->fast)
+#define FAULT_SHORT_SKIP(p, from) do { if (vm_fault_fast_pratt_skip && (p)->fast && pos > (from)) pos--; } while (0)
 /* The control-stack height from which the fast program pairs plain frames:
  * VM_PAIR_FROM, or lower, so that the tests pair frames on shallow stacks too. */
 extern uint32_t vm_pair_from;
@@ -77,6 +79,7 @@ extern uint32_t vm_pair_from;
 #else
 #define FAULT_SHORT_SPAN(from) ((void)(from))
 #define FAULT_RIGHT_AS_LEFT(p) 0
+#define FAULT_SHORT_SKIP(p, from) ((void)(from))
 #define PAIR_FROM VM_PAIR_FROM
 #endif
 
