@@ -89,8 +89,9 @@ extern uint32_t vm_pair_from;
  * the loop that calls it keeps its registers. */
 uint32_t vm_span_characters(const pego_parser *p, const uint8_t *set, uint32_t pos, uint64_t *count);
 
-/* The end of the byte span of set from pos: the first position at or after
- * pos whose byte is not in set, or len. Four bytes per test of the bound. */
+/* The end of the byte span of set from pos (at most len): the first position
+ * at or after pos whose byte is not in set, or len. Four bytes per test of the
+ * bound. */
 static inline uint32_t vm_byte_span(const uint8_t *s, uint32_t pos, uint32_t len, const uint8_t *set)
 {
     for (; len - pos >= 4; pos += 4) {
