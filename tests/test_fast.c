@@ -472,6 +472,16 @@ static const fast_case cases[] = {
       "}\n",
       "PSTART|PRATT",
       INPUTS("", "1;", "1+2;", "=1*2;", "=1+2;", "[=1*2]+3;", "1?*2?;", "=[1+2]*3?;", "1;=;", "[1;", "1+;") },
+    { "Pratt: the machine chooses no line at the byte after a skip: the probe's reach holds it",
+      "def main = r0\n"
+      "def r0 = . .{2,3} \"x\" / . \"y\" r0* / r1\n"
+      "def r1 = pratt {\n"
+      "    skip \" \"*\n"
+      "    operand \"b\"\n"
+      "    level { prefix \"a\" }\n"
+      "}\n",
+      "PSTART|PRATT",
+      INPUTS(" ya ", " y a ", " ya", "yy a b", " y ab", "  a ", " yab") },
     { "#recover: the fast program runs the skip, and gives up a parse that recovers",
       "def main = item* $$\n"
       "def item = (@(?a-z)+ \";\") #recover(skip=(?^;)* \";\")\n",

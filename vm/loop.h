@@ -867,7 +867,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(PSTART):
             CALL_OUT(vm_pratt_start(p, &r));
         CASE(PRATT):
-            CALL_OUT(PROFILED ? vm_pratt_run_profiled(p, &r) : vm_pratt_run(p, &r));
+            CALL_OUT(PROFILED ? vm_pratt_run_profiled(p, &r) : PROBE ? vm_pratt_run_probe(p, &r) : vm_pratt_run(p, &r));
         CASE(SUBRET):
             CALL_OUT(vm_pratt_line_matched(p, &r));
         CASE(PRED):

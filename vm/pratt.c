@@ -121,6 +121,17 @@ static inline int next_line(const pego_parser *p, const uint64_t *may, int k, in
 #endif
 }
 
+/* The probe's machine (probing: vm_pratt_run_probe, for the probe and the
+ * element run, vm/decide.c and vm/stream.c), whose reach is the farthest
+ * position held (LOOKED in vm/loop.h), holds the position at which it tests
+ * the next byte to choose the lines to try: a test that chose none ran no
+ * line that would have held it, and the reference program's lines fail
+ * there, recording what they expected. */
+static inline void choosing_at(pego_parser *p, uint32_t pos, const int probing)
+{
+    if (probing && pos > p->hw) p->hw = pos;
+}
+
 /* The skip runs as a line, silently, except when it is one byte span, which
  * the machine scans itself (cc_pratt.skip_span). */
 static int skip_is_line(const cc_pratt *pr) { return pr->has_skip && pr->skip_span < 0; }
@@ -162,7 +173,7 @@ static inline int skip_rerun(const cc_pratt *pr, const cc_pratt_op *op, vm_regs 
  * stay the reference program's (the profiled program's calls of one span are
  * counted by counted_span, below). Not in a probe (vm/decide.c), whose reach
  * counts where a line failed: the machine takes them when pr->takes_lines
- * and not p->probe_cap. */
+ * and not probing. */
 
 /* An operator line of literals (cc_pratt_op.lits), tried value-free from the
  * position: no value, no cut. may is its kind's table (NULL: every line is
@@ -264,18 +275,19 @@ static vm_step run_line(pego_parser *p, vm_regs *r, uint32_t line)
 /* The machine. f->state is where the top parse goes on when the machine runs
  * again: after the loop ran a line for it, or after the operand parse it
  * pushed returned. Between, it goes from state to state (the labels, named
- * after the states) without leaving. It is compiled twice: vm_pratt_run for
- * the reference and fast programs, vm_pratt_run_profiled for the profiled
- * program (profiled: the counting, and the scans and lines it skips, kept
- * out of the other copy). */
+ * after the states) without leaving. It is compiled three times:
+ * vm_pratt_run for the reference and fast programs, vm_pratt_run_profiled for
+ * the profiled program (profiled: the counting, and the scans and lines it
+ * skips, kept out of the other copies) and vm_pratt_run_probe for the probe
+ * and the element run (probing: the positions it holds, and no lines taken). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline vm_step pratt_machine(pego_parser *p, vm_regs *r, const int profiled)
+static inline vm_step pratt_machine(pego_parser *p, vm_regs *r, const int profiled, const int probing)
 {
     const cc_pratt *pr = &p->g->pratts[r->ip->a];
     const int skip_line = skip_is_line(pr);
-    const int takes_lines = pr->takes_lines && !p->probe_cap;   /* the lines above */
+    const int takes_lines = pr->takes_lines && !probing;   /* the lines above */
     vm_pframe *f = &p->pf[p->npf - 1];
     const cc_pratt_op *op;
     int pushed, finished, scan_over;
@@ -314,6 +326,7 @@ head_skipped:
     if (skip_line) p->silent--;
 head_counted:
     f->m = mark(p, r);
+    choosing_at(p, r->pos, probing);
     f->idx = 0;
     f->best = -1;
     f->cut_failed = 0;
@@ -441,6 +454,7 @@ loop_skipped:
     if (skip_line) p->silent--;
 loop_counted:
     f->m2 = mark(p, r);
+    choosing_at(p, r->pos, probing);
     f->idx = 0;
     f->best = -1;
     f->cut_failed = 0;
@@ -556,8 +570,9 @@ push_failed:
     return pushed == -1 ? VM_OOM : VM_TOO_DEEP;
 }
 
-vm_step vm_pratt_run(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 0); }
-vm_step vm_pratt_run_profiled(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 1); }
+vm_step vm_pratt_run(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 0, 0); }
+vm_step vm_pratt_run_profiled(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 1, 0); }
+vm_step vm_pratt_run_probe(pego_parser *p, vm_regs *r) { return pratt_machine(p, r, 0, 1); }
 
 vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r)
 {

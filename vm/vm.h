@@ -267,6 +267,7 @@ int vm_memo_lookup(pego_parser *p, uint32_t variant, uint32_t pos, uint32_t *k);
 vm_step vm_pratt_start(pego_parser *p, vm_regs *r);
 vm_step vm_pratt_run(pego_parser *p, vm_regs *r);
 vm_step vm_pratt_run_profiled(pego_parser *p, vm_regs *r);
+vm_step vm_pratt_run_probe(pego_parser *p, vm_regs *r);
 vm_step vm_pratt_line_matched(pego_parser *p, vm_regs *r);
 vm_step vm_pratt_line_failed(pego_parser *p, vm_regs *r, vm_entry *e);
 
