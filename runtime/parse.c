@@ -264,6 +264,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * and then the reference program decides. */
     int decide = fast && !count && !sampled_fast;
     p->counted = 0;
+    p->fast_gave_up = 0;
     int status = PEGO_SYNTAX_ERROR, decided = 0;
     uint32_t bound = 0;
     if (count && prepare_counts(p) < 0) status = out_of_memory(p);
@@ -308,6 +309,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             continue;
         }
         status = vm_run(p, variant);
+        if (pass == 0) p->fast_gave_up = p->gave_up;
         p->counted = p->counting && status == PEGO_OK;
         p->counting = 0;
     }

@@ -412,7 +412,12 @@ struct pego_parser {
     /* counting with the profiled program (docs/architecture.md, The profiled program) */
     int         counting;       /* this run executes the profiled program */
     int         gave_up;        /* the fast program's run gave the parse up to the reference
-                                   program: a #recover would recover an error (vm/loop.h) */
+                                   program: a #recover recovered an error (vm/loop.h) */
+    int         fast_gave_up;   /* the last parse's first run, the fast program's, gave up */
+    /* the fast program's run: the #recover skips that recovered and that no
+     * failure has undone since (vm/loop.h, SKIPEND): where the first ended
+     * (0: none), and a position at or past where the last ended */
+    uint32_t    kept_skip_first, kept_skip_last;
     int         counted;        /* the last parse's counts are complete (rt_parse_counts) */
     vm_count   *counts;         /* per rule variant (2 * nrules) */
     uint64_t   *site_runs;      /* per counting site (PCOUNT) */

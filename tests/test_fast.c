@@ -493,11 +493,17 @@ static const fast_case cases[] = {
       "def v = (?0-9)+ / \"(\" v \")\"\n",
       "RECOVER",
       INPUTS("", "k1.", "k1.!k2.", "kx.", "k(1).", "k(1.", "x.", "!!", "k1!", "k.", "kk1.", "k1.x.k2.") },
-    { "#recover before an alternative that matches where it recovers: the fast program gives up, not fails",
+    { "#recover before an alternative that matches where it recovers: the recovery stands, as in the reference program",
       "def main = (x / \"ab\")* $$\n"
       "def x = (\"a\" \"c\") #recover(skip=\"a\")\n",
       "RECOVER",
       INPUTS("", "ac", "ab", "aca", "acab", "abac", "b", "a") },
+    { "#recover: a recovery that a later failure undoes, in a plain and in a memoized call, leaves the match to the fast program",
+      "def main = (x \"!\" / x \"?\" / w)* $$\n"
+      "def x = (\"a\" \"b\") #recover(skip=(?a-z)+)\n"
+      "def w = (?a-z)+ \";\"\n",
+      "RECOVER|SKIPEND",
+      INPUTS("", "ab!", "ac!", "ac?", "ac;", "ab?ac;", "acd;ab!", "ab!ac;ab?", "ac;ac?", "a;", "ac") },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -747,6 +753,7 @@ typedef struct {
     char       *text;     /* the S-expression and node count, or the error and its details */
     char       *json;     /* the JSON form, which also shows every node's range; "" on failure */
     int         pending;  /* the statistics needed a second parse (pego_result_stats) */
+    int         gave_up;  /* the fast program's run gave the parse up at a recovery */
     pego_stats  stats;
 } outcome;
 
@@ -765,6 +772,7 @@ static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pe
     const pego_result *r;
     outcome out;
     out.status = pego_parse(p, (const char *)in, len, o, &r);
+    out.gave_up = p->fast_gave_up;
     out.pending = r->stats_pending;
     out.stats = *pego_result_stats(r);
     out.fast = out.stats.fast_program;
@@ -810,6 +818,13 @@ typedef struct {
     unsigned long counted;          /* ... and whose counts were compared */
     int           shown;            /* differences printed in full, in this test */
     int           shown_case;       /* ... for the current grammar */
+    /* a match may be the reference program's when the fast program gave it
+     * up at a recovery it cannot go on past (docs/architecture.md, No
+     * recovery: in a lookahead, a seed growing, a Pratt line, a counted run's
+     * memoized call), which only the random grammars have: the listed ones
+     * hold every recovery to the fast program */
+    int           give_up_allowed;
+    unsigned long given_up;         /* matches the reference program gave so, without errors recovered */
 } tally;
 
 /* Enough to see what goes wrong in a few grammars without drowning it. */
@@ -844,10 +859,12 @@ static int same_stats(const pego_stats *a, const pego_stats *b)
  * program; NULL when they agree, else what differs (in buf). A parse the fast
  * program matched must have been counted, unless at_limit (the profiled
  * program makes the calls it cannot count without making them, and may reach
- * the nesting limit where the fast program does not). */
+ * the nesting limit where the fast program does not) or give_up_allowed and
+ * the profiled program gave it up at a recovery (tally.give_up_allowed: it
+ * makes calls the fast program skips, and recovers in them). */
 static const char *compare_counts(pego_parser *p, const unsigned char *in, size_t len, const pego_options *o,
-                                  const outcome *fast, int at_limit, unsigned long *counted_matches,
-                                  char *buf, size_t size)
+                                  const outcome *fast, int at_limit, int give_up_allowed,
+                                  unsigned long *counted_matches, char *buf, size_t size)
 {
     const pego_grammar *g = p->g;
     int nrules = (int)pego_grammar_rule_count(g);
@@ -873,7 +890,7 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
         const pego_result *res;
         pego_parse(p, (const char *)in, len, &ref, &res);
         pego_parser_remove_collector(p, c);
-        if (!ok && !at_limit) why = "a match the profiled program did not count";
+        if (!ok && !at_limit && !(give_up_allowed && counted.gave_up)) why = "a match the profiled program did not count";
         /* pego_result_stats of the counted parse: the reference program's, with no second parse */
         const pego_stats *want = pego_result_stats(res);
         if (ok && !why && (!same_stats(&counted_stats, want) || counted_pending)) {
@@ -952,20 +969,23 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     else if (ref.fast) why = "the reference parse reports the fast program";
     /* a match must come from the fast program itself: falling back to the
      * reference program would hide the fast program's mistakes; only a match
-     * with errors recovered by #recover is the reference program's */
-    else if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered)
+     * with errors recovered by #recover is the reference program's (and, in
+     * random grammars, one the fast program gave up at a recovery) */
+    else if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered &&
+             !(t->give_up_allowed && fast.gave_up))
         why = "a match not answered by the fast program";
     else if (fast.fast && fast.recovered) why = "recovered errors answered by the fast program";
     /* anything else is decided by the reference program */
     else if (fast.status != PEGO_OK && fast.fast) why = "a failure answered by the fast program";
     char counts[512];
     if (!why && o->memo == PEGO_MEMO_DEFAULT) {
-        why = compare_counts(p, in, len, o, &fast, at_limit, &t->counted, counts, sizeof counts);
+        why = compare_counts(p, in, len, o, &fast, at_limit, t->give_up_allowed, &t->counted, counts, sizeof counts);
     } else if (!why) {
         why = compare_counted_stats(p, in, len, o, &ref);
     }
     t->comparisons++;
     if (fast.status == PEGO_OK) t->matched++;
+    if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered && fast.gave_up) t->given_up++;
     if (why) {
         t->differences++;
         report(c, in, len, o, why, &fast, &ref, t);
@@ -1543,7 +1563,7 @@ static void test_random_grammars(void)
         "a", "b", "c", "ab", "\xc3\xa9", "\xff", "\x80", "\xef\xbf\xbd", " ", "\n", "\xc3",
     };
     static grammar_gen gen;
-    tally t = { 0 };
+    tally t = { .give_up_allowed = 1 };
     int compiled = 0, pratt = 0, recover = 0;
     for (int i = 0; i < RANDOM_GRAMMARS; i++) {
         random_grammar(&gen, 0x6a09e667f3bcc908ull + 1000003ull * (uint64_t)i);
@@ -1572,8 +1592,8 @@ static void test_random_grammars(void)
         pego_grammar_free(g);
     }
     fprintf(stderr, "\n  random grammars: %d compiled (%d with Pratt expressions, %d with #recover), "
-            "%lu comparisons (%lu matched, %lu counted), %lu differences ",
-            compiled, pratt, recover, t.comparisons, t.matched, t.counted, t.differences);
+            "%lu comparisons (%lu matched, %lu given up at a recovery, %lu counted), %lu differences ",
+            compiled, pratt, recover, t.comparisons, t.matched, t.given_up, t.counted, t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
@@ -1582,6 +1602,9 @@ static void test_random_grammars(void)
     CU_ASSERT(compiled > RANDOM_GRAMMARS / 2);
     CU_ASSERT(pratt >= RANDOM_GRAMMARS / 20 && recover >= RANDOM_GRAMMARS / 20);
     CU_ASSERT(t.matched > t.comparisons / 20);
+    /* the fast program goes on past a recovery almost everywhere (with these
+     * seeds, everywhere; with others, up to about 1% of the matches are given up) */
+    CU_ASSERT(t.given_up * 50 <= t.matched);
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 

@@ -231,11 +231,14 @@ static int finish_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint
 }
 
 /* Ends a memoized call of the fast program (fast_memo_call): stores its
- * outcome and the input it examined. */
+ * outcome and the input it examined, unless it matched keeping an error
+ * that a #recover skip recovered in it (vm/loop.h, SKIPEND), which the entry
+ * could not tell a later call: that call runs it again. */
 static int finish_fast_call(pego_parser *p, vm_gframe *gf, int ok, uint32_t end, uint32_t value)
 {
     uint32_t examined = p->hw > end ? p->hw : end;
-    if (!store_outcome(p, gf, ok, end, value, examined)) return FINISH_OOM;
+    if (!(ok && p->kept_skip_last > gf->pos) && !store_outcome(p, gf, ok, end, value, examined))
+        return FINISH_OOM;
     p->hw = gf->saved_hw > examined ? gf->saved_hw : examined;
     return FINISH_OK;
 }

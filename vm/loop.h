@@ -110,14 +110,18 @@
 #define SET_VS(x) (VALUED ? (void)(vsn = (x)) : (void)0)
 #define SET_TN(x) (VALUED ? (void)(tn = (x)) : (void)0)
 #define SET_LB(x) (VALUED ? (void)(list_base = (x)) : (void)0)
-/* Recovered errors, in the reference program (the only one with #recover). */
+/* Recovered errors, in the reference program (the only one that records
+ * them); the fast program's kept skips (SKIPEND), which going back before
+ * their end undoes (vm_undo_skips). */
 #define CUR_REC (REFERENCE ? p->nrec : 0u)
 #define SET_REC(x) (REFERENCE ? (void)(p->nrec = (x)) : (void)0)
+#define UNDO_SKIPS() (!REFERENCE && pos < p->kept_skip_last ? vm_undo_skips(p, pos) : (void)0)
 /* Variables, in the reference program (the only one with predicates): the
  * height of the variable stack that entry e restores. */
 #define SET_VARS(e) (REFERENCE ? (void)(p->nvars = p->vmarks[(e) - es]) : (void)0)
 /* Back to the state an entry saved. */
-#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), SET_VARS(e))
+#define RESTORE_ENTRY(e) (pos = (e)->pos, SET_VS((e)->vs), SET_TN((e)->trail), SET_REC((e)->rec), SET_VARS(e), \
+                          UNDO_SKIPS())
 
 /* Pushes an entry of kind k (FILL_ENTRY saves the state); e points to it. */
 #define PUSH_ENTRY(k) do { \
@@ -239,6 +243,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
     p->hw = 0;
     p->nvars = 0;
     p->gave_up = 0;
+    p->kept_skip_first = p->kept_skip_last = 0;
     vm_env_reset(p);
     if (PROFILED || REFERENCE) p->sample_ip = NULL;  /* nothing from an earlier run */
     rt_buf_reset(&p->strings);
@@ -261,6 +266,12 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         switch (DISPATCH_OP) {
         CASE(END):
             if (STREAM && !p->stream.eof && !p->stream.done) CALL_OUT(vm_stream_end(p, &r, 0));
+            if (!REFERENCE && p->kept_skip_first) {
+                /* a match with an error recovered: the reference program's (SKIPEND) */
+                FLUSH_CALLS();
+                p->gave_up = 1;
+                return SYNTAX_ERROR();
+            }
             p->res.value = CUR_VS ? p->vs[CUR_VS - 1] & ~VAL_CALLED : VAL_NIL;
             if (PROBE) {
                 p->probe_end = pos;
@@ -835,8 +846,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
 
         /* ---- cold instructions: #error and #recover, Pratt expressions,
          * predicates. The fast program runs #recover's skip where its
-         * expression fails, and when the skip matches, a recovery: it gives
-         * the parse up to the reference program, which recovers. ---- */
+         * expression fails; when the skip matches, a recovery (SKIPEND). ---- */
         CASE(LABEL):
             if (!REFERENCE) break;
             CALL_OUT(vm_recover_open(p, &r, E_LABEL));
@@ -858,10 +868,33 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             CALL_OUT(vm_recover_close(p, &r));
         CASE(SKIPEND):
             if (!REFERENCE) {
+                /* The fast program records no error. It goes on past a
+                 * recovery as the reference program does, with an Error node
+                 * of no message for a value, where only a failure that goes
+                 * back before the skip's end can undo the recovery
+                 * (vm_fast_recovery_goes_on): every entry then on the stack
+                 * began before the skip, every later one at or past its end.
+                 * Such a failure undoes it (RESTORE_ENTRY); a memoized call
+                 * that keeps one is not stored (vm/call.c, finish_fast_call);
+                 * a match that keeps one is the reference program's (END).
+                 * Elsewhere, and in a probe, whose outcome stands for a call,
+                 * it gives the parse up to the reference program here. */
                 if (pos == es[esn - 1].pos) goto fail;   /* an empty skip is no recovery */
-                FLUSH_CALLS();
-                p->gave_up = 1;
-                return SYNTAX_ERROR();
+                if (PROBE || !vm_fast_recovery_goes_on(p, esn, VALUED && (ip->flags & INS_VALUE))) {
+                    FLUSH_CALLS();
+                    p->gave_up = 1;
+                    return SYNTAX_ERROR();
+                }
+                if (!p->kept_skip_first) p->kept_skip_first = pos;
+                p->kept_skip_last = pos;
+                e = &es[--esn];
+                if (VALUED && (ip->flags & INS_VALUE)) {
+                    uint32_t v;
+                    NODE(v, NODE_ERROR, e->pos, NULL, 0);
+                    PUSH_VALUE(v);
+                }
+                ip++;
+                NEXT;
             }
             CALL_OUT(vm_recover_skip_end(p, &r));
         CASE(PSTART):
@@ -1067,6 +1100,7 @@ capped:
 #undef SET_REC
 #undef SET_VARS
 #undef RESTORE_ENTRY
+#undef UNDO_SKIPS
 #undef PUSH_ENTRY
 #undef PLAIN_CALL
 #undef GENERAL_CALL

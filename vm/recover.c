@@ -3,8 +3,9 @@
  * recorded by its message at the farthest position reached inside it; #recover
  * holds the failure, restores the state and runs its skip, and when the skip
  * matches, the held failure becomes a recovered error (and an Error node).
- * Only the reference program runs them: the fast program gives a failure of
- * a #recover expression up to it (vm/loop.h). */
+ * Only the reference program records errors: the fast program runs the skip,
+ * goes on past a recovery where nothing but a failure can undo it, and leaves
+ * a match that keeps one to the reference program (vm/loop.h, SKIPEND). */
 #include "vm.h"
 
 #include <string.h>
@@ -31,6 +32,18 @@ vm_step vm_recover_close(pego_parser *p, vm_regs *r)
     vm_close_window(p, e->u.window.saved_far, e->u.window.saved_base, 1);
     r->ip = r->ip->op == OP_RECOVEREND ? p->g->code + r->ip->a : r->ip + 1;
     return VM_NEXT;
+}
+
+int vm_fast_recovery_goes_on(const pego_parser *p, uint32_t esn, int valued)
+{
+    if (p->silent || (valued && p->g->nactions)) return 0;
+    for (uint32_t i = 0; i < esn; i++) {
+        const vm_entry *e = &p->es[i];
+        if (e->kind == E_MCALL || e->kind == E_SUB ||
+            (e->kind == E_GCALL && (p->counting || p->gf[e->u.gcall.frame].leader)))
+            return 0;
+    }
+    return 1;
 }
 
 /* Records an error recovered by #recover: the failure held at far with its

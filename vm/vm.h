@@ -281,6 +281,23 @@ vm_step vm_recover_close(pego_parser *p, vm_regs *r);
 vm_step vm_recover_skip_end(pego_parser *p, vm_regs *r);
 vm_step vm_recover_failed(pego_parser *p, vm_regs *r, vm_entry *e);
 int     vm_recover_replay(pego_parser *p, const rt_memo_entry *m);
+/* The fast program's skip matched at SKIPEND, with esn entries (its E_SKIP on
+ * top): whether it may go on past the recovery, with nothing that could undo
+ * it but a failure going back before it, or keep its outcome without the
+ * error: no lookahead open (it ends by going back), no leader growing a seed
+ * (it runs again from its start), no memoized call of the profiled
+ * program's or of a counted run (its entry would keep no error; the fast
+ * program's own are not stored, vm/call.c), no Pratt line (the machine goes
+ * back to its own marks); and for a value, no action, which could read the
+ * Error node, whose message the fast program does not know. */
+int     vm_fast_recovery_goes_on(const pego_parser *p, uint32_t esn, int valued);
+/* The fast program went back to pos, before the end of the last skip it kept
+ * (parser.kept_skip_last): the skips that ended past pos are undone. */
+static inline void vm_undo_skips(pego_parser *p, uint32_t pos)
+{
+    if (pos < p->kept_skip_first) p->kept_skip_first = 0;
+    p->kept_skip_last = p->kept_skip_first ? pos : 0;
+}
 
 /* The stream loop's #stream repetition (vm/stream.c): REP begins it, REPNEXT
  * hands an element over, a failure that reaches its entry (e, already popped)
