@@ -29,6 +29,10 @@ typedef struct {
     int                profiled;  /* emitting the profiled program */
     int                inline_level;  /* calls compiled in around what is being emitted */
     cc_first          *rfirst;    /* first-byte sets of the rules (fast program) */
+    /* per rule (fast program): it is, or calls at any depth, a rule of a
+     * left-recursive cycle; skipping a call of it would skip such a call that
+     * matters (skip_changes_seeds) */
+    uint8_t           *reaches_cycle, *skip_changes;
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
     /* the grammar's tables: their capacities, and indexes by key for interning */
@@ -386,9 +390,88 @@ static void patch_test(emitter *m, uint32_t at, uint32_t target)
  * spans, and small rules without calls are compiled into their value-free call
  * sites. docs/architecture.md explains why the results cannot differ. */
 
+/* Whether e calls, at any depth, a rule of a left-recursive cycle (a Pratt
+ * expression counts as one: its lines are not searched). */
+static int calls_cycle(const emitter *m, const ast_expr *e)
+{
+    if (e->kind == AST_PRATT) return 1;
+    if (e->kind == AST_CALL && (e->rule < 0 || m->reaches_cycle[e->rule])) return 1;
+    for (int i = 0; i < e->nkids; i++)
+        if (calls_cycle(m, e->kids[i])) return 1;
+    return 0;
+}
+
+/* Whether skipping e with a byte test, where no byte can begin a non-empty
+ * match of e, skips a call that could change what a left-recursive rule
+ * matches later. The reference program evaluates e there up to its first
+ * element that cannot match empty, which fails at once: a lookahead on the
+ * way runs its whole expression, a rule of a cycle that can match empty
+ * matches, and either leaves memo entries and seeds of the cycle's rules
+ * that later calls find (a leader's outcome depends on them). Anything else
+ * on the way fails or matches empty whatever the memo table holds. */
+static int skip_changes_seeds(emitter *m, const ast_expr *e)
+{
+    cc_first f;
+    switch (e->kind) {
+    case AST_AND: case AST_NOT:
+        return calls_cycle(m, e->kids[0]);
+    case AST_SEQ:
+        for (int i = 0; i < e->nkids; i++) {
+            if (skip_changes_seeds(m, e->kids[i])) return 1;
+            cc_first_expr(m->ast, m->rfirst, e->kids[i], &f);
+            if (!f.nullable) return 0;
+        }
+        return 0;
+    case AST_CHOICE:
+        for (int i = 0; i < e->nkids; i++)
+            if (skip_changes_seeds(m, e->kids[i])) return 1;
+        return 0;
+    case AST_REPEAT: case AST_OPTIONAL: case AST_CAPTURE: case AST_ATOMIC: case AST_DISCARD: case AST_ATTRIBUTE:
+        return skip_changes_seeds(m, e->kids[0]);
+    case AST_CALL:
+        return e->rule < 0 || m->skip_changes[e->rule];
+    default:
+        return 0;
+    }
+}
+
+/* The rules that reach a left-recursive cycle (the cycles' rules, then their
+ * callers), and those a skipped call of which changes seeds (a rule of a
+ * cycle that can match empty, then the rules whose bodies skip such a call):
+ * each to a fixed point. */
+static void find_seed_changes(emitter *m)
+{
+    int n = m->ast->nrules;
+    m->reaches_cycle = cc_xcalloc((size_t)n + 1, 1);
+    m->skip_changes = cc_xcalloc((size_t)n + 1, 1);
+    for (int r = 0; r < n; r++) {
+        int cyclic = (m->g->rules[r].flags & RULE_CYCLIC) != 0;
+        m->reaches_cycle[r] = (uint8_t)cyclic;
+        m->skip_changes[r] = (uint8_t)(cyclic && m->rfirst[r].nullable);
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int r = 0; r < n; r++)
+            if (!m->reaches_cycle[r] && calls_cycle(m, m->ast->rules[r].body)) m->reaches_cycle[r] = changed = 1;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int r = 0; r < n; r++)
+            if (!m->skip_changes[r] && skip_changes_seeds(m, m->ast->rules[r].body)) m->skip_changes[r] = changed = 1;
+    }
+}
+
+/* What bytes can begin e, for the tests that skip it (first.c); as for
+ * anything the analysis cannot see through, every byte, and the empty match,
+ * where skipping it would skip a call that changes what a left-recursive rule
+ * matches (skip_changes_seeds). */
 static void first_of(emitter *m, const ast_expr *e, cc_first *f)
 {
     cc_first_expr(m->ast, m->rfirst, e, f);
+    if (m->reaches_cycle && skip_changes_seeds(m, e)) {
+        memset(f->bits, 0xff, sizeof f->bits);
+        f->nullable = 1;
+    }
 }
 
 static int same_byteset(const void *ctx, uint32_t i, const void *key)
@@ -2089,6 +2172,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_callgraph_init(&cg, ast);
         m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
         cc_first_rules(ast, &cg, m.rfirst);
+        find_seed_changes(&m);
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         inline_rules(&m, &cg);
         cc_callgraph_free(&cg);
@@ -2119,6 +2203,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
         cc_free(m.rfirst);
+        cc_free(m.reaches_cycle);
+        cc_free(m.skip_changes);
         cc_free(m.inl);
         cc_free(m.skip_counts);
         cc_free(m.skip_rules);
