@@ -633,6 +633,7 @@ static const random_case random_cases[] = {
     { "def main = tok* #stream -\"!\"? $$\ndef tok = @\"abc\" -\" \"? / @\"ab\" / @(?a-c) -\" \"*\n", "abc !", 0 },
     { "def main = x* #stream $$\ndef x = @\"a\" &\"ab\" / @\"b\" !\"bbb\" / @\"c\"\n", "abc", 0 },
     { "def main = -\"[\" it* #stream -\"]\" $$\ndef it = @(?a-b)+ -\",\"? / -\"(\" it* -\")\"\n", "ab,()[]", 0 },
+    { "def main = e* #stream $$\ndef e = pratt { skip \" \"* operand @(?0-9) level { infix left \"+\" } level { prefix \"-\" } }\n", "1+ -", 0 },
 };
 
 /* Stream parses equal ordinary parses on random inputs read in random pieces: the
