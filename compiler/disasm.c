@@ -147,6 +147,10 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     case 'Z':
         chain(b, g, in->a, in->b);
         if (in->flags & INS_COUNT) rt_buf_adds(b, ", matches the test after it itself");
+        if (in->op == OP_PIN && g->chains[in->a].fail_site >= 0) {
+            rt_buf_adds(b, ", failing");
+            site(b, g, g->chains[in->a].fail_site);
+        }
         break;
     case 'S':
         rt_buf_printf(b, " %s {%d,", g->expects[g->classes[in->a].expect], in->b);
@@ -229,6 +233,10 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     if (in->flags & INS_DROP) rt_buf_adds(b, " +drop");
     if (in->flags & INS_TAIL) rt_buf_adds(b, " +tail");
     if (in->flags & INS_STREAM) rt_buf_adds(b, " +stream");
+    if (fmt[0] == 'R' && g->call_fail_site && g->call_fail_site[at] >= 0) {
+        rt_buf_adds(b, ", failing");
+        site(b, g, g->call_fail_site[at]);
+    }
 }
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)

@@ -47,6 +47,14 @@ typedef struct {
     uint32_t          *skip_counts;
     int               *skip_rules, nskip_rules;
     int                skip_defer_ok;   /* skip_site may skip a deferrable call (emit_alts_fast) */
+    /* the profiled program: the call that is an alternative a jump table
+     * picked, whose failure counts fail_site (emit_alts_fast); the real calls
+     * whose failure counts a site, for grammar.call_fail_site */
+    const ast_expr    *fail_call;
+    int                fail_site;
+    uint32_t          *fail_calls;
+    int32_t           *fail_call_sites;
+    uint32_t           nfail_calls, cap_fail_calls;
     const ast_expr    *skip_top;        /* the expression skip_site examines */
     const ast_expr    *skip_defer;      /* the deferrable call it found, or NULL */
     int                skip_in_defer;   /* counting the calls of its body */
@@ -278,6 +286,7 @@ static int may_skip(emitter *m, const ast_expr *e, int *site);
 enum { SITE_NONE = -1, SITE_NO_SKIP = -2 };     /* of may_skip: see skip_site */
 static void count_skip(emitter *m, const ast_expr *e, int site);
 static void emit_call(emitter *m, const ast_expr *e, int v);
+static int  call_counts_failure(emitter *m, const ast_expr *e, int site);
 
 /* What e begins with: through the first element of sequences, captures, @ and
  * -; NULL for an empty sequence. */
@@ -827,22 +836,23 @@ static int prof_inline_ok(emitter *m, const ast_expr *e)
 }
 
 /* The chain of rules compiled in at a call of rule r (cc_chain): r, then while
- * the last one's whole body is a call of a rule compiled in too, that rule.
- * Returns its index; *last is the rule whose body is emitted. */
-typedef struct { const int *rules; int n; } chain_key;
+ * the last one's whole body is a call of a rule compiled in too, that rule,
+ * with the site its failures count (or SITE_NONE). Returns its index; *last
+ * is the rule whose body is emitted. */
+typedef struct { const int *rules; int n; int fail_site; } chain_key;
 
 static int same_chain(const void *ctx, uint32_t c, const void *key)
 {
     const pego_grammar *g = ctx;
     const chain_key *k = key;
     const cc_chain *ch = &g->chains[c];
-    if (ch->n != (uint32_t)k->n) return 0;
+    if (ch->n != (uint32_t)k->n || ch->fail_site != k->fail_site) return 0;
     for (int i = 0; i < k->n; i++)
         if (g->chain_rules[ch->first + (uint32_t)i] != (uint32_t)k->rules[i]) return 0;
     return 1;
 }
 
-static int intern_chain(emitter *m, int r, int *last)
+static int intern_chain(emitter *m, int r, int *last, int fail_site)
 {
     pego_grammar *g = m->g;
     int rules[64], n = 0;
@@ -857,15 +867,15 @@ static int intern_chain(emitter *m, int r, int *last)
         rules[n++] = b->rule;
     }
     *last = rules[n - 1];
-    chain_key key = { rules, n };
-    uint32_t hash = cc_hash(rules, (size_t)n * sizeof *rules);
+    chain_key key = { rules, n, fail_site };
+    uint32_t hash = cc_hash(rules, (size_t)n * sizeof *rules) ^ (uint32_t)fail_site * 0x9E3779B1u;
     int found = cc_index_find(&m->chain_index, hash, same_chain, g, &key);     /* the same chain again */
     if (found >= 0) return found;
     g->chains = table_room(g->chains, &m->cap_chains, (size_t)g->nchains + 1, sizeof *g->chains);
     g->chain_rules = table_room(g->chain_rules, &m->cap_chain_rules, (size_t)g->nchain_rules + (uint32_t)n,
                                 sizeof *g->chain_rules);
     cc_index_add(&m->chain_index, hash, g->nchains);
-    g->chains[g->nchains] = (cc_chain){ g->nchain_rules, (uint32_t)n };
+    g->chains[g->nchains] = (cc_chain){ g->nchain_rules, (uint32_t)n, fail_site };
     for (int i = 0; i < n; i++) g->chain_rules[g->nchain_rules++] = (uint32_t)rules[i];
     return (int)g->nchains++;
 }
@@ -939,12 +949,12 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
     m->skip_defer_ok = 1;
     for (int i = 1; i <= n && table && m->profiled; i++)
         if ((pre[i] = skip_site(m, (const ast_expr *const *)kids, i, 1)) == SITE_NO_SKIP) table = 0;
-    /* and where the dispatch skips the alternative the byte picked, the calls
-     * of the alternatives after it: post[i] */
+    /* and where the dispatch skips the alternative the byte picked, or where
+     * that alternative fails, the calls of the alternatives after it that the
+     * reference program then tries (those its dispatch does not skip): post[i] */
     for (int i = 0; i < n && table; i++) {
-        const ast_expr *t;
         post[i] = SITE_NONE;
-        if (prof_dispatch_needed(m, kids[i], 1, &t) &&
+        if (m->profiled &&
             (post[i] = skip_site(m, (const ast_expr *const *)&kids[i + 1], n - i - 1, 1)) == SITE_NO_SKIP)
             table = 0;
     }
@@ -957,24 +967,36 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
         int index = g->ndispatch++;
         uint32_t to[256];
         ins(m, kids[0], OP_DISPATCH, index, 0, 0);
-        uint32_t *exact = cc_xmalloc((size_t)n * sizeof *exact);
+        uint32_t *exact = cc_xmalloc((size_t)n * sizeof *exact), *entry = cc_xmalloc((size_t)n * sizeof *entry);
         for (int i = 0; i < n; i++) {
             uint32_t at = here(m);
             for (unsigned b = 0; b < 256; b++)
                 if (cc_first_has(&first[i], b)) to[b] = at;
             count_skip_valued(m, kids[i], pre[i], v);
             exact[i] = emit_prof_dispatch(m, kids[i], 1);
+            /* the profiled program: an alternative that fails counts post[i],
+             * in its call or from an entry */
+            entry[i] = 0;
+            if (post[i] >= 0 && call_counts_failure(m, kids[i], post[i])) {
+                m->fail_call = kids[i];
+                m->fail_site = post[i];
+            } else if (post[i] >= 0) {
+                entry[i] = ins(m, kids[i], OP_CHOICE, 0, 0, 0);
+            }
             emit_expr(m, kids[i], v && cc_has_value(kids[i]), live);
+            m->fail_call = NULL;
             if (v && !cc_has_value(kids[i])) ins(m, kids[i], OP_NIL, 0, 0, 0);
-            ends[nends++] = ins(m, kids[i], OP_JMP, 0, 0, 0);
+            ends[nends++] = ins(m, kids[i], entry[i] ? OP_COMMIT : OP_JMP, 0, 0, 0);
         }
         for (int i = 0; i < n; i++) {
-            if (!exact[i]) continue;
+            if (!exact[i] && !entry[i]) continue;
             patch_test(m, exact[i], here(m));
+            if (entry[i]) patch(m, entry[i], here(m));
             count_skip_valued(m, kids[i], post[i], v);
             ins(m, kids[i], OP_FAIL, 0, 0, 0);
         }
         cc_free(exact);
+        cc_free(entry);
         uint32_t none = here(m);
         count_skip_valued(m, kids[n - 1], pre[n], v);
         ins(m, kids[n - 1], OP_FAIL, 0, 0, 0);
@@ -1099,8 +1121,36 @@ static int emit_class_loop(emitter *m, const ast_expr *e)
  * value-free body is used unless the callee grows seeds together with this rule:
  * mixing valued and value-free bodies in one left-recursive cycle would change
  * what the growing seed holds. */
+/* Real call at: its failure counts site (SITE_NONE: nothing), in
+ * grammar.call_fail_site. */
+static void note_call_fail(emitter *m, uint32_t at, int site)
+{
+    if (site < 0) return;
+    if (m->nfail_calls == m->cap_fail_calls) {
+        m->cap_fail_calls = 2 * m->cap_fail_calls + 8;
+        m->fail_calls = cc_xrealloc(m->fail_calls, m->cap_fail_calls * sizeof *m->fail_calls);
+        m->fail_call_sites = cc_xrealloc(m->fail_call_sites, m->cap_fail_calls * sizeof *m->fail_call_sites);
+    }
+    m->fail_calls[m->nfail_calls] = at;
+    m->fail_call_sites[m->nfail_calls++] = site;
+}
+
+/* Whether the profiled program's code of alternative e counts site, when e
+ * fails, without a choice entry: e is a call, compiled in (its chain's
+ * failures count it, cc_chain.fail_site) or a plain or deferrable one (its
+ * frame's failure or failing memo hit counts it, grammar.call_fail_site), and
+ * the site is counted by a run (no deferrable call in it: PDSKIP). */
+static int call_counts_failure(emitter *m, const ast_expr *e, int site)
+{
+    if (e->kind != AST_CALL || e->level || e->rule < 0 || m->site_defer[site].call) return 0;
+    const cc_rule *r = &m->g->rules[e->rule];
+    if ((r->flags & (RULE_LEADER | RULE_CYCLIC)) || r->pratt >= 0) return 0;
+    return !general_call(r) || ((r->flags & RULE_DEFERRABLE) && r->seen_index >= 0 && r->seen_index <= UINT16_MAX);
+}
+
 static void emit_call(emitter *m, const ast_expr *e, int v)
 {
+    int fail_site = e == m->fail_call ? m->fail_site : SITE_NONE;
     pego_grammar *g = m->g;
     cc_rule *callee = &g->rules[e->rule];
     int variant, pop = 0;
@@ -1124,11 +1174,11 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             if (deferred) {             /* a later call at the position: the real one, then past the body */
                 defer = ins(m, e, OP_PDEFER, variant, 0, 0);
                 g->code[defer].d = (uint16_t)callee->seen_index;
-                ins(m, e, OP_CALLG, variant, -1, 0);
+                note_call_fail(m, ins(m, e, OP_CALLG, variant, -1, 0), fail_site);
                 over = ins(m, e, OP_JMP, 0, 0, 0);
                 g->code[defer].b = (int32_t)here(m);
             }
-            int last = e->rule, chain = m->profiled ? intern_chain(m, e->rule, &last) : -1;
+            int last = e->rule, chain = m->profiled ? intern_chain(m, e->rule, &last, fail_site) : -1;
             m->rule = last;
             if (m->profiled) ins(m, e, OP_PIN, chain, m->inline_level, 0);
             m->inline_level++;
@@ -1147,6 +1197,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             if (pr->levels[i].name && strcmp(pr->levels[i].name, e->level) == 0) level = i + 1;
     }
     uint32_t at = ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, level);
+    note_call_fail(m, at, fail_site);
     if (m->fast && (callee->flags & RULE_DEFERRABLE) && !level && callee->seen_index <= UINT16_MAX) {
         m->g->code[at].flags |= INS_DEFER;
         m->g->code[at].d = (uint16_t)callee->seen_index;
@@ -2209,6 +2260,13 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_free(m.skip_counts);
         cc_free(m.skip_rules);
         cc_free(m.site_defer);
+        if (m.nfail_calls) {
+            g->call_fail_site = table_new(g->ncode, sizeof *g->call_fail_site);
+            for (uint32_t i = 0; i < g->ncode; i++) g->call_fail_site[i] = -1;
+            for (uint32_t i = 0; i < m.nfail_calls; i++) g->call_fail_site[m.fail_calls[i]] = m.fail_call_sites[i];
+        }
+        cc_free(m.fail_calls);
+        cc_free(m.fail_call_sites);
         m.fast = 0;
         int lead = g->lead_depth;
         g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);

@@ -171,6 +171,8 @@ typedef struct {
  * for all of them; a rule compiled in alone is a chain of one. */
 typedef struct {
     uint32_t first, n;          /* its rules, outermost first: chain_rules[first .. first + n - 1] */
+    int32_t  fail_site;         /* a counting site that counts a run per failed call of the chain
+                                   (an alternative a jump table picked: emit_alts_fast), or -1 */
 } cc_chain;
 
 /* The calls compiled in that are running at an instruction of the profiled
@@ -266,6 +268,10 @@ struct pego_grammar {
     cc_site_call *site_calls;
     uint32_t    nsite_calls;
     cc_chain   *chains;         /* operands of PIN and POUT */
+    int32_t    *call_fail_site; /* per instruction: for a real call of the profiled program, a
+                                   counting site that counts a run when the call fails (an
+                                   alternative a jump table picked: emit_alts_fast), or -1;
+                                   NULL when no call has one */
     uint32_t    nchains;
     uint32_t   *chain_rules;    /* rule indexes */
     uint32_t    nchain_rules;

@@ -167,6 +167,7 @@ static void fold_counts(pego_parser *p)
     for (uint32_t k = 0; k < g->nchains; k++) {
         const cc_chain *ch = &g->chains[k];
         const vm_chain_count *c = &p->chain_counts[k];
+        if (ch->fail_site >= 0) p->site_runs[ch->fail_site] += c->entered - c->matched;
         for (uint32_t i = 0; i < ch->n; i++) {
             vm_count *o = &out[g->chain_rules[ch->first + i]];
             o->calls += c->entered + c->spans;

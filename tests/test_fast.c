@@ -482,6 +482,20 @@ static const fast_case cases[] = {
       "}\n",
       "PSTART|PRATT",
       INPUTS(" ya ", " y a ", " ya", "yy a b", " y ab", "  a ", " yab") },
+    { "a jump table's alternative that fails past its first byte: the later ones' calls count",
+      "def main = (x / v \"!\" / v / (?a-z0-9.!))* $$\n"
+      "def x = d \"!\"\n"
+      "def v = r1 / n / q / \"x\" s / d / (t)* t\n"
+      "def r1 = \"ab\" r1? \"!\"\n"
+      "def n = (?0-9) \".\" (?0-9)\n"
+      "def q = \"c\" r1\n"
+      "def s = \"y\"\n"
+      "def d = \"e\" f\n"
+      "def f = \"f\"\n"
+      "def t = \"z\"\n",
+      "DISPATCH",
+      INPUTS("a.", "ab!", "abab!!", "1.2", "1.", "1x", "c", "cab!", "cq", "x", "xy", "xq", "zz", "z", "q", "eg",
+             "ef", "ef!", "efz", "eef", "a.1.2xyab!", "1.1.", "cabab!!x", "#", "a#", "ab!#") },
     { "left recursion through a lookahead: no byte test skips a call that leaves seeds for later calls",
       "def main = r0\n"
       "def r0 = !r1 \"c\" / .? r0*\n"

@@ -66,8 +66,15 @@
                                            p->sample_top = (e)->u.call.caller) \
                                   : (void)0)
 #define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
+                                            COUNT_FAIL_SITE((e)->u.call.ret - 1u), \
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
+/* The profiled program's real call at address at failed (the start rule's
+ * call, which returns to 0, is at none): when it is an alternative a jump
+ * table picked, the reference program goes on to the alternatives after it,
+ * whose calls a counting site counts (grammar.call_fail_site). */
+#define COUNT_FAIL_SITE(at) (g->call_fail_site && (at) < g->ncode && g->call_fail_site[at] >= 0 \
+                             ? (void)p->site_runs[g->call_fail_site[at]]++ : (void)0)
 
 /* The profiled program's memoized call of frame e ends (memo_call): it
  * matched at pos (ok) or failed. Its outcome goes to the memo table, as the
@@ -936,6 +943,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             case E_MCALL:
                 if (!PROFILED) goto corrupt;
                 MEMO_STORE(e, 0);
+                COUNT_FAIL_SITE(e->u.call.ret - 1u);
                 depth--;
                 continue;
             case E_CHOICE:
@@ -1028,7 +1036,10 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 const rt_memo_entry *m = &p->memo.entries[k];
                 c->memo++;
                 vm_count_outcome(c, m->flags & MEMO_OK, pos, m->end);
-                if (!(m->flags & MEMO_OK)) goto fail;
+                if (!(m->flags & MEMO_OK)) {
+                    COUNT_FAIL_SITE((uint32_t)(ip - code));
+                    goto fail;
+                }
                 pos = m->end;
                 if (VALUED && (uint32_t)ip->a < nrules) PUSH_VALUE(m->value);
                 ip++;
@@ -1090,6 +1101,7 @@ capped:
 #undef FLUSH_CALLS
 #undef COUNT_RETURN
 #undef COUNT_FAILURE
+#undef COUNT_FAIL_SITE
 #undef FIRST_CALL_AT
 #undef CUR_VS
 #undef CUR_TN
