@@ -429,6 +429,17 @@ void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
     for (int r = 0; r < n; r++) rsize[rcomp[r]]++;
     for (int r = 0; r < n; r++) recursive[r] = rsize[rcomp[r]] > 1 || cc_graph_has(&rest, r, r);
 
+    /* the rules that call, at any depth, a rule of a left-recursive cycle */
+    uint8_t *reaches = cc_xcalloc((size_t)n + 1, 1);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int r = 0; r < n; r++)
+            for (int i = 0; !reaches[r] && i < cg.calls.nadj[r]; i++) {
+                int c = cg.calls.adj[r][i];
+                if (a.cyclic[c] || reaches[c]) reaches[r] = changed = 1;
+            }
+    }
+
     int ndef = 0;
     for (int r = 0; r < n; r++) {
         cc_rule *rule = &g->rules[r];
@@ -437,6 +448,7 @@ void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
         if (a.nofail[r]) f |= RULE_NOFAIL;
         if (a.cyclic[r]) f |= RULE_CYCLIC;
         if (leader[r]) f |= RULE_LEADER;
+        if (reaches[r]) f |= RULE_REACHES_CYCLE;
         if (!a.cyclic[r]) f |= RULE_MEMO;
         if ((callsites[r] < 2 && !recursive[r]) || calls_out[r] == 0) f |= RULE_TRANSIENT;
         if (scope_has_captures(ast->rules[r].body)) f |= RULE_CAPTURES;
@@ -457,5 +469,5 @@ void cc_analyze(pego_grammar *g, const ast_grammar *ast, cc_errors *errs)
     cc_callgraph_free(&cg);
     cc_free(a.nullable); cc_free(a.nofail); cc_free(a.cyclic); cc_free(a.local);
     cc_free(comp); cc_free(leader);
-    cc_free(rcomp); cc_free(rsize); cc_free(recursive); cc_free(unmemo);
+    cc_free(rcomp); cc_free(rsize); cc_free(recursive); cc_free(unmemo); cc_free(reaches);
 }

@@ -47,9 +47,9 @@ static void actions(const pego_grammar *g, rt_buf *b)
 static void flags(rt_buf *b, uint32_t f)
 {
     static const char *names[] = { "nullable", "nofail", "cyclic", "leader", "memo", "transient",
-                                   "plain", "captures", "twin", "deferrable", "stream" };
+                                   "plain", "captures", "twin", "deferrable", "stream", "reaches-cycle" };
     int any = 0;
-    for (int i = 0; i < 11; i++)
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (f & (1u << i)) { rt_buf_printf(b, "%s%s", any ? " " : "", names[i]); any = 1; }
     if (!any) rt_buf_adds(b, "-");
 }

@@ -1158,7 +1158,10 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
         variant = CC_VF(g, e->rule);
     } else if (v) {
         variant = e->rule;
-    } else if ((callee->scc >= 0 && callee->scc == g->rules[m->rule].scc) || m->runs_action[e->rule]) {
+    } else if ((callee->flags & (RULE_CYCLIC | RULE_REACHES_CYCLE)) || m->runs_action[e->rule]) {
+        /* a left-recursive cycle grows its seeds in one variant: what it
+         * matches at a position depends on which of its rules was called
+         * there first, and each variant has its own memo entries */
         variant = e->rule;
         pop = 1;
     } else {

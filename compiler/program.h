@@ -38,7 +38,8 @@ enum {
     RULE_CAPTURES   = 1u << 7,  /* its body scope has captures */
     RULE_TWIN       = 1u << 8,  /* some caller discards its value: the value-free body is used */
     RULE_DEFERRABLE = 1u << 9,  /* memoized from the second call at a position */
-    RULE_STREAM     = 1u << 10  /* its valued body has a #stream repetition (REP marked INS_STREAM) */
+    RULE_STREAM     = 1u << 10, /* its valued body has a #stream repetition (REP marked INS_STREAM) */
+    RULE_REACHES_CYCLE = 1u << 11  /* calls, at any depth, a rule of a left-recursive cycle */
 };
 
 typedef struct {

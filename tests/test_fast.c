@@ -496,6 +496,13 @@ static const fast_case cases[] = {
       "DISPATCH",
       INPUTS("a.", "ab!", "abab!!", "1.2", "1.", "1x", "c", "cab!", "cq", "x", "xy", "xq", "zz", "z", "q", "eg",
              "ef", "ef!", "efz", "eef", "a.1.2xyab!", "1.1.", "cabab!!x", "#", "a#", "ab!#") },
+    { "left recursion reached from a value-free body: the cycle grows in the variant of its other calls",
+      "def main = r0\n"
+      "def r0 = r2 / (?^a)*\n"
+      "def r1 = r2 (?c)\n"
+      "def r2 = . r0 . / @(\"c\" r1 / r0) r2 / r0 \"b\"\n",
+      "",
+      INPUTS("ac", "a", "acb", "c", "ca", "", "acab", "aca", "abc", "aac", "cc", "acac", "acacb") },
     { "left recursion through a lookahead: no byte test skips a call that leaves seeds for later calls",
       "def main = r0\n"
       "def r0 = !r1 \"c\" / .? r0*\n"
