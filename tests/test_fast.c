@@ -1513,9 +1513,11 @@ static void gen_prefixed(grammar_gen *g, int depth, int nocap)
     }
 }
 
+/* A rule's choice has up to five alternatives, so that three or more with
+ * disjoint first bytes (a jump table) are common. */
 static void gen_choice(grammar_gen *g, int depth, int nocap)
 {
-    size_t alts = 1 + below(&g->rng, depth ? 2 : 3);
+    size_t alts = 1 + below(&g->rng, depth ? 2 : 5);
     for (size_t a = 0; a < alts; a++) {
         if (a) gen_add(g, " / ");
         size_t items = 1 + below(&g->rng, depth ? 2 : 3);
