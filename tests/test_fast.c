@@ -503,6 +503,13 @@ static const fast_case cases[] = {
       "def r2 = . r0 . / @(\"c\" r1 / r0) r2 / r0 \"b\"\n",
       "",
       INPUTS("ac", "a", "acb", "c", "ca", "", "acab", "aca", "abc", "aac", "cc", "acac", "acacb") },
+    { "the deciding run makes the calls that reach a left-recursive cycle: a probe would grow it anew",
+      "def main = r0\n"
+      "def r0 = &r2 / !. / (?b)\n"
+      "def r1 = (?}) / r2 / . r1\n"
+      "def r2 = . (?b) / r1* . r0 / r2\n",
+      "",
+      INPUTS("bxa", "b a", "b", "", "bb", "xb", "bxb", "}", "b}a", "bba") },
     { "left recursion through a lookahead: no byte test skips a call that leaves seeds for later calls",
       "def main = r0\n"
       "def r0 = !r1 \"c\" / .? r0*\n"

@@ -29,7 +29,11 @@
  * probes that did not stand for calls may run over at most about the input's
  * length in all; past that, calls are made. Calls of rules in left-recursive
  * cycles and level-restricted calls are always made: their outcome depends on
- * the seed being grown. */
+ * the seed being grown. So are the calls of rules that reach such a cycle
+ * (RULE_REACHES_CYCLE): what a cycle's rule matches at a position is the memo
+ * entry that its first evaluation there grew, within whatever calls of the
+ * cycle were growing then, and the deciding run's own calls keep those entries
+ * in its memo table, which a probe does not see. */
 #include "vm.h"
 
 
@@ -40,7 +44,8 @@ int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t dept
     const pego_grammar *g = p->g;
     rt_decider *d = &p->decider;
     uint32_t variant = (uint32_t)ip->a;
-    if (!d->probing || variant < (uint32_t)g->nrules || ip->c || (g->rules[variant % g->nrules].flags & RULE_CYCLIC))
+    if (!d->probing || variant < (uint32_t)g->nrules || ip->c ||
+        (g->rules[variant % g->nrules].flags & (RULE_CYCLIC | RULE_REACHES_CYCLE)))
         return 0;
     uint32_t cap = pos + PROBE_SPAN < pos ? UINT32_MAX : pos + PROBE_SPAN;
     if (!p->silent && cap > d->bound) cap = d->bound;
