@@ -22,7 +22,7 @@
     "  --profile FILE         write a report of every parse to FILE at exit (the\n" \
     "                         parse counts every call and samples the time: 1.1\n" \
     "                         to 1.3 times an unprofiled parse on JSON and CSV, up\n" \
-    "                         to about 2 on grammars with memoized rules or Pratt\n" \
+    "                         to about 2.7 on grammars with memoized rules or Pratt\n" \
     "                         operators that make calls; docs/benchmarks.md)\n" \
     "  --profile-append       add the report to FILE as a new frame (costs nothing\n" \
     "                         during parses; at exit one append under a file lock)\n" \
