@@ -249,9 +249,10 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
      * nesting in reserve, for the calls it compiles into their callers or skips,
      * so that it never succeeds where the reference program would stop at the
      * limit.
-     * Whatever else it ends with (a syntax error, the limit, no memory) is
-     * decided by the reference program, which also writes the error message:
-     * a syntax error, by the deciding run when it can (below).
+     * A syntax error or the limit is decided by the reference program, which
+     * also writes the error message: a syntax error, by the deciding run when
+     * it can (below). Out of memory ends the parse: the reference program
+     * needs at least the memory the fast program ran out of.
      * Counting runs the profiled program instead, with the default memo policy
      * (the one it counts the reference program's calls for). Statistics asked
      * for with another policy are counted by the reference program as it
