@@ -788,6 +788,7 @@ typedef struct {
     char       *json;     /* the JSON form, which also shows every node's range; "" on failure */
     int         pending;  /* the statistics needed a second parse (pego_result_stats) */
     int         gave_up;  /* the fast program's run gave the parse up at a recovery */
+    int         decided;  /* a deciding run decided the syntax error (vm/decide.c) */
     pego_stats  stats;
 } outcome;
 
@@ -807,6 +808,7 @@ static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pe
     outcome out;
     out.status = pego_parse(p, (const char *)in, len, o, &r);
     out.gave_up = p->fast_gave_up;
+    out.decided = p->decided;
     out.pending = r->stats_pending;
     out.stats = *pego_result_stats(r);
     out.fast = out.stats.fast_program;
@@ -859,6 +861,7 @@ typedef struct {
      * hold every recovery to the fast program */
     int           give_up_allowed;
     unsigned long given_up;         /* matches the reference program gave so, without errors recovered */
+    unsigned long decided;          /* syntax errors a deciding run decided */
 } tally;
 
 /* Enough to see what goes wrong in a few grammars without drowning it. */
@@ -1019,6 +1022,7 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     }
     t->comparisons++;
     if (fast.status == PEGO_OK) t->matched++;
+    if (fast.decided) t->decided++;
     if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered && fast.gave_up) t->given_up++;
     if (why) {
         t->differences++;
@@ -1566,7 +1570,7 @@ static void gen_pratt(grammar_gen *g)
 /* Rules are choices; one in six is a Pratt expression, and one choice in
  * five is attributed with #recover (a skip of a class or a literal, without
  * captures). */
-static void random_grammar(grammar_gen *g, uint64_t seed)
+static void random_grammar(grammar_gen *g, uint64_t seed, const char *main_rule)
 {
     static const char *const skips[] = { "(?a-b)+", "(?^a)", "\"c\"", "(?^\\u{e9})* \"b\"", "." };
     g->len = 0;
@@ -1590,19 +1594,34 @@ static void random_grammar(grammar_gen *g, uint64_t seed)
         }
         gen_add(g, "\n");
     }
-    gen_add(g, "def main = r0\n");
+    gen_add(g, main_rule);
+}
+
+/* The pieces of random inputs: over the grammars' alphabet, with bytes no
+ * grammar names, broken UTF-8 and line ends. */
+static const char *const symbols[] = {
+    "a", "b", "c", "ab", "\xc3\xa9", "\xff", "\x80", "\xef\xbf\xbd", " ", "\n", "\xc3",
+};
+
+/* A random input of up to eight symbols, in in[0..64); returns its length. */
+static size_t random_input(uint64_t *rng, unsigned char *in)
+{
+    size_t n = 0, count = below(rng, 9);
+    for (size_t j = 0; j < count; j++) {
+        const char *sym = symbols[below(rng, sizeof symbols / sizeof symbols[0])];
+        memcpy(in + n, sym, strlen(sym));
+        n += strlen(sym);
+    }
+    return n;
 }
 
 static void test_random_grammars(void)
 {
-    static const char *const symbols[] = {
-        "a", "b", "c", "ab", "\xc3\xa9", "\xff", "\x80", "\xef\xbf\xbd", " ", "\n", "\xc3",
-    };
     static grammar_gen gen;
     tally t = { .give_up_allowed = 1 };
     int compiled = 0, pratt = 0, recover = 0;
     for (int i = 0; i < RANDOM_GRAMMARS; i++) {
-        random_grammar(&gen, 0x6a09e667f3bcc908ull + 1000003ull * (uint64_t)i);
+        random_grammar(&gen, 0x6a09e667f3bcc908ull + 1000003ull * (uint64_t)i, "def main = r0\n");
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
         compiled++;
@@ -1614,12 +1633,7 @@ static void test_random_grammars(void)
         t.shown_case = 0;
         for (int k = 0; k < INPUTS_PER_GRAMMAR; k++) {
             unsigned char in[64];
-            size_t n = 0, count = below(&gen.rng, 9);
-            for (size_t j = 0; j < count; j++) {
-                const char *sym = symbols[below(&gen.rng, sizeof symbols / sizeof symbols[0])];
-                memcpy(in + n, sym, strlen(sym));
-                n += strlen(sym);
-            }
+            size_t n = random_input(&gen.rng, in);
             compare_all_modes(p, &c, in, n, (size_t)k, &t);
         }
         if (t.differences > before)
@@ -1641,6 +1655,105 @@ static void test_random_grammars(void)
     /* the fast program goes on past a recovery almost everywhere (with these
      * seeds, everywhere; with others, up to about 1% of the matches are given up) */
     CU_ASSERT(t.given_up * 50 <= t.matched);
+    CU_ASSERT_EQUAL(t.differences, 0);
+}
+
+/* ---- long inputs of random grammars ----
+ * The inputs above are a few bytes long, far below the cap of a deciding
+ * run's probes (4,096 bytes past the call, vm/decide.c). Here a random
+ * grammar's start rule repeats r0, `(r0 "|")* !.`, over up to 6,000 bytes
+ * made of short inputs that r0 matches, most with one byte changed, removed
+ * or added: the fast program's guess of the error's position (the deciding
+ * run's bound) and the cap come into play. No memo policy "none": some
+ * random grammars take exponential time without memoization. */
+
+#define LONG_GRAMMARS      30
+#define LONG_INPUTS        4
+#define LONG_MAX           6000
+
+static void test_long_inputs(void)
+{
+    static grammar_gen gen;
+    static unsigned char big[LONG_MAX + 64];
+    tally t = { .give_up_allowed = 1 };
+    unsigned long longest = 0, over_span = 0, quadratic = 0;
+    for (int i = 0; i < LONG_GRAMMARS; i++) {
+        random_grammar(&gen, 0xbb67ae8584caa73bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
+        pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
+        if (!g) continue;
+        fast_case c = { "random grammar, long input", gen.text, "", NULL };
+        pego_parser *p = pego_parser_new(g);
+        /* the pieces: short inputs that r0 matches */
+        unsigned char pieces[16][64];
+        size_t plen[16], np = 0;
+        for (int k = 0; k < 60 && np < 16; k++) {
+            pego_options o = { .recognize = 1, .start_rule = "r0", .reference = 1 };
+            const pego_result *r;
+            plen[np] = random_input(&gen.rng, pieces[np]);
+            if (pego_parse(p, (const char *)pieces[np], plen[np], &o, &r) == PEGO_OK) np++;
+        }
+        unsigned long before = t.differences;
+        t.shown_case = 0;
+        for (int k = 0; np && k < LONG_INPUTS; k++) {
+            size_t n = 0, want = 1 + below(&gen.rng, k % 2 ? LONG_MAX - 64 : 400);
+            while (n < want) {
+                size_t q = below(&gen.rng, np);
+                memcpy(big + n, pieces[q], plen[q]);
+                n += plen[q];
+                big[n++] = '|';
+            }
+            /* a change near the end (where a deciding run's bound is a good
+             * guess), or anywhere; or none */
+            size_t change = below(&gen.rng, 4);
+            if (change) {
+                size_t at = below(&gen.rng, 2) ? n - 1 - below(&gen.rng, n < 256 ? n : 256) : below(&gen.rng, n);
+                if (change == 1) {
+                    big[at] = (unsigned char)"abc|\x01"[below(&gen.rng, 5)];
+                } else if (change == 2) {
+                    memmove(big + at, big + at + 1, n - at - 1);
+                    n--;
+                } else {
+                    memmove(big + at + 1, big + at, n - at);
+                    big[at] = (unsigned char)"abc|"[below(&gen.rng, 4)];
+                    n++;
+                }
+            }
+            /* a grammar that calls on at every position (a repetition of a
+             * lookahead of a call that matches empty) takes quadratic time on
+             * a long input: its inputs are left to the short ones above */
+            pego_options ro = { .recognize = 1, .reference = 1 };
+            const pego_result *r;
+            pego_parse(p, (const char *)big, n, &ro, &r);
+            if (pego_result_stats(r)->calls > 40 * (uint64_t)n) {
+                quadratic++;
+                continue;
+            }
+            if (n > longest) longest = n;
+            if (n > 4096) over_span++;
+            for (int rec = 0; rec < 2; rec++)
+                for (int m = 0; m < 2; m++) {
+                    pego_options o = { .recognize = rec, .memo = m ? PEGO_MEMO_ALL : PEGO_MEMO_DEFAULT,
+                                       .unit = k % 2 ? PEGO_UNIT_BYTES : PEGO_UNIT_CODEPOINTS };
+                    compare(p, &c, big, n, &o, 0, &t);
+                }
+        }
+        if (t.differences > before)
+            fprintf(stderr, "\n  random grammar %d, long inputs: %lu differences", i, t.differences - before);
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    unsigned long errors = t.comparisons - t.matched;
+    fprintf(stderr, "\n  long inputs: %lu comparisons (%lu matched, %lu syntax errors, %lu decided by a deciding run; "
+            "%lu inputs over 4096 bytes, the longest %lu; %lu inputs left out, quadratic), %lu differences ",
+            t.comparisons, t.matched, errors, t.decided, over_span, longest, quadratic, t.differences);
+    totals.comparisons += t.comparisons;
+    totals.differences += t.differences;
+    totals.matched += t.matched;
+    totals.counted += t.counted;
+    /* long inputs, errors among them, and most errors decided by a deciding run */
+    CU_ASSERT(over_span >= LONG_GRAMMARS / 4);
+    CU_ASSERT(t.matched > t.comparisons / 10 && errors > t.comparisons / 4);
+    CU_ASSERT(t.decided * 2 > errors);
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
@@ -1825,6 +1938,7 @@ int main(void)
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
+    CU_add_test(s, "fast equals reference on long inputs of random grammars", test_long_inputs);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
     CU_add_test(s, "fast equals reference on deep nests, in less stack", test_deep_nesting);
     CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
