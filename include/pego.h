@@ -117,9 +117,9 @@ typedef enum {
  * With pego_options.count_stats, the parse counts as it runs and nothing is
  * parsed afterwards: with the default memo policy it runs the fast program
  * with counters (the profiled program, without a clock: 1.2 to 1.6 times the
- * instructions on JSON), and a syntax error it meets is then found again by
- * the reference program over the whole input, within the same pego_parse
- * call; with another memo policy the reference program parses and counts. */
+ * instructions on JSON), which counts a syntax error as well as a match (the
+ * deciding run then writes the error, within the same pego_parse call); with
+ * another memo policy the reference program parses and counts. */
 typedef struct {
     uint64_t evals;          /* rule body evaluations */
     uint64_t calls;          /* rule calls, memo hits included */

@@ -260,15 +260,17 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     int fast = fast_ok && !p->observing && !(opt->count_stats && opt->memo != PEGO_MEMO_DEFAULT);
     int count = fast && (sampled_fast || opt->count_stats);
     /* A syntax error of the fast program is decided by the deciding run
-     * (vm/decide.c), unless the parse counts: the reference program, value-free,
-     * with probes of the fast program standing for the calls that cannot change
-     * the error. When its result is not exact, it runs again with a lower bound,
-     * and then the reference program decides. */
-    int decide = fast && !count && !sampled_fast;
+     * (vm/decide.c): the reference program, value-free, with probes of the fast
+     * program standing for the calls that cannot change the error. When its
+     * result is not exact, it runs again with a lower bound, and then the
+     * reference program decides. A counting run that ends in a syntax error
+     * has counted it: its counts stand, whichever run writes the error. */
+    int decide = fast;
     p->counted = 0;
     p->fast_gave_up = 0;
     int status = PEGO_SYNTAX_ERROR, decided = 0;
     uint32_t bound = 0;
+    pego_stats run_memo = { 0 };      /* the memo table's figures of a counted run */
     if (count && prepare_counts(p) < 0) status = out_of_memory(p);
     /* pass 0: the fast program; 1 and 2: the deciding run; 3: the reference program */
     for (int pass = fast ? 0 : 3; pass < 4 && !decided && status != PEGO_OK && status != PEGO_ENOMEM; pass++) {
@@ -281,7 +283,13 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             bound = p->exp.far;
         }
         if (pass) rt_parse_clear_result(p);
-        if (pass == 3 && sampled_fast) {      /* not matched: counted on the reference program */
+        if (pass && p->counted) {
+            /* the runs that find a counted syntax error count nothing, and
+             * the samples taken while they run belong to no rule */
+            p->sampled = 0;
+            p->sample_top = 0;
+        }
+        if (pass == 3 && sampled_fast && !p->counted) {   /* not counted: on the reference program's call path */
             p->observing = 1;
             p->noplain = 1;
         }
@@ -311,8 +319,13 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             continue;
         }
         status = vm_run(p, variant);
-        if (pass == 0) p->fast_gave_up = p->gave_up;
-        p->counted = p->counting && status == PEGO_OK;
+        if (pass == 0) {
+            p->fast_gave_up = p->gave_up;
+            /* a parse that gave up at a recovery counted nothing past it */
+            p->counted = p->counting && (status == PEGO_OK || (status == PEGO_SYNTAX_ERROR && !p->gave_up));
+            run_memo.memo_stored = p->res.stats.memo_stored;
+            run_memo.rules_memoized = p->memo.rules_used;
+        }
         p->counting = 0;
     }
     if (p->exp.oom && status != PEGO_ENOMEM) {   /* the errors or the trace would be wrong */
@@ -324,9 +337,15 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     p->res.stats.fast_program = p->fast;
     p->fast = 0;
     p->res.stats.rules_memoized = p->memo.rules_used;
+    /* should the reference program stop at the nesting limit where the
+     * profiled program found a syntax error, the counts describe another
+     * parse: none are kept */
+    if (p->counted && status != PEGO_OK && status != PEGO_SYNTAX_ERROR) p->counted = 0;
     if (p->counted) {
         fold_counts(p);
         count_stats(p);
+        p->res.stats.memo_stored = run_memo.memo_stored;
+        p->res.stats.rules_memoized = run_memo.rules_memoized;
     }
     if (status == PEGO_ABORTED && p->ntrace) rt_trace_parse_aborted(p);
     if (p->prof_on) rt_profiler_parse_end(p, opt->input_name, len);
@@ -337,7 +356,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
     }
     /* statistics the run did not count: a match found by the fast program, or
      * an error the deciding run decided */
-    if ((status == PEGO_OK && p->res.stats.fast_program && !p->counted) || (decided && status == PEGO_SYNTAX_ERROR)) {
+    if (!p->counted && ((status == PEGO_OK && p->res.stats.fast_program) || (decided && status == PEGO_SYNTAX_ERROR))) {
         p->res.stats_pending = 1;
         p->res.stats_opt = *opt;
         p->res.stats_opt.reference = 1;

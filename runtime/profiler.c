@@ -6,8 +6,9 @@
  *     (runtime/sampler.c), which reads the running rules at a fixed interval
  *     of the thread's wall-clock or CPU time; the calling-context tree is
  *     made of the samples' stacks. Grammars without a fast program, and parses
- *     it does not match, are counted on the reference program's call path,
- *     without clock readings.
+ *     it gives up (the nesting limit, a recovery), are counted on the
+ *     reference program's call path, without clock readings; a syntax error
+ *     is counted by the profiled program, and decided by the deciding run.
  *   - exact (--profile-detail): every call of the reference program is
  *     timed with the clock (steady, or the thread's CPU time with
  *     --profile-clock=cpu) at every frame transfer of the general call path,

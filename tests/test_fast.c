@@ -899,6 +899,8 @@ static int same_stats(const pego_stats *a, const pego_stats *b)
  * the nesting limit where the fast program does not) or give_up_allowed and
  * the profiled program gave it up at a recovery (tally.give_up_allowed: it
  * makes calls the fast program skips, and recovers in them). */
+static unsigned long counted_errors;   /* syntax errors whose counts were compared */
+
 static const char *compare_counts(pego_parser *p, const unsigned char *in, size_t len, const pego_options *o,
                                   const outcome *fast, int at_limit, int give_up_allowed,
                                   unsigned long *counted_matches, char *buf, size_t size)
@@ -914,7 +916,10 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
     if (counted.status != fast->status || strcmp(counted.text, fast->text) != 0 ||
         strcmp(counted.json, fast->json) != 0) {
         why = "the profiled program's result";
-    } else if (fast->status == PEGO_OK && fast->fast) {
+    } else if ((fast->status == PEGO_OK && fast->fast) || fast->status == PEGO_SYNTAX_ERROR) {
+        /* a match of the fast program, or a syntax error: the profiled
+         * program counted it, unless it gave up at a recovery or stopped at
+         * the nesting limit */
         vm_count *mine = calloc((size_t)nrules + 1, sizeof *mine);
         const vm_count *folded = rt_parse_counts(p);     /* (the reference parse below reuses them) */
         int ok = folded != NULL;
@@ -927,7 +932,8 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
         const pego_result *res;
         pego_parse(p, (const char *)in, len, &ref, &res);
         pego_parser_remove_collector(p, c);
-        if (!ok && !at_limit && !(give_up_allowed && counted.gave_up)) why = "a match the profiled program did not count";
+        if (!ok && fast->status == PEGO_OK && !at_limit && !(give_up_allowed && counted.gave_up))
+            why = "a match the profiled program did not count";
         /* pego_result_stats of the counted parse: the reference program's, with no second parse */
         const pego_stats *want = pego_result_stats(res);
         if (ok && !why && (!same_stats(&counted_stats, want) || counted_pending)) {
@@ -941,7 +947,8 @@ static const char *compare_counts(pego_parser *p, const unsigned char *in, size_
             why = buf;
         }
         if (!ok) nrules = 0;
-        else ++*counted_matches;
+        else if (fast->status == PEGO_OK) ++*counted_matches;
+        else counted_errors++;
         for (int r = 0; r < nrules && !why; r++) {
             pego_collector_rule want = { 0 };
             pego_collector_find_rule(c, pego_grammar_rule_name(g, (size_t)r), &want);
@@ -1892,7 +1899,7 @@ static void test_large_errors(void)
     static const char bytes[] = { 0x01, 'x', ']' };
     static const int permille[] = { 100, 500, 900, 998 };
     tally t = { 0 };
-    int first = 0, runs = 0, probing = 0;
+    int first = 0, runs = 0, probing = 0, counted_decided = 0;
     for (size_t b = 0; b < sizeof bytes; b++) {
         for (size_t k = 0; k < sizeof permille / sizeof permille[0]; k++) {
             size_t at = len * (size_t)permille[k] / 1000;
@@ -1907,6 +1914,11 @@ static void test_large_errors(void)
                         first += p->decided == 1;
                         probing += p->decider.probing;    /* the probes' waste stayed in budget */
                         CU_ASSERT(p->decided != 0);
+                        /* counted: the profiled program counts the error, a deciding run finds it */
+                        o.count_stats = 1;
+                        CU_ASSERT_EQUAL(pego_parse(p, in, len, &o, &r), PEGO_SYNTAX_ERROR);
+                        if (m == 0) counted_decided += p->decided != 0 && rt_parse_counts(p) != NULL;
+                        o.count_stats = 0;
                     }
                     compare(p, &c, (const unsigned char *)in, len, &o, 0, &t);
                 }
@@ -1915,8 +1927,10 @@ static void test_large_errors(void)
         }
     }
     fprintf(stderr, "\n  %d syntax errors, %d decided by the first deciding run, %d with probes to the end, "
-            "%lu differences ", runs, first, probing, t.differences);
+            "%d counted and decided with the default memo policy, %lu differences ",
+            runs, first, probing, counted_decided, t.differences);
     CU_ASSERT(runs >= 30);
+    CU_ASSERT(counted_decided * 2 >= runs);
     CU_ASSERT(first >= runs - 4);
     CU_ASSERT(probing >= runs - 4);
     CU_ASSERT_EQUAL(t.differences, 0);
@@ -1947,8 +1961,8 @@ int main(void)
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
-    printf("fast program: %lu comparisons, %lu differences; %lu matches counted by the profiled program\n",
-           totals.comparisons, totals.differences, totals.counted);
-    /* the counts must have been compared, on many matches */
-    return failed || totals.counted < 1000 ? 1 : 0;
+    printf("fast program: %lu comparisons, %lu differences; %lu matches and %lu syntax errors counted by the "
+           "profiled program\n", totals.comparisons, totals.differences, totals.counted, counted_errors);
+    /* the counts must have been compared, on many matches and errors */
+    return failed || totals.counted < 1000 || counted_errors < 1000 ? 1 : 0;
 }
