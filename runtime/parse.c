@@ -288,6 +288,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
              * the samples taken while they run belong to no rule */
             p->sampled = 0;
             p->sample_top = 0;
+            p->sample_ip = NULL;
         }
         if (pass == 3 && sampled_fast && !p->counted) {   /* not counted: on the reference program's call path */
             p->observing = 1;
