@@ -237,6 +237,11 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         rt_buf_adds(b, ", failing");
         site(b, g, g->call_fail_site[at]);
     }
+    /* the deciding run may skip the iterations claimed by the fast run */
+    for (uint32_t i = 0; in->op == OP_REP && i < g->nrep_links; i++)
+        if (g->rep_links[i].rep == at)
+            rt_buf_printf(b, ", claims for %u (overshoot %u)", (unsigned)g->rep_links[i].ref_rep,
+                          (unsigned)g->rep_links[i].over);
 }
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)

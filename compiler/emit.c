@@ -84,6 +84,13 @@ typedef struct {
     int                var_words;
     int32_t            scope_rep;
     int                stream_next;   /* the next REP is the #stream repetition of a valued body */
+    /* the REP instructions emitted in rule bodies (not Pratt expressions),
+     * with their repetitions: of the reference program's value-free bodies,
+     * and of the fast and profiled programs, for grammar.rep_links */
+    struct rep_at { const ast_expr *e; uint32_t at; } *ref_reps, *fast_reps;
+    uint32_t           nref_reps, cap_ref_reps, nfast_reps, cap_fast_reps;
+    int                in_rule;
+    cc_overshoot      *overshoot;     /* per rule (fast program) */
 } emitter;
 
 static uint32_t here(emitter *m) { return m->g->ncode; }
@@ -1238,6 +1245,48 @@ static void emit_choice(emitter *m, const ast_expr *e, int v, int live)
     cc_free(commits);
 }
 
+/* Notes the REP instruction at of repetition e, for link_reps. */
+static void note_rep(emitter *m, const ast_expr *e, uint32_t at)
+{
+    if (!m->in_rule || (!m->fast && m->valued)) return;
+    struct rep_at **reps = m->fast ? &m->fast_reps : &m->ref_reps;
+    uint32_t *n = m->fast ? &m->nfast_reps : &m->nref_reps, *cap = m->fast ? &m->cap_fast_reps : &m->cap_ref_reps;
+    if (*n == *cap) {
+        *cap = 2 * *cap + 8;
+        *reps = cc_xrealloc(*reps, *cap * sizeof **reps);
+    }
+    (*reps)[(*n)++] = (struct rep_at){ e, at };
+}
+
+static int cmp_rep_at(const void *a, const void *b)
+{
+    const struct rep_at *x = a, *y = b;
+    uintptr_t p = (uintptr_t)x->e, q = (uintptr_t)y->e;
+    return p < q ? -1 : p > q;
+}
+
+/* grammar.rep_links: each REP of the fast and profiled programs with the REP
+ * of the same repetition in the reference program's value-free bodies, where
+ * an iteration's overshoot has a bound. */
+static void link_reps(emitter *m)
+{
+    pego_grammar *g = m->g;
+    if (!m->nfast_reps || !m->nref_reps) return;
+    qsort(m->ref_reps, m->nref_reps, sizeof *m->ref_reps, cmp_rep_at);
+    g->rep_links = table_new(m->nfast_reps, sizeof *g->rep_links);
+    for (uint32_t i = 0; i < m->nfast_reps; i++) {     /* in the order of their addresses */
+        const struct rep_at *f = &m->fast_reps[i];
+        struct rep_at *ref = bsearch(f, m->ref_reps, m->nref_reps, sizeof *m->ref_reps, cmp_rep_at);
+        if (!ref) continue;
+        /* a repetition emitted twice in the reference program has no one REP */
+        if ((ref > m->ref_reps && ref[-1].e == f->e) || (ref + 1 < m->ref_reps + m->nref_reps && ref[1].e == f->e))
+            continue;
+        uint32_t over = cc_overshoot_iteration(m->ast, g, m->rfirst, m->overshoot, f->e);
+        if (over == OVERSHOOT_NONE) continue;
+        g->rep_links[g->nrep_links++] = (cc_rep_link){ f->at, ref->at, over };
+    }
+}
+
 static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
 {
     const ast_expr *kid = e->kids[0];
@@ -1274,6 +1323,7 @@ static void emit_repeat(emitter *m, const ast_expr *e, int v, int live)
     int scope = cc_scope_has_captures(kid);
     if (v) ins(m, e, OP_LISTOPEN, 0, 0, 0);
     uint32_t rep = ins(m, e, OP_REP, 0, min, max);
+    note_rep(m, e, rep);
     if (m->stream_next) {                 /* a stream parse hands its iterations over (vm/stream.c) */
         m->g->code[rep].flags |= INS_STREAM;
         m->g->rules[m->rule].flags |= RULE_STREAM;
@@ -2157,6 +2207,7 @@ static void emit_rule(emitter *m, int r, int valued)
     int term_type = m->g->rules[r].term_type;
     int drop = rule_predicates_read(m, r);      /* its value-free code makes captures for them */
     m->scope_rep = -1;
+    m->in_rule = 1;
     if (valued && term_type >= 0) {
         ins(m, body, OP_PUSHPOS, 0, 0, 0);
         emit_expr(m, body, 0, 0);
@@ -2172,6 +2223,7 @@ static void emit_rule(emitter *m, int r, int valued)
         } else if (drop) ins(m, body, OP_DROPCAPS, 0, 0, 0);
     }
     ins(m, body, OP_RET, 0, 0, 0);
+    m->in_rule = 0;
 }
 
 void cc_emit(pego_grammar *g, const ast_grammar *ast)
@@ -2226,6 +2278,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_callgraph_init(&cg, ast);
         m.rfirst = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.rfirst);
         cc_first_rules(ast, &cg, m.rfirst);
+        m.overshoot = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.overshoot);
+        cc_overshoot_rules(ast, g, &cg, m.rfirst, m.overshoot);
         find_seed_changes(&m);
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         inline_rules(&m, &cg);
@@ -2253,10 +2307,12 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
                 if (g->rules[r].pratt >= 0) emit_pratt(&m, r, ast->rules[r].body->pratt);
         }
         m.profiled = 0;
+        link_reps(&m);
         /* A call compiled in stands for nest levels of nesting; a call skipped by
          * a byte test for as many as the reference program would have entered
          * before failing at that byte. pego_parse keeps the larger in reserve. */
         cc_free(m.rfirst);
+        cc_free(m.overshoot);
         cc_free(m.reaches_cycle);
         cc_free(m.skip_changes);
         cc_free(m.inl);
@@ -2315,4 +2371,6 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
     cc_free(m.pred_action);
     cc_free(m.pred_labels);
     cc_free(m.reads);
+    cc_free(m.ref_reps);
+    cc_free(m.fast_reps);
 }

@@ -229,6 +229,14 @@ typedef struct {
 /* Fixed expectation ids. */
 enum { EXP_ANY, EXP_BOI, EXP_EOI, EXP_BOL, EXP_EOL, EXP__FIXED };
 
+/* A repetition of the fast or profiled program (its REP's address) and the
+ * same repetition in the reference program's value-free bodies, with the
+ * overshoot of an iteration (compiler/overshoot.c): the deciding run's claims
+ * (vm/decide.c). */
+typedef struct {
+    uint32_t rep, ref_rep, over;
+} cc_rep_link;
+
 struct pego_grammar {
     char       *name;           /* file name or "<grammar>" */
     char       *file;           /* the grammar file, NULL when compiled from memory */
@@ -295,6 +303,9 @@ struct pego_grammar {
     uint32_t    nrule_reads;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
+    cc_rep_link *rep_links;     /* the REP instructions of the fast and profiled programs whose
+                                   matched iterations the deciding run may skip, by address */
+    uint32_t    nrep_links;
 };
 
 /* Variant ids: rule r's valued body is r, its value-free body nrules + r. */
@@ -335,6 +346,17 @@ void cc_first_expr(const ast_grammar *ast, const cc_first *rules, const ast_expr
 int  cc_first_has(const cc_first *f, unsigned byte);
 int  cc_first_disjoint(const cc_first *a, const cc_first *b);
 int  cc_first_full(const cc_first *f);
+/* Overshoot (compiler/overshoot.c): per rule, how far past its end a match may
+ * record an expectation (over), past its start a failed attempt (fail), and
+ * its longest match (len), in bytes; OVERSHOOT_NONE: no bound found. */
+#define OVERSHOOT_CAP  64u
+#define OVERSHOOT_NONE UINT32_MAX
+typedef struct { uint32_t over, fail, len; } cc_overshoot;
+void cc_overshoot_rules(const ast_grammar *ast, const pego_grammar *g, cc_callgraph *cg, const cc_first *rfirst,
+                        cc_overshoot *rules);
+/* The overshoot of an iteration of a repetition (AST_REPEAT), followed by anything. */
+uint32_t cc_overshoot_iteration(const ast_grammar *ast, const pego_grammar *g, const cc_first *rfirst,
+                                const cc_overshoot *rules, const ast_expr *repeat);
 int  cc_has_value(const ast_expr *e);          /* occupies a value slot (1.4) */
 int  cc_loose_cut(const ast_expr *e);          /* has a cut not inside a nested choice etc. */
 int  cc_scope_has_captures(const ast_expr *e); /* captures of its own scope */

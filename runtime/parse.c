@@ -279,7 +279,8 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             if (!decide || status != PEGO_SYNTAX_ERROR || p->gave_up) continue;
             bound = __atomic_load_n(&p->progress, __ATOMIC_RELAXED);
         } else if (pass == 2) {
-            if (!decide || status != PEGO_SYNTAX_ERROR || p->exp.far >= bound) continue;
+            /* a lower bound, or fewer claims (vm/decide.c) */
+            if (!decide || status != PEGO_SYNTAX_ERROR || (p->exp.far >= bound && !p->decider.claimed)) continue;
             bound = p->exp.far;
         }
         if (pass) rt_parse_clear_result(p);
@@ -319,6 +320,7 @@ pego_status pego_parse(pego_parser *p, const char *input, size_t len,
             status = PEGO_SYNTAX_ERROR;                   /* not decided: on to the next pass */
             continue;
         }
+        if (pass == 0 && decide) vm_claims_arm(p);
         status = vm_run(p, variant);
         if (pass == 0) {
             p->fast_gave_up = p->gave_up;

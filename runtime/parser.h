@@ -350,9 +350,21 @@ typedef struct {
 /* Forgets the stacks kept in sm (after they were added to a report). */
 void rt_sampler_clear_paths(rt_samples *sm);
 
+/* A claim of a failed fast run (vm/decide.c): the reference program's
+ * repetition ref_rep that begins at from matched count iterations, up to to,
+ * recording nothing past to + over. */
+typedef struct {
+    uint32_t ref_rep, from, to, count, over;
+} rt_claim;
+/* The control-stack entries whose claims the deciding run reads: the
+ * outermost repetitions, where skipping iterations saves most. */
+#define VM_CLAIM_SLOTS 64u
+
 /* The state of a deciding run (vm/decide.c). */
 typedef struct {
     uint32_t bound;       /* no probe stands for a call reaching this position */
+    uint32_t claim_bound; /* no claim stands for iterations reaching this position */
+    uint32_t claimed;     /* claims that stood for iterations */
     uint32_t skipped;     /* 1 + the farthest reach of the probes that stood for calls
                              outside lookaheads (0: none) */
     uint64_t waste;       /* input bytes the probes that did not stand for calls ran over */
@@ -443,6 +455,9 @@ struct pego_parser {
     struct pego_parser *prober;
     uint32_t    start_pos, probe_cap, probe_end;
     rt_decider  decider;
+    rt_claim    claims[VM_CLAIM_SLOTS];
+    uint32_t    nclaims;
+    int         claims_armed;   /* the fast run that just ran began with vm_claims_arm */
     int         decided;        /* the last parse's error was decided by the deciding run's
                                    first (1) or second (2) run; 0: not by it */
     rt_stream   stream;
@@ -459,6 +474,10 @@ int  vm_run(pego_parser *p, uint32_t start_variant);    /* returns a pego_status
  * match, with the given bound; fresh: the probes' memo table starts empty.
  * *exact says whether its result is the reference program's. */
 int  vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh, int *exact);
+/* Before a fast run that the deciding run may follow: the control stack's
+ * first entries hold no repetition, so that those the run leaves are its own
+ * (the claims the deciding run reads). */
+void vm_claims_arm(pego_parser *p);
 /* vm_run and the loops it runs (vm/vm.c): a sample's native frames are those
  * below the innermost of them. */
 enum { VM_NLOOPS = 12 };

@@ -789,6 +789,7 @@ typedef struct {
     int         pending;  /* the statistics needed a second parse (pego_result_stats) */
     int         gave_up;  /* the fast program's run gave the parse up at a recovery */
     int         decided;  /* a deciding run decided the syntax error (vm/decide.c) */
+    int         claimed;  /* ... skipping iterations that the fast run claimed */
     pego_stats  stats;
 } outcome;
 
@@ -809,6 +810,7 @@ static outcome run(pego_parser *p, const unsigned char *in, size_t len, const pe
     out.status = pego_parse(p, (const char *)in, len, o, &r);
     out.gave_up = p->fast_gave_up;
     out.decided = p->decided;
+    out.claimed = p->decided && p->decider.claimed;
     out.pending = r->stats_pending;
     out.stats = *pego_result_stats(r);
     out.fast = out.stats.fast_program;
@@ -862,6 +864,7 @@ typedef struct {
     int           give_up_allowed;
     unsigned long given_up;         /* matches the reference program gave so, without errors recovered */
     unsigned long decided;          /* syntax errors a deciding run decided */
+    unsigned long claimed;          /* ... skipping iterations the fast run claimed */
 } tally;
 
 /* Enough to see what goes wrong in a few grammars without drowning it. */
@@ -1030,6 +1033,7 @@ static int compare(pego_parser *p, const fast_case *c, const unsigned char *in, 
     t->comparisons++;
     if (fast.status == PEGO_OK) t->matched++;
     if (fast.decided) t->decided++;
+    if (fast.claimed) t->claimed++;
     if (fast.status == PEGO_OK && !fast.fast && !at_limit && !fast.recovered && fast.gave_up) t->given_up++;
     if (why) {
         t->differences++;
@@ -1750,9 +1754,10 @@ static void test_long_inputs(void)
         pego_grammar_free(g);
     }
     unsigned long errors = t.comparisons - t.matched;
-    fprintf(stderr, "\n  long inputs: %lu comparisons (%lu matched, %lu syntax errors, %lu decided by a deciding run; "
+    fprintf(stderr, "\n  long inputs: %lu comparisons (%lu matched, %lu syntax errors, %lu decided by a deciding run, "
+            "%lu of them skipping iterations claimed by the fast run; "
             "%lu inputs over 4096 bytes, the longest %lu; %lu inputs left out, quadratic), %lu differences ",
-            t.comparisons, t.matched, errors, t.decided, over_span, longest, quadratic, t.differences);
+            t.comparisons, t.matched, errors, t.decided, t.claimed, over_span, longest, quadratic, t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
@@ -1761,6 +1766,7 @@ static void test_long_inputs(void)
     CU_ASSERT(over_span >= LONG_GRAMMARS / 4);
     CU_ASSERT(t.matched > t.comparisons / 10 && errors > t.comparisons / 4);
     CU_ASSERT(t.decided * 2 > errors);
+    CU_ASSERT(t.claimed * 20 >= errors);        /* some skipping iterations that the fast run claimed */
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
@@ -1899,7 +1905,7 @@ static void test_large_errors(void)
     static const char bytes[] = { 0x01, 'x', ']' };
     static const int permille[] = { 100, 500, 900, 998 };
     tally t = { 0 };
-    int first = 0, runs = 0, probing = 0, counted_decided = 0;
+    int first = 0, runs = 0, probing = 0, counted_decided = 0, claimed = 0;
     for (size_t b = 0; b < sizeof bytes; b++) {
         for (size_t k = 0; k < sizeof permille / sizeof permille[0]; k++) {
             size_t at = len * (size_t)permille[k] / 1000;
@@ -1912,6 +1918,7 @@ static void test_large_errors(void)
                     if (pego_parse(p, in, len, &o, &r) == PEGO_SYNTAX_ERROR) {
                         runs++;
                         first += p->decided == 1;
+                        claimed += p->decided && p->decider.claimed;
                         probing += p->decider.probing;    /* the probes' waste stayed in budget */
                         CU_ASSERT(p->decided != 0);
                         /* counted: the profiled program counts the error, a deciding run finds it */
@@ -1927,11 +1934,13 @@ static void test_large_errors(void)
         }
     }
     fprintf(stderr, "\n  %d syntax errors, %d decided by the first deciding run, %d with probes to the end, "
+            "%d skipping iterations claimed by the fast run, "
             "%d counted and decided with the default memo policy, %lu differences ",
-            runs, first, probing, counted_decided, t.differences);
+            runs, first, probing, claimed, counted_decided, t.differences);
     CU_ASSERT(runs >= 30);
     CU_ASSERT(counted_decided * 2 >= runs);
     CU_ASSERT(first >= runs - 4);
+    CU_ASSERT(claimed >= runs - 4);
     CU_ASSERT(probing >= runs - 4);
     CU_ASSERT_EQUAL(t.differences, 0);
     totals.comparisons += t.comparisons;

@@ -23,6 +23,7 @@ extern int vm_fault_fast_pratt;
 extern int vm_fault_fast_pratt_skip;
 extern int vm_fault_decide_unchecked;
 extern int vm_fault_probe_end;
+extern int vm_fault_claim_unchecked;
 extern uint32_t vm_pair_from;
 
 /* ---- a sink that writes events as compact text ---- */
@@ -420,6 +421,14 @@ static const decide_case decide_cases[] = {
     /* the loop that sets the bound runs in a lookahead, past the error: w's
      * expectation at its end is the error, below the first run's bound */
     { "def main = \"x\" \"x\"? w &((\"a\" \",\")* \"!\")\ndef w = \"y\"*", "", "xyya,a,a,k", 1, 2 },
+    /* the iterations that the failed fast run claims are skipped, the error
+     * lying past their reach: the list's items before the last */
+    { "def main = \"[\" item (\",\" item)* \"]\"\ndef item = \"{\" (?a-z)* \"}\"", "{ab},", "{a!", 2000, 1 },
+    /* ... but an iteration's failed option records the error, two bytes past
+     * the claimed iterations' end: no claim stands for them in the second
+     * run, whose bound is the first run's error (the claims reach past the
+     * bound of the first, which takes them for their length) */
+    { "def main = item* \";\"\ndef item = \"a\" (\"b\" \"c\" \"d\")?", "a", "abc;", 5000, 2 },
 };
 
 /* Parses every case untraced and with the reference program, in both modes:
@@ -476,6 +485,14 @@ static void test_mutation_decide_unchecked(void)
     vm_fault_decide_unchecked = 0;
 }
 
+static void test_mutation_claim_unchecked(void)
+{
+    fprintf(stderr, "\n  (differences below are expected: a claim's reach is left out of the check)");
+    vm_fault_claim_unchecked = 1;
+    CU_ASSERT(decide_differences(0) > 0);
+    vm_fault_claim_unchecked = 0;
+}
+
 static void test_mutation_probe_end(void)
 {
     fprintf(stderr, "\n  (differences below are expected: a probe's reach leaves out the call's end)");
@@ -500,6 +517,7 @@ int main(void)
     CU_add_test(s, "the deciding run decides syntax errors as the reference program", test_decide);
     CU_add_test(s, "it catches a deciding run that does not check its result", test_mutation_decide_unchecked);
     CU_add_test(s, "it catches probes whose reach leaves out the end", test_mutation_probe_end);
+    CU_add_test(s, "it catches claims whose reach is left out of the check", test_mutation_claim_unchecked);
     CU_add_test(s, "harness catches a fast program that differs", test_mutation_fast_span);
     CU_add_test(s, "harness catches a fast Pratt machine that differs", test_mutation_fast_pratt);
     CU_add_test(s, "harness catches a fast Pratt machine whose skips stop short", test_mutation_fast_pratt_skip);

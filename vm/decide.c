@@ -33,7 +33,21 @@
  * (RULE_REACHES_CYCLE): what a cycle's rule matches at a position is the memo
  * entry that its first evaluation there grew, within whatever calls of the
  * cycle were growing then, and the deciding run's own calls keep those entries
- * in its memo table, which a probe does not see. */
+ * in its memo table, which a probe does not see.
+ *
+ * A failed fast run leaves claims behind. Its repetitions keep where they
+ * began in their control-stack entries; the entries a failure popped stay in
+ * memory, each saying that a repetition that began at one position matched
+ * some iterations up to the start of the one it tried last. vm_claims_arm
+ * clears the first entries before the run, so that those left are its own,
+ * and the deciding run reads them when it begins (harvest_claims). At the same
+ * repetition of the reference program at the same position, it skips the
+ * iterations claimed, when their overshoot (compiler/overshoot.c: how far
+ * past its end an iteration may record an expectation) keeps them below the
+ * bound; like a probe that stood for a call, a claim counts its reach in
+ * skipped, which the check of the result covers. An iteration that calls a
+ * rule reaching a left-recursive cycle has no bound: the entries that such
+ * calls leave in the memo table decide later calls. */
 #include "vm.h"
 
 
@@ -83,6 +97,65 @@ int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t dept
     return 0;
 }
 
+void vm_claims_arm(pego_parser *p)
+{
+    p->claims_armed = 0;
+    p->nclaims = 0;
+    if (!p->g->nrep_links) return;
+    if (p->capes < VM_CLAIM_SLOTS && vm_grow_entries(p, VM_CLAIM_SLOTS) < 0) return;   /* no claims */
+    for (uint32_t i = 0; i < VM_CLAIM_SLOTS; i++) p->es[i].kind = E_BOTTOM;
+    p->claims_armed = 1;
+}
+
+/* The claims of the failed fast run, from the entries it left. */
+static void harvest_claims(pego_parser *p)
+{
+    const pego_grammar *g = p->g;
+    const cc_rep_link *links = g->rep_links;
+    p->nclaims = 0;
+    if (!p->claims_armed) return;
+    p->claims_armed = 0;
+    for (uint32_t i = 0; i < VM_CLAIM_SLOTS && i < p->capes; i++) {
+        const vm_entry *e = &p->es[i];
+        if (e->kind != E_ITER || !e->u.iter.count || e->pos <= e->rec || e->pos > p->in.len) continue;
+        uint32_t lo = 0, hi = g->nrep_links;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (links[mid].rep < e->u.iter.rep) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == g->nrep_links || links[lo].rep != e->u.iter.rep) continue;
+        p->claims[p->nclaims++] = (rt_claim){ links[lo].ref_rep, e->rec, e->pos, e->u.iter.count, links[lo].over };
+    }
+}
+
+int vm_decide_claim(pego_parser *p, uint32_t rep, uint32_t pos, uint32_t *to, uint32_t *count)
+{
+    rt_decider *d = &p->decider;
+    const rt_claim *best = NULL;
+    for (uint32_t i = 0; i < p->nclaims; i++) {
+        const rt_claim *c = &p->claims[i];
+        uint64_t reach = (uint64_t)c->to + c->over;
+        if (c->ref_rep != rep || c->from != pos || reach >= d->claim_bound) continue;
+        /* one that reaches the bound, the guess of the error's position,
+         * makes the result wrong if the error lies within its reach; it is
+         * taken only when its iterations would cost more to probe than a
+         * second run risks */
+        if (reach >= d->bound && c->to - c->from < PROBE_SPAN) continue;
+        if (!best || c->to > best->to) best = c;
+    }
+    if (!best) return 0;
+    uint32_t reach = best->to + best->over;       /* below claim_bound */
+#ifdef PEGO_FAULT_INJECTION
+    if (vm_fault_claim_unchecked) reach = 0;
+#endif
+    if (!p->silent && reach >= d->skipped) d->skipped = reach + 1;
+    d->claimed++;
+    *to = best->to;
+    *count = best->count;
+    return 1;
+}
+
 /* Prepares the prober for a parse of p's input; fresh: its memo table starts
  * empty. Returns -1 when out of memory. */
 static int prepare_prober(pego_parser *p, int fresh)
@@ -117,8 +190,12 @@ int vm_decide(pego_parser *p, uint32_t start_variant, uint32_t bound, int fresh,
 {
     rt_decider *d = &p->decider;
     *exact = 0;
+    if (fresh) harvest_claims(p);
     if (prepare_prober(p, fresh) < 0) return PEGO_SYNTAX_ERROR;   /* not decided: the reference program runs */
-    *d = (rt_decider){ .bound = bound, .budget = (uint64_t)p->in.len + PROBE_SPAN, .probing = 1 };
+    /* the first run takes every claim; a second one, those whose reach
+     * stays below the first run's error */
+    *d = (rt_decider){ .bound = bound, .claim_bound = fresh ? UINT32_MAX : bound,
+                       .budget = (uint64_t)p->in.len + PROBE_SPAN, .probing = 1 };
     int status = vm_run_decide_loop(p, start_variant);
     *exact = status == PEGO_SYNTAX_ERROR && !p->exp.oom && p->exp.far >= d->skipped;
 #ifdef PEGO_FAULT_INJECTION

@@ -612,6 +612,18 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             e->u.iter.rep = (uint32_t)(ip - code);
             e->u.iter.count = 0;
             e->u.iter.list_base = CUR_VS;
+            /* the fast and profiled programs keep where the loop began in the
+             * field of recovered errors, which they do not count: the
+             * deciding run's claims (vm/decide.c); it skips the iterations
+             * that such an entry left in a failed run says matched */
+            if (!REFERENCE) e->rec = pos;
+            if (DECIDE && p->nclaims) {
+                uint32_t to, count;
+                if (vm_decide_claim(p, (uint32_t)(ip - code), pos, &to, &count)) {
+                    e->pos = pos = to;
+                    e->u.iter.count = count;
+                }
+            }
             if (STREAM_REP(ip)) CALL_OUT(vm_stream_begin(p, &r));
             ip++;
             NEXT;
@@ -640,8 +652,10 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             __atomic_store_n(&p->progress, pos, __ATOMIC_RELAXED);
             e->vs = CUR_VS;
             e->trail = CUR_TN;
-            e->rec = CUR_REC;
-            if (REFERENCE) p->vmarks[esn - 1] = p->nvars;    /* an iteration's definitions stay */
+            if (REFERENCE) {
+                e->rec = CUR_REC;
+                p->vmarks[esn - 1] = p->nvars;    /* an iteration's definitions stay */
+            }
             e->u.iter.count = count;
             e->cut = 0;
             ip = rep + 1;

@@ -19,6 +19,7 @@ int vm_fault_fast_pratt;
 int vm_fault_fast_pratt_skip;
 int vm_fault_decide_unchecked;
 int vm_fault_probe_end;
+int vm_fault_claim_unchecked;
 uint32_t vm_pair_from = VM_PAIR_FROM;
 #endif
 

@@ -35,6 +35,10 @@ enum { VM_CAPPED = -1 };
  * and nesting depth depth, whether a probe stands for the call: 1 when it
  * matched, ending at *end; -1 when it failed; 0 when the call is to be made. */
 int vm_decide_call(pego_parser *p, const vm_ins *ip, uint32_t pos, uint32_t depth, uint32_t *end);
+/* The deciding run (vm/decide.c): at the REP instruction rep, at pos, whether
+ * a claim of the failed fast run skips iterations: 1 with the position *to
+ * and the number *count of the iterations matched. */
+int vm_decide_claim(pego_parser *p, uint32_t rep, uint32_t pos, uint32_t *to, uint32_t *count);
 /* The loops of the deciding run and of the probe (vm/vm.c). */
 int vm_run_decide_loop(pego_parser *p, uint32_t start_variant);
 int vm_run_probe_loop(pego_parser *p, uint32_t start_variant);
@@ -69,6 +73,7 @@ extern int vm_fault_fast_pratt;          /* the fast program's right-associative
 extern int vm_fault_fast_pratt_skip;     /* the fast program's Pratt machine ends its skip spans one byte short */
 extern int vm_fault_decide_unchecked;    /* the deciding run's first result is taken unchecked */
 extern int vm_fault_probe_end;           /* a probe's reach leaves out where the call ended */
+extern int vm_fault_claim_unchecked;     /* a claim's reach is left out of the check of the result */
 #define FAULT_SHORT_SPAN(from) do { if (vm_fault_fast_span && pos > (from)) pos--; } while (0)
 #define FAULT_RIGHT_AS_LEFT(p) (vm_fault_fast_pratt && (p)->fast)
 #define FAULT_SHORT_SKIP(p, from) do { if (vm_fault_fast_pratt_skip && (p)->fast && pos > (from)) pos--; } while (0)
