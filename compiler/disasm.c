@@ -317,7 +317,10 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
         const cc_rule *rule = &g->rules[r];
         rt_buf_printf(b, "\nrule %s (%d:%d) [", rule->name, rule->line, rule->col);
         flags(b, rule->flags);
-        rt_buf_printf(b, "] calls from %d places\n", rule->callsites);
+        rt_buf_printf(b, "] calls from %d places", rule->callsites);
+        if (g->has_fast && rule->overshoot != OVERSHOOT_NONE)
+            rt_buf_printf(b, ", overshoot %u", (unsigned)rule->overshoot);
+        rt_buf_addc(b, '\n');
         body(g, b, rule->entry);
         rt_buf_printf(b, "rule %s, value-free:\n", rule->name);
         body(g, b, rule->vf_entry);

@@ -1497,6 +1497,14 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         ins(m, e, OP_LOOKEND, 0, 0, 0);
         return;
     case AST_NOT: {
+        /* the fast program records nothing: !. is the end-of-input test (a
+         * lookahead's entry would take the control-stack entry that the
+         * repetition before it left, often the claim of main's repetition:
+         * vm/decide.c) */
+        if (m->fast && e->kids[0]->kind == AST_ANY) {
+            ins(m, e, OP_EOI, 0, 0, 0);
+            return;
+        }
         uint32_t look = ins(m, e, OP_NLOOK, 0, 0, 0);
         emit_expr(m, e->kids[0], 0, 0);
         ins(m, e, OP_LOOKFAIL, 0, 0, 0);
@@ -2280,6 +2288,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_first_rules(ast, &cg, m.rfirst);
         m.overshoot = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.overshoot);
         cc_overshoot_rules(ast, g, &cg, m.rfirst, m.overshoot);
+        for (int r = 0; r < ast->nrules; r++) g->rules[r].overshoot = m.overshoot[r].over;
         find_seed_changes(&m);
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         inline_rules(&m, &cg);

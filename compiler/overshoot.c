@@ -47,7 +47,13 @@ typedef struct {
     node_info          *tab;     /* open addressing by address; a slot of another gen is free */
     size_t              cap;
     uint32_t            gen, used;
+    uint32_t           *evals;   /* per rule: its evaluations so far */
 } solver;
+
+/* A rule of a recursive component evaluated more often than this has the
+ * figures that still grow widened to OVERSHOOT_NONE: a recursion that adds
+ * to its length at every level would otherwise take a round per byte. */
+enum { WIDEN_AFTER = 8 };
 
 static uint32_t cap(uint64_t x) { return x > OVERSHOOT_CAP ? OVERSHOOT_NONE : (uint32_t)x; }
 static uint32_t add(uint32_t a, uint32_t b)
@@ -437,8 +443,13 @@ static int eval_rule(void *ctx, int rule)
     solver *s = ctx;
     forget(s);
     const node_info *n = info(s, s->ast->rules[rule].body);
-    cc_overshoot o = { n->over_any, n->fail, n->len };
-    if (memcmp(&o, &s->rules[rule], sizeof o) == 0) return 0;
+    cc_overshoot o = { n->over_any, n->fail, n->len }, *was = &s->rules[rule];
+    if (++s->evals[rule] > WIDEN_AFTER) {
+        if (o.over > was->over) o.over = OVERSHOOT_NONE;
+        if (o.fail > was->fail) o.fail = OVERSHOOT_NONE;
+        if (o.len > was->len) o.len = OVERSHOOT_NONE;
+    }
+    if (memcmp(&o, was, sizeof o) == 0) return 0;
     s->rules[rule] = o;
     return 1;
 }
@@ -446,16 +457,18 @@ static int eval_rule(void *ctx, int rule)
 void cc_overshoot_rules(const ast_grammar *ast, const pego_grammar *g, cc_callgraph *cg, const cc_first *rfirst,
                         cc_overshoot *rules)
 {
-    solver s = { ast, g, rfirst, rules, NULL, 0, 1, 0 };
+    solver s = { ast, g, rfirst, rules, NULL, 0, 1, 0, NULL };
     memset(rules, 0, (size_t)ast->nrules * sizeof *rules);
+    s.evals = cc_xcalloc((size_t)ast->nrules + 1, sizeof *s.evals);
     cc_solve(cg, eval_rule, &s);
     cc_free(s.tab);
+    cc_free(s.evals);
 }
 
 uint32_t cc_overshoot_iteration(const ast_grammar *ast, const pego_grammar *g, const cc_first *rfirst,
                                 const cc_overshoot *rules, const ast_expr *repeat)
 {
-    solver s = { ast, g, rfirst, (cc_overshoot *)rules, NULL, 0, 1, 0 };
+    solver s = { ast, g, rfirst, (cc_overshoot *)rules, NULL, 0, 1, 0, NULL };
     uint32_t o = over(&s, repeat->kids[0], NULL);
     cc_free(s.tab);
     return o;

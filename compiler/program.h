@@ -48,6 +48,8 @@ typedef struct {
     uint32_t flags;
     int      scc;               /* left-call component (cyclic rules only), else -1 */
     int      callsites;         /* references in the grammar */
+    uint32_t overshoot;         /* how far past its end a match may record an expectation, in bytes
+                                   (compiler/overshoot.c; OVERSHOOT_NONE: no bound; has_fast) */
     int      seen_index;        /* index among deferrable rules, or -1 */
     int      pratt;             /* index of its Pratt expression, or -1 */
     int      term_type;         /* the terminal type it produces (docs/language.md 6.1), or -1 */
@@ -349,7 +351,7 @@ int  cc_first_full(const cc_first *f);
 /* Overshoot (compiler/overshoot.c): per rule, how far past its end a match may
  * record an expectation (over), past its start a failed attempt (fail), and
  * its longest match (len), in bytes; OVERSHOOT_NONE: no bound found. */
-#define OVERSHOOT_CAP  64u
+#define OVERSHOOT_CAP  65536u
 #define OVERSHOOT_NONE UINT32_MAX
 typedef struct { uint32_t over, fail, len; } cc_overshoot;
 void cc_overshoot_rules(const ast_grammar *ast, const pego_grammar *g, cc_callgraph *cg, const cc_first *rfirst,

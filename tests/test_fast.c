@@ -1445,6 +1445,12 @@ typedef struct {
     size_t   len;
     uint64_t rng;
     int      nrules;
+    /* repetitions of at most three iterations, no Pratt expression or
+     * #recover, and a rule calls only rules after it (no recursion): every
+     * match has a bounded length, so that an iteration of main's repetition
+     * has a bounded overshoot (compiler/overshoot.c) */
+    int      bounded;
+    int      rule;          /* the rule being written */
 } grammar_gen;
 
 static void gen_add(grammar_gen *g, const char *t)
@@ -1483,7 +1489,14 @@ static void gen_primary(grammar_gen *g, int depth, int nocap)
         gen_add(g, classes[below(&g->rng, sizeof classes / sizeof classes[0])]);
         break;
     case 3: case 8:
-        snprintf(call, sizeof call, "r%d", (int)below(&g->rng, (size_t)g->nrules));
+        if (g->bounded && g->rule + 1 >= g->nrules) {
+            gen_add(g, "\"b\"");
+            break;
+        }
+        if (g->bounded)
+            snprintf(call, sizeof call, "r%d", g->rule + 1 + (int)below(&g->rng, (size_t)(g->nrules - g->rule - 1)));
+        else
+            snprintf(call, sizeof call, "r%d", (int)below(&g->rng, (size_t)g->nrules));
         gen_add(g, call);
         break;
     case 4:
@@ -1522,8 +1535,8 @@ static void gen_prefixed(grammar_gen *g, int depth, int nocap)
     gen_primary(g, terminal ? 3 : depth, nocap);
     char bounds[16];
     switch (below(&g->rng, 10)) {
-    case 0: gen_add(g, "*"); break;
-    case 1: gen_add(g, "+"); break;
+    case 0: gen_add(g, g->bounded ? "{0,3}" : "*"); break;
+    case 1: gen_add(g, g->bounded ? "{1,3}" : "+"); break;
     case 2: gen_add(g, "?"); break;
     case 3: {
         int lo = (int)below(&g->rng, 3);
@@ -1590,11 +1603,12 @@ static void random_grammar(grammar_gen *g, uint64_t seed, const char *main_rule)
     g->nrules = 1 + (int)below(&g->rng, 3);
     for (int r = 0; r < g->nrules; r++) {
         char head[32];
+        g->rule = r;
         snprintf(head, sizeof head, "def r%d = ", r);
         gen_add(g, head);
-        if (r && below(&g->rng, 6) == 0) {
+        if (r && below(&g->rng, 6) == 0 && !g->bounded) {
             gen_pratt(g);
-        } else if (below(&g->rng, 5) == 0) {
+        } else if (below(&g->rng, 5) == 0 && !g->bounded) {
             gen_add(g, "(");
             gen_choice(g, 0, 0);
             gen_add(g, ") #recover(skip=");
@@ -1669,6 +1683,91 @@ static void test_random_grammars(void)
     CU_ASSERT_EQUAL(t.differences, 0);
 }
 
+/* ---- the overshoot of random grammars' rules ----
+ * The deciding run skips the iterations that a failed fast run claims when
+ * the error lies past their overshoot (compiler/overshoot.c): a bound on how
+ * far past its end a match records an expectation. A trace sink on the
+ * reference program sees every call's exit, with the farthest position its
+ * run recorded an expectation at: for a call that matched outside a
+ * lookahead, of a rule with a bound, that position must lie within the
+ * bound past the call's end. Random grammars of both kinds (the bounded ones
+ * have bounds almost everywhere), on random inputs and on repetitions of
+ * the pieces their first rule matches. */
+
+typedef struct {
+    const pego_grammar *g;
+    unsigned long checked, over;     /* calls checked, and those past their bound */
+    const char *shown;               /* the last grammar shown */
+    const char *text;
+} overshoot_check;
+
+static int check_overshoot(const pego_trace_event *ev, void *userdata)
+{
+    overshoot_check *oc = userdata;
+    if (ev->kind != PEGO_TRACE_EXIT || !ev->matched || ev->lookahead || ev->rule_id < 0) return 0;
+    uint32_t bound = oc->g->rules[ev->rule_id].overshoot;
+    uint64_t far;
+    size_t n;
+    if (bound == OVERSHOOT_NONE || !pego_trace_failure(ev, &far, &n)) return 0;
+    oc->checked++;
+    if (far > ev->end + bound) {
+        if (oc->over++ < MAX_SHOWN && oc->shown != oc->text) {
+            oc->shown = oc->text;
+            fprintf(stderr, "\n  rule %s matched [%llu, %llu) and recorded at %llu, past its overshoot %u:\n%s",
+                    ev->rule, (unsigned long long)ev->pos, (unsigned long long)ev->end, (unsigned long long)far,
+                    (unsigned)bound, oc->text);
+        }
+    }
+    return 0;
+}
+
+static void test_overshoot(void)
+{
+    static grammar_gen gen;
+    overshoot_check oc = { 0 };
+    unsigned long bounded_rules = 0, rules = 0;
+    for (int i = 0; i < RANDOM_GRAMMARS / 2; i++) {
+        gen.bounded = i % 2;
+        random_grammar(&gen, 0x3c6ef372fe94f82bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
+        pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
+        if (!g) continue;
+        for (int r = 0; g->has_fast && r < g->nrules; r++) {
+            rules++;
+            bounded_rules += g->rules[r].overshoot != OVERSHOOT_NONE;
+        }
+        pego_parser *p = pego_parser_new(g);
+        oc.g = g;
+        oc.text = gen.text;
+        pego_parser_set_trace(p, check_overshoot, &oc);
+        pego_options o = { .recognize = 1, .unit = PEGO_UNIT_BYTES, .start_rule = "r0" };
+        unsigned char big[512];
+        for (int k = 0; k < INPUTS_PER_GRAMMAR; k++) {
+            const pego_result *r;
+            size_t n = random_input(&gen.rng, big);
+            o.start_rule = k % 2 ? "main" : "r0";
+            /* a piece r0 matches, repeated, one byte changed */
+            if (pego_parse(p, (const char *)big, n, &o, &r) == PEGO_OK && k % 2 == 0 && n) {
+                size_t len = 0;
+                while (len + n + 1 < sizeof big) {
+                    memcpy(big + len, big, n);
+                    len += n;
+                    big[len++] = '|';
+                }
+                big[below(&gen.rng, len)] = (unsigned char)"abc|"[below(&gen.rng, 4)];
+                o.start_rule = "main";
+                pego_parse(p, (const char *)big, len, &o, &r);
+            }
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    fprintf(stderr, "\n  %lu of %lu rules with an overshoot; %lu matched calls checked, %lu past it ",
+            bounded_rules, rules, oc.checked, oc.over);
+    CU_ASSERT(bounded_rules * 4 >= rules);
+    CU_ASSERT(oc.checked >= 10000);
+    CU_ASSERT_EQUAL(oc.over, 0);
+}
+
 /* ---- long inputs of random grammars ----
  * The inputs above are a few bytes long, far below the cap of a deciding
  * run's probes (4,096 bytes past the call, vm/decide.c). Here a random
@@ -1678,7 +1777,7 @@ static void test_random_grammars(void)
  * run's bound) and the cap come into play. No memo policy "none": some
  * random grammars take exponential time without memoization. */
 
-#define LONG_GRAMMARS      30
+#define LONG_GRAMMARS      30     /* and as many bounded ones (grammar_gen.bounded) */
 #define LONG_INPUTS        4
 #define LONG_MAX           6000
 
@@ -1688,12 +1787,15 @@ static void test_long_inputs(void)
     static unsigned char big[LONG_MAX + 64];
     tally t = { .give_up_allowed = 1 };
     unsigned long longest = 0, over_span = 0, quadratic = 0;
-    for (int i = 0; i < LONG_GRAMMARS; i++) {
+    unsigned long bounded_errors = 0, bounded_claimed = 0;
+    for (int i = 0; i < 2 * LONG_GRAMMARS; i++) {
+        gen.bounded = i >= LONG_GRAMMARS;
         random_grammar(&gen, 0xbb67ae8584caa73bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
         fast_case c = { "random grammar, long input", gen.text, "", NULL };
         pego_parser *p = pego_parser_new(g);
+        unsigned long errors_before = t.comparisons - t.matched, claimed_before = t.claimed;
         /* the pieces: short inputs that r0 matches */
         unsigned char pieces[16][64];
         size_t plen[16], np = 0;
@@ -1706,7 +1808,10 @@ static void test_long_inputs(void)
         unsigned long before = t.differences;
         t.shown_case = 0;
         for (int k = 0; np && k < LONG_INPUTS; k++) {
-            size_t n = 0, want = 1 + below(&gen.rng, k % 2 ? LONG_MAX - 64 : 400);
+            /* the bounded grammars' inputs are long: their claims skip more
+             * than a probe's span */
+            size_t n = 0, want = gen.bounded ? LONG_MAX - 64 - below(&gen.rng, 1000)
+                                             : 1 + below(&gen.rng, k % 2 ? LONG_MAX - 64 : 400);
             while (n < want) {
                 size_t q = below(&gen.rng, np);
                 memcpy(big + n, pieces[q], plen[q]);
@@ -1750,14 +1855,20 @@ static void test_long_inputs(void)
         }
         if (t.differences > before)
             fprintf(stderr, "\n  random grammar %d, long inputs: %lu differences", i, t.differences - before);
+        if (gen.bounded) {
+            bounded_errors += t.comparisons - t.matched - errors_before;
+            bounded_claimed += t.claimed - claimed_before;
+        }
         pego_parser_free(p);
         pego_grammar_free(g);
     }
     unsigned long errors = t.comparisons - t.matched;
     fprintf(stderr, "\n  long inputs: %lu comparisons (%lu matched, %lu syntax errors, %lu decided by a deciding run, "
             "%lu of them skipping iterations claimed by the fast run; "
-            "%lu inputs over 4096 bytes, the longest %lu; %lu inputs left out, quadratic), %lu differences ",
-            t.comparisons, t.matched, errors, t.decided, t.claimed, over_span, longest, quadratic, t.differences);
+            "%lu inputs over 4096 bytes, the longest %lu; %lu inputs left out, quadratic; of the bounded grammars' "
+            "%lu syntax errors, %lu skipping claimed iterations), %lu differences ",
+            t.comparisons, t.matched, errors, t.decided, t.claimed, over_span, longest, quadratic,
+            bounded_errors, bounded_claimed, t.differences);
     totals.comparisons += t.comparisons;
     totals.differences += t.differences;
     totals.matched += t.matched;
@@ -1962,6 +2073,7 @@ int main(void)
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
     CU_add_test(s, "fast equals reference on long inputs of random grammars", test_long_inputs);
+    CU_add_test(s, "an overshoot bounds what matched calls record past their end", test_overshoot);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
     CU_add_test(s, "fast equals reference on deep nests, in less stack", test_deep_nesting);
     CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
