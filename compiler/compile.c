@@ -219,6 +219,7 @@ void pego_grammar_free(pego_grammar *g)
     rt_free(g->chains);
     rt_free(g->call_fail_site);
     rt_free(g->rep_links);
+    rt_free(g->overshoot);
     rt_free(g->chain_rules);
     rt_free(g->inline_at);
     rt_free(g->inline_ctx);

@@ -318,8 +318,8 @@ void cc_disassemble(const pego_grammar *g, rt_buf *b)
         rt_buf_printf(b, "\nrule %s (%d:%d) [", rule->name, rule->line, rule->col);
         flags(b, rule->flags);
         rt_buf_printf(b, "] calls from %d places", rule->callsites);
-        if (g->has_fast && rule->overshoot != OVERSHOOT_NONE)
-            rt_buf_printf(b, ", overshoot %u", (unsigned)rule->overshoot);
+        if (g->overshoot && g->overshoot[r] != OVERSHOOT_NONE)
+            rt_buf_printf(b, ", overshoot %u", (unsigned)g->overshoot[r]);
         rt_buf_addc(b, '\n');
         body(g, b, rule->entry);
         rt_buf_printf(b, "rule %s, value-free:\n", rule->name);

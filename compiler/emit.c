@@ -2288,7 +2288,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_first_rules(ast, &cg, m.rfirst);
         m.overshoot = cc_xmalloc((size_t)(ast->nrules ? ast->nrules : 1) * sizeof *m.overshoot);
         cc_overshoot_rules(ast, g, &cg, m.rfirst, m.overshoot);
-        for (int r = 0; r < ast->nrules; r++) g->rules[r].overshoot = m.overshoot[r].over;
+        g->overshoot = table_new((size_t)ast->nrules + 1, sizeof *g->overshoot);
+        for (int r = 0; r < ast->nrules; r++) g->overshoot[r] = m.overshoot[r].over;
         find_seed_changes(&m);
         m.inl = cc_xcalloc((size_t)(ast->nrules ? ast->nrules : 1), sizeof *m.inl);
         inline_rules(&m, &cg);

@@ -48,8 +48,6 @@ typedef struct {
     uint32_t flags;
     int      scc;               /* left-call component (cyclic rules only), else -1 */
     int      callsites;         /* references in the grammar */
-    uint32_t overshoot;         /* how far past its end a match may record an expectation, in bytes
-                                   (compiler/overshoot.c; OVERSHOOT_NONE: no bound; has_fast) */
     int      seen_index;        /* index among deferrable rules, or -1 */
     int      pratt;             /* index of its Pratt expression, or -1 */
     int      term_type;         /* the terminal type it produces (docs/language.md 6.1), or -1 */
@@ -305,6 +303,10 @@ struct pego_grammar {
     uint32_t    nrule_reads;
     int         lead_depth;     /* deepest nest of calls before a rule reads a byte (analysis) */
     int         ndeferrable;
+    uint32_t   *overshoot;      /* per rule: how far past its end a match may record an expectation,
+                                   in bytes (compiler/overshoot.c; OVERSHOOT_NONE: no bound);
+                                   NULL without a fast program. Not in cc_rule, whose size the
+                                   loops' indexing depends on */
     cc_rep_link *rep_links;     /* the REP instructions of the fast and profiled programs whose
                                    matched iterations the deciding run may skip, by address */
     uint32_t    nrep_links;

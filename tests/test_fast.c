@@ -1704,8 +1704,8 @@ typedef struct {
 static int check_overshoot(const pego_trace_event *ev, void *userdata)
 {
     overshoot_check *oc = userdata;
-    if (ev->kind != PEGO_TRACE_EXIT || !ev->matched || ev->lookahead || ev->rule_id < 0) return 0;
-    uint32_t bound = oc->g->rules[ev->rule_id].overshoot;
+    if (ev->kind != PEGO_TRACE_EXIT || !ev->matched || ev->lookahead || ev->rule_id < 0 || !oc->g->overshoot) return 0;
+    uint32_t bound = oc->g->overshoot[ev->rule_id];
     uint64_t far;
     size_t n;
     if (bound == OVERSHOOT_NONE || !pego_trace_failure(ev, &far, &n)) return 0;
@@ -1731,9 +1731,9 @@ static void test_overshoot(void)
         random_grammar(&gen, 0x3c6ef372fe94f82bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
-        for (int r = 0; g->has_fast && r < g->nrules; r++) {
+        for (int r = 0; g->overshoot && r < g->nrules; r++) {
             rules++;
-            bounded_rules += g->rules[r].overshoot != OVERSHOOT_NONE;
+            bounded_rules += g->overshoot[r] != OVERSHOOT_NONE;
         }
         pego_parser *p = pego_parser_new(g);
         oc.g = g;
