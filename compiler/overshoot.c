@@ -444,6 +444,10 @@ static int eval_rule(void *ctx, int rule)
     forget(s);
     const node_info *n = info(s, s->ast->rules[rule].body);
     cc_overshoot o = { n->over_any, n->fail, n->len }, *was = &s->rules[rule];
+    /* a rule of a left-recursive cycle records what all its growth rounds
+     * recorded, not only the one whose match it keeps */
+    if (s->g->rules[rule].flags & (RULE_CYCLIC | RULE_REACHES_CYCLE))
+        o = (cc_overshoot){ OVERSHOOT_NONE, OVERSHOOT_NONE, OVERSHOOT_NONE };
     if (++s->evals[rule] > WIDEN_AFTER) {
         if (o.over > was->over) o.over = OVERSHOOT_NONE;
         if (o.fail > was->fail) o.fail = OVERSHOOT_NONE;
