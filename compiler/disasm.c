@@ -238,10 +238,8 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         site(b, g, g->call_fail_site[at]);
     }
     /* the deciding run may skip the iterations claimed by the fast run */
-    for (uint32_t i = 0; in->op == OP_REP && i < g->nrep_links; i++)
-        if (g->rep_links[i].rep == at)
-            rt_buf_printf(b, ", claims for %u (overshoot %u)", (unsigned)g->rep_links[i].ref_rep,
-                          (unsigned)g->rep_links[i].over);
+    const cc_rep_link *link = in->op == OP_REP ? cc_rep_link_at(g, at) : NULL;
+    if (link) rt_buf_printf(b, ", claims for %u (overshoot %u)", (unsigned)link->ref_rep, (unsigned)link->over);
 }
 
 static void body(const pego_grammar *g, rt_buf *b, uint32_t from)

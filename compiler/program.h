@@ -312,6 +312,19 @@ struct pego_grammar {
     uint32_t    nrep_links;
 };
 
+/* The link of the REP instruction at address rep (grammar.rep_links, sorted
+ * by address), or NULL. */
+static inline const cc_rep_link *cc_rep_link_at(const pego_grammar *g, uint32_t rep)
+{
+    uint32_t lo = 0, hi = g->nrep_links;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->rep_links[mid].rep < rep) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->nrep_links && g->rep_links[lo].rep == rep ? &g->rep_links[lo] : NULL;
+}
+
 /* Variant ids: rule r's valued body is r, its value-free body nrules + r. */
 #define CC_VF(g, r) ((g)->nrules + (r))
 

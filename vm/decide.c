@@ -110,22 +110,14 @@ void vm_claims_arm(pego_parser *p)
 /* The claims of the failed fast run, from the entries it left. */
 static void harvest_claims(pego_parser *p)
 {
-    const pego_grammar *g = p->g;
-    const cc_rep_link *links = g->rep_links;
     p->nclaims = 0;
     if (!p->claims_armed) return;
     p->claims_armed = 0;
     for (uint32_t i = 0; i < VM_CLAIM_SLOTS && i < p->capes; i++) {
         const vm_entry *e = &p->es[i];
         if (e->kind != E_ITER || !e->u.iter.count || e->pos <= e->rec || e->pos > p->in.len) continue;
-        uint32_t lo = 0, hi = g->nrep_links;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (links[mid].rep < e->u.iter.rep) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo == g->nrep_links || links[lo].rep != e->u.iter.rep) continue;
-        p->claims[p->nclaims++] = (rt_claim){ links[lo].ref_rep, e->rec, e->pos, e->u.iter.count, links[lo].over };
+        const cc_rep_link *link = cc_rep_link_at(p->g, e->u.iter.rep);
+        if (link) p->claims[p->nclaims++] = (rt_claim){ link->ref_rep, e->rec, e->pos, e->u.iter.count, link->over };
     }
 }
 
