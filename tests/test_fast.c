@@ -1697,7 +1697,7 @@ static void test_random_grammars(void)
 typedef struct {
     const pego_grammar *g;
     unsigned long checked, over;     /* calls checked, and those past their bound */
-    const char *shown;               /* the last grammar shown */
+    int shown, grammar;              /* the last grammar shown (-1: none), the one parsed */
     const char *text;
 } overshoot_check;
 
@@ -1711,8 +1711,8 @@ static int check_overshoot(const pego_trace_event *ev, void *userdata)
     if (bound == OVERSHOOT_NONE || !pego_trace_failure(ev, &far, &n)) return 0;
     oc->checked++;
     if (far > ev->end + bound) {
-        if (oc->over++ < MAX_SHOWN && oc->shown != oc->text) {
-            oc->shown = oc->text;
+        if (oc->over++ < MAX_SHOWN && oc->shown != oc->grammar) {
+            oc->shown = oc->grammar;
             fprintf(stderr, "\n  rule %s matched [%llu, %llu) and recorded at %llu, past its overshoot %u:\n%s",
                     ev->rule, (unsigned long long)ev->pos, (unsigned long long)ev->end, (unsigned long long)far,
                     (unsigned)bound, oc->text);
@@ -1724,7 +1724,7 @@ static int check_overshoot(const pego_trace_event *ev, void *userdata)
 static void test_overshoot(void)
 {
     static grammar_gen gen;
-    overshoot_check oc = { 0 };
+    overshoot_check oc = { .shown = -1 };
     unsigned long bounded_rules = 0, rules = 0;
     for (int i = 0; i < RANDOM_GRAMMARS / 2; i++) {
         gen.bounded = i % 2;
@@ -1737,6 +1737,7 @@ static void test_overshoot(void)
         }
         pego_parser *p = pego_parser_new(g);
         oc.g = g;
+        oc.grammar = i;
         oc.text = gen.text;
         pego_parser_set_trace(p, check_overshoot, &oc);
         pego_options o = { .recognize = 1, .unit = PEGO_UNIT_BYTES, .start_rule = "r0" };
@@ -1747,7 +1748,8 @@ static void test_overshoot(void)
             o.start_rule = k % 2 ? "main" : "r0";
             /* a piece r0 matches, repeated, one byte changed */
             if (pego_parse(p, (const char *)big, n, &o, &r) == PEGO_OK && k % 2 == 0 && n) {
-                size_t len = 0;
+                size_t len = n;              /* the first copy is the piece itself */
+                big[len++] = '|';
                 while (len + n + 1 < sizeof big) {
                     memcpy(big + len, big, n);
                     len += n;
