@@ -3,16 +3,25 @@
  * replacing it through a temporary file and a rename, or appending under an
  * exclusive lock. Also the file name pattern (%p %h %t %%).
  * Part of libpego: it never prints; failures come back as messages. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1                   /* clone() */
+#endif
 #include "report_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -345,35 +354,91 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* Appends under an exclusive lock; a failed write is cut off again, so the
- * file gains one complete frame or nothing. */
+/* One append (append_frame): what to write, and what came of it. */
+typedef struct {
+    const char *path;
+    const void *frame;
+    size_t      len;
+    int         helper;      /* run by the helper process, not by the program */
+    int         err;         /* an errno value, or 0 */
+    int         not_regular; /* the path is not a regular file */
+} append_job;
+
+/* Appends the frame under an exclusive lock; a failed write is cut off again,
+ * so the file gains one complete frame or nothing. System calls only, made
+ * with syscall(): it runs in the helper process of append_frame, which shares
+ * the program's memory, where no instrumented code or libc state may run. */
+__attribute__((no_sanitize("address", "undefined")))
+static int append_job_run(void *arg)
+{
+    append_job *j = arg;
+    if (j->helper) syscall(SYS_setpgid, 0L, 0L);   /* a kill of the program's process group spares it */
+    /* O_NONBLOCK: a FIFO put there since is not waited for (fstat refuses it) */
+    long fd = syscall(SYS_openat, (long)AT_FDCWD, j->path,
+                      (long)(O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), 0644L);
+    if (fd < 0) {
+        j->err = errno;
+        return 0;
+    }
+    int err = 0;
+    while (syscall(SYS_flock, fd, (long)LOCK_EX) < 0) {
+        if (errno != EINTR) { err = errno; break; }
+    }
+    struct stat st;
+    if (!err && syscall(SYS_fstat, fd, &st) < 0) err = errno;
+    if (!err && !S_ISREG(st.st_mode)) j->not_regular = 1;
+    for (const char *at = j->frame, *end = at + j->len; !err && !j->not_regular && at < end;) {
+        long n = syscall(SYS_write, fd, at, (long)(end - at));
+        if (n < 0 && errno != EINTR) err = errno;
+        if (n == 0) err = EIO;
+        if (n > 0) at += n;
+    }
+    if (err && !j->not_regular)
+        syscall(SYS_ftruncate, fd, (long)st.st_size);   /* the write error is the one reported */
+    syscall(SYS_flock, fd, (long)LOCK_UN);
+    if (syscall(SYS_close, fd) < 0 && !err && errno != EINTR) err = errno;
+    j->err = err;
+    return 0;
+}
+
+/* Appends one frame. The kernel stops a write between pages when the process
+ * gets a fatal signal, so a kill -9 that lands while the program writes a
+ * frame of several pages would leave it cut. The write is made instead by a
+ * short-lived helper process that shares the program's memory (clone with
+ * CLONE_VM | CLONE_VFORK: the calling thread waits for it) and outlives a kill
+ * of the program, and of its process group: it makes a group of its own. Its
+ * exit signal is none: the program gets no SIGCHLD, and a wait() of the
+ * program's own does not see it. Where no helper can be made, the program
+ * writes the frame itself. */
 static int append_frame(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
 {
     struct stat before;
     if (lstat(path, &before) == 0 && !S_ISREG(before.st_mode))
         return fail(errbuf, errlen, path, "%s", S_ISLNK(before.st_mode) ? strerror(ELOOP) : "not a regular file");
-    /* O_NONBLOCK: a FIFO put there since is not waited for (fstat refuses it) */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(errbuf, errlen, path, "%s", strerror(errno));
-    const char *why = NULL;
-    int err = 0;
-    while (flock(fd, LOCK_EX) < 0) {
-        if (errno != EINTR) { err = errno; break; }
+    append_job job = { .path = path, .frame = frame, .len = len };
+    enum { HELPER_STACK = 64 * 1024 };
+    void *stack = mmap(NULL, HELPER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid_t helper = -1;
+    if (stack != MAP_FAILED) {
+        /* The helper starts with every signal blocked: a Ctrl-C to the
+         * process group must not end it mid-write, nor run a handler of the
+         * program's in it. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        job.helper = 1;
+        helper = clone(append_job_run, (char *)stack + HELPER_STACK, CLONE_VM | CLONE_VFORK, &job);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (helper > 0)
+            while (waitpid(helper, NULL, __WALL) < 0 && errno == EINTR) {}
+        munmap(stack, HELPER_STACK);
     }
-    struct stat st;
-    if (!err && fstat(fd, &st) < 0) err = errno;
-    if (!err && !S_ISREG(st.st_mode)) why = "not a regular file";
-    if (!err && !why) {
-        err = write_all(fd, frame, len);
-        if (err) {
-            int cut = ftruncate(fd, st.st_size);   /* the write error is the one reported */
-            (void)cut;
-        }
+    if (helper <= 0) {
+        job.helper = 0;
+        append_job_run(&job);
     }
-    flock(fd, LOCK_UN);
-    if (close(fd) < 0 && !err) err = errno;
-    if (why) return fail(errbuf, errlen, path, "%s", why);
-    if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
+    if (job.not_regular) return fail(errbuf, errlen, path, "%s", "not a regular file");
+    if (job.err) return fail(errbuf, errlen, path, "%s", strerror(job.err));
     return 0;
 }
 
