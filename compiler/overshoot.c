@@ -16,7 +16,8 @@
  * failed alternatives add nothing when the one that matched begins with other
  * bytes, or past the prefix they have in common with it; a repetition's last,
  * failed attempt adds nothing when what follows it begins with other bytes,
- * or past the prefix it has in common with that. What the analysis does not
+ * or past the prefix it has in common with that. These comparisons look into
+ * the rules called (expand_call, over_rest). What the analysis does not
  * see through (Pratt expressions, predicates, #recover, level-restricted
  * calls) has no bound, nor has a call of a rule that reaches a left-recursive
  * cycle. A cut changes which failures are undone, not where anything records.
@@ -48,6 +49,10 @@ typedef struct {
     size_t              cap;
     uint32_t            gen, used;
     uint32_t           *evals;   /* per rule: its evaluations so far */
+    const int          *comp;    /* each rule's recursive component; NULL: every figure is final */
+    int                 current; /* the component of the rule being evaluated */
+    int                 budget;  /* calls over_rest may still put in place of their rule bodies */
+    int                 depth;   /* rule bodies put in place of calls, one inside another */
 } solver;
 
 /* A rule of a recursive component evaluated more often than this has the
@@ -168,6 +173,45 @@ static ast_expr *const *as_list(ast_expr *const *e, int *n)
     return e;
 }
 
+/* The common prefix of two sequences may run on inside the rules they call
+ * (config's `assign = path ws "=" ...` and `call = path ws "(" ...`): where
+ * they differ at a call, the call's rule body takes its place, at most
+ * EXPAND_CALLS times per comparison, in sequences of at most EXPANDED_MAX
+ * expressions. A body put in place is analysed with the same rules, and
+ * may put bodies in place of its own calls: EXPAND_DEPTH levels at most,
+ * which ends the analysis of rules that call each other so. */
+enum { EXPAND_CALLS = 8, EXPANDED_MAX = 64, EXPAND_BUDGET = 32, EXPAND_DEPTH = 3 };
+
+static int call_unbounded(const solver *s, const ast_expr *e);
+
+/* Whether the analysis may put the rule body of e in its place: e is a call
+ * with figures, of a rule whose figures are final (of a component solved
+ * before the rule being evaluated, whose figures do not change while its
+ * component is solved). */
+static int expandable(const solver *s, const ast_expr *e)
+{
+    if (e->kind != AST_CALL || s->depth >= EXPAND_DEPTH || call_unbounded(s, e)) return 0;
+    return !s->comp || s->comp[e->rule] != s->current;
+}
+
+/* The sequence *l of *n expressions with the body of the call (*l)[c] in its
+ * place, into buf; 0 when it would not fit. */
+static int expand_call(const solver *s, ast_expr *const **l, int *n, int c, ast_expr **buf)
+{
+    int nb;
+    ast_expr *const *body = as_list(&s->ast->rules[(*l)[c]->rule].body, &nb);
+    int total = *n - 1 + nb;
+    if (total > EXPANDED_MAX) return 0;
+    ast_expr *out[EXPANDED_MAX];
+    memcpy(out, *l, (size_t)c * sizeof *out);
+    memcpy(out + c, body, (size_t)nb * sizeof *out);
+    memcpy(out + c + nb, *l + c + 1, (size_t)(*n - c - 1) * sizeof *out);
+    memcpy(buf, out, (size_t)total * sizeof *out);
+    *l = buf;
+    *n = total;
+    return 1;
+}
+
 /* An attempt of the sequence x (nx expressions) failed where the sequence y
  * (ny expressions, followed by follow) matched, at the same position: what x
  * may record past the end of their common prefix, which y matched too (so
@@ -176,14 +220,23 @@ static ast_expr *const *as_list(ast_expr *const *e, int *n)
 static uint32_t failed_beside(solver *s, ast_expr *const *x, int nx, ast_expr *const *y, int ny,
                               const cc_first *follow)
 {
-    int c = 0;
-    while (c < nx && c < ny && same_expr(x[c], y[c])) c++;
+    ast_expr *xbuf[EXPANDED_MAX], *ybuf[EXPANDED_MAX];
+    int c = 0, expansions = 0;
+    for (;; expansions++) {
+        while (c < nx && c < ny && same_expr(x[c], y[c])) c++;
+        if (c == nx || c == ny || expansions == EXPAND_CALLS) break;
+        if (expandable(s, x[c]) && expand_call(s, &x, &nx, c, xbuf)) continue;
+        if (expandable(s, y[c]) && expand_call(s, &y, &ny, c, ybuf)) continue;
+        break;
+    }
     if (c == nx) return 0;
+    s->depth += expansions > 0;
     uint32_t fail, len;
     list_fail(s, x + c, nx - c, &fail, &len);
     cc_first fx, fy, at;
     list_first(s, x + c, nx - c, &fx);
     list_first(s, y + c, ny - c, &fy);
+    s->depth -= expansions > 0;
     return fail_at(&fx, fail, begins(&fy, follow, &at));
 }
 
@@ -207,6 +260,36 @@ static uint32_t loop_final(solver *s, const ast_expr *e, const cc_first *follow)
     return fail_at(&x->first, x->fail, follow);
 }
 
+static uint32_t list_over(solver *s, ast_expr *const *kids, int n, const cc_first *follow);
+
+/* A bound of what e records past the end of a sequence in which the n
+ * expressions rest follow e, and then follow (fo: the bytes that may follow
+ * e). Its overshoot is one; when e is a call (with a capture or discard
+ * around it), so is the overshoot of its rule body followed by rest: a loop
+ * at the end of a rule body then meets what follows the call (`args = value
+ * (ws "," ws value)*` in `call = ... args? ws ")"`: a last attempt records
+ * where ws ")" matched, not past it). At most EXPAND_BUDGET calls per rule
+ * evaluation are put in place of their bodies so. */
+static uint32_t over_rest(solver *s, const ast_expr *e, ast_expr *const *rest, int n, const cc_first *follow,
+                          const cc_first *fo)
+{
+    uint32_t o = over(s, e, fo);
+    const ast_expr *c = e;
+    while (c->kind == AST_CAPTURE || c->kind == AST_DISCARD || c->kind == AST_ATOMIC) c = c->kids[0];
+    if (n == 0 || o == 0 || s->budget <= 0 || !expandable(s, c)) return o;
+    int nb;
+    ast_expr *const *body = as_list(&s->ast->rules[c->rule].body, &nb);
+    if (nb + n > EXPANDED_MAX) return o;
+    s->budget--;
+    ast_expr *list[EXPANDED_MAX];
+    memcpy(list, body, (size_t)nb * sizeof *list);
+    memcpy(list + nb, rest, (size_t)n * sizeof *list);
+    s->depth++;
+    uint32_t inside = list_over(s, list, nb + n, follow);
+    s->depth--;
+    return min2(o, inside);
+}
+
 /* The overshoot of a sequence of n expressions followed by follow. */
 static uint32_t list_over(solver *s, ast_expr *const *kids, int n, const cc_first *follow)
 {
@@ -225,9 +308,12 @@ static uint32_t list_over(solver *s, ast_expr *const *kids, int n, const cc_firs
                 ast_expr *const *x = as_list(&k->kids[0], &nx);
                 final = min2(final, failed_beside(s, x, nx, kids + i + 1, n - i - 1, follow));
             }
-            o = max2(loop_iterations(s, k, fo), final);
+            uint32_t iterations = k->kind == AST_OPTIONAL
+                ? over_rest(s, k->kids[0], kids + i + 1, n - i - 1, follow, fo)
+                : loop_iterations(s, k, fo);
+            o = max2(iterations, final);
         } else {
-            o = over(s, k, fo);
+            o = over_rest(s, k, kids + i + 1, n - i - 1, follow, fo);
         }
         result = max2(result, o);
         /* what may follow kid i - 1: kid i's first bytes, and what follows
@@ -442,6 +528,8 @@ static int eval_rule(void *ctx, int rule)
 {
     solver *s = ctx;
     forget(s);
+    s->current = s->comp[rule];
+    s->budget = EXPAND_BUDGET;
     const node_info *n = info(s, s->ast->rules[rule].body);
     cc_overshoot o = { n->over_any, n->fail, n->len }, *was = &s->rules[rule];
     /* a rule of a left-recursive cycle records what all its growth rounds
@@ -461,7 +549,7 @@ static int eval_rule(void *ctx, int rule)
 void cc_overshoot_rules(const ast_grammar *ast, const pego_grammar *g, cc_callgraph *cg, const cc_first *rfirst,
                         cc_overshoot *rules)
 {
-    solver s = { ast, g, rfirst, rules, NULL, 0, 1, 0, NULL };
+    solver s = { ast, g, rfirst, rules, NULL, 0, 1, 0, NULL, cg->comp, -1, EXPAND_BUDGET, 0 };
     memset(rules, 0, (size_t)ast->nrules * sizeof *rules);
     s.evals = cc_xcalloc((size_t)ast->nrules + 1, sizeof *s.evals);
     cc_solve(cg, eval_rule, &s);
@@ -472,7 +560,7 @@ void cc_overshoot_rules(const ast_grammar *ast, const pego_grammar *g, cc_callgr
 uint32_t cc_overshoot_iteration(const ast_grammar *ast, const pego_grammar *g, const cc_first *rfirst,
                                 const cc_overshoot *rules, const ast_expr *repeat)
 {
-    solver s = { ast, g, rfirst, (cc_overshoot *)rules, NULL, 0, 1, 0, NULL };
+    solver s = { ast, g, rfirst, (cc_overshoot *)rules, NULL, 0, 1, 0, NULL, NULL, -1, EXPAND_BUDGET, 0 };
     uint32_t o = over(&s, repeat->kids[0], NULL);
     cc_free(s.tab);
     return o;

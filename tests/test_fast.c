@@ -1450,8 +1450,18 @@ typedef struct {
      * match has a bounded length, so that an iteration of main's repetition
      * has a bounded overshoot (compiler/overshoot.c) */
     int      bounded;
+    /* with bounded: rules begin with, and sequences hold, pieces from a
+     * short list (shared_pieces), so that alternatives that call different
+     * rules begin alike, and a loop at the end of a rule meets a caller's
+     * continuation that begins like its body (the overshoot analysis looks
+     * into the rules called there) */
+    int      shared;
     int      rule;          /* the rule being written */
 } grammar_gen;
+
+static const char *const shared_pieces[] = {
+    "(?ab){0,3}", "\"c\"", "(?a-b){0,2} \"c\"", "\"ab\"?", "(?^a){0,2}", "\"b\" (?a)?",
+};
 
 static void gen_add(grammar_gen *g, const char *t)
 {
@@ -1558,7 +1568,10 @@ static void gen_choice(grammar_gen *g, int depth, int nocap)
         size_t items = 1 + below(&g->rng, depth ? 2 : 3);
         for (size_t i = 0; i < items; i++) {
             if (i) gen_add(g, " ");
-            gen_prefixed(g, depth, nocap);
+            if (g->shared && below(&g->rng, 3) == 0)
+                gen_add(g, shared_pieces[below(&g->rng, sizeof shared_pieces / sizeof shared_pieces[0])]);
+            else
+                gen_prefixed(g, depth, nocap);
         }
     }
 }
@@ -1614,6 +1627,19 @@ static void random_grammar(grammar_gen *g, uint64_t seed, const char *main_rule)
             gen_add(g, ") #recover(skip=");
             gen_add(g, skips[below(&g->rng, sizeof skips / sizeof skips[0])]);
             gen_add(g, ")");
+        } else if (g->shared && below(&g->rng, 2) == 0) {
+            /* a piece, the rule's choice, and sometimes a loop that begins with a piece */
+            gen_add(g, shared_pieces[below(&g->rng, sizeof shared_pieces / sizeof shared_pieces[0])]);
+            gen_add(g, " (");
+            gen_choice(g, 1, 0);
+            gen_add(g, ")");
+            if (below(&g->rng, 2)) {
+                gen_add(g, " (");
+                gen_add(g, shared_pieces[below(&g->rng, sizeof shared_pieces / sizeof shared_pieces[0])]);
+                gen_add(g, " ");
+                gen_prefixed(g, 1, 0);
+                gen_add(g, "){0,3}");
+            }
         } else {
             gen_choice(g, 0, 0);
         }
@@ -1728,6 +1754,7 @@ static void test_overshoot(void)
     unsigned long bounded_rules = 0, rules = 0;
     for (int i = 0; i < RANDOM_GRAMMARS / 2; i++) {
         gen.bounded = i % 2;
+        gen.shared = i % 4 == 3;
         random_grammar(&gen, 0x3c6ef372fe94f82bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
@@ -1770,6 +1797,84 @@ static void test_overshoot(void)
     CU_ASSERT_EQUAL(oc.over, 0);
 }
 
+/* The overshoot where the analysis looks into the rules called: alternatives
+ * that call different rules beginning alike, a rule whose last loop or
+ * option meets what follows its call, and calls of calls. Each grammar
+ * parses every input of up to OVERSHOOT_INPUT_LEN bytes over its alphabet;
+ * every matched call of a rule with a bound must record within it, and each
+ * grammar names a rule whose bound the analysis must find no larger than
+ * the grammar says (so that the case stays one where the analysis looked
+ * into the calls). */
+#define OVERSHOOT_INPUT_LEN 6
+
+static void test_overshoot_calls(void)
+{
+    static const struct {
+        const char *text, *alphabet, *rule;
+        uint32_t    at_most;
+    } cases[] = {
+        /* an option at the end of the rule called, then what follows the call */
+        { "def main = r0 \"b\"\ndef r0 = r1 \"b\"\ndef r1 = \"a\" (\"bc\" \"d\")?\n", "abcd", "r0", 2 },
+        /* a loop at the end of the rule called meets a continuation that begins like its body */
+        { "def main = f \";\"\n"
+          "def f = n s \"(\" s args? s \")\"\n"
+          "def args = n (s \",\" s n)*\n"
+          "def n = (?ab){1,2}\n"
+          "def s = \" \"{0,2}\n", "ab(), ;", "f", 1 },
+        /* alternatives that call rules beginning alike */
+        { "def main = (st \";\")* !.\n"
+          "def st = as / up / cl\n"
+          "def as = p s \"=\" s p\n"
+          "def up = p s \"+=\" s p\n"
+          "def cl = p s \"(\" s \")\"\n"
+          "def p = (?ab) (\".\" (?ab))?\n"
+          "def s = \" \"?\n", "ab.=+(); ", "st", 2 },
+        /* a loop's last attempt that calls a rule beginning like what follows */
+        { "def main = r0 \"c\"\ndef r0 = \"a\" (r1 \"b\")* r2\ndef r1 = \"c\"? \"a\"\ndef r2 = \"c\"? \"d\"\n",
+          "abcd", "r0", 1 },
+    };
+    overshoot_check oc = { .shown = -1 };
+    unsigned long inputs = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pego_grammar *g = pego_compile(cases[i].text, strlen(cases[i].text), "t.pego", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        int id = pego_grammar_rule_index(g, cases[i].rule);
+        CU_ASSERT_FATAL(id >= 0 && g->overshoot);
+        if (g->overshoot[id] > cases[i].at_most)
+            fprintf(stderr, "\n  rule %s: overshoot %u, not at most %u:\n%s", cases[i].rule,
+                    (unsigned)g->overshoot[id], (unsigned)cases[i].at_most, cases[i].text);
+        CU_ASSERT(g->overshoot[id] <= cases[i].at_most);
+        pego_parser *p = pego_parser_new(g);
+        oc.g = g;
+        oc.grammar = (int)i;
+        oc.text = cases[i].text;
+        pego_parser_set_trace(p, check_overshoot, &oc);
+        pego_options o = { .recognize = 1, .unit = PEGO_UNIT_BYTES };
+        const char *abc = cases[i].alphabet;
+        size_t k = strlen(abc);
+        char in[OVERSHOOT_INPUT_LEN];
+        size_t digit[OVERSHOOT_INPUT_LEN];
+        for (size_t len = 0; len <= OVERSHOOT_INPUT_LEN; len++) {
+            memset(digit, 0, sizeof digit);
+            for (;;) {                      /* every input of len bytes */
+                for (size_t j = 0; j < len; j++) in[j] = abc[digit[j]];
+                const pego_result *r;
+                pego_parse(p, in, len, &o, &r);
+                inputs++;
+                size_t j = 0;
+                while (j < len && ++digit[j] == k) digit[j++] = 0;
+                if (j == len) break;
+            }
+        }
+        pego_parser_free(p);
+        pego_grammar_free(g);
+    }
+    fprintf(stderr, "\n  %zu grammars, %lu inputs: %lu matched calls checked, %lu past their overshoot ",
+            sizeof cases / sizeof cases[0], inputs, oc.checked, oc.over);
+    CU_ASSERT(oc.checked >= 10000);
+    CU_ASSERT_EQUAL(oc.over, 0);
+}
+
 /* ---- long inputs of random grammars ----
  * The inputs above are a few bytes long, far below the cap of a deciding
  * run's probes (4,096 bytes past the call, vm/decide.c). Here a random
@@ -1792,6 +1897,7 @@ static void test_long_inputs(void)
     unsigned long bounded_errors = 0, bounded_claimed = 0;
     for (int i = 0; i < 2 * LONG_GRAMMARS; i++) {
         gen.bounded = i >= LONG_GRAMMARS;
+        gen.shared = gen.bounded && i % 2;
         random_grammar(&gen, 0xbb67ae8584caa73bull + 1000003ull * (uint64_t)i, "def main = (r0 \"|\")* !.\n");
         pego_grammar *g = pego_compile(gen.text, gen.len, "t.pego", NULL);
         if (!g) continue;
@@ -2076,6 +2182,7 @@ int main(void)
     CU_add_test(s, "fast equals reference on random grammars", test_random_grammars);
     CU_add_test(s, "fast equals reference on long inputs of random grammars", test_long_inputs);
     CU_add_test(s, "an overshoot bounds what matched calls record past their end", test_overshoot);
+    CU_add_test(s, "an overshoot bounds them where the analysis looks into the rules called", test_overshoot_calls);
     CU_add_test(s, "fast equals reference near the nesting limit", test_nesting_limit);
     CU_add_test(s, "fast equals reference on deep nests, in less stack", test_deep_nesting);
     CU_add_test(s, "profiled counts equal pego profile's on fixtures and benchmark inputs", test_fixture_counts);
