@@ -1,7 +1,8 @@
 /* The report writer: builds the JSON Lines text of one report frame in memory,
  * compresses it as one zstd frame with a checksum, and writes it to a file,
  * replacing it through a temporary file and a rename, or appending under an
- * exclusive lock. Also the file name pattern (%p %h %t %%).
+ * exclusive lock, in a helper process that a kill of the program does not
+ * end (run_job). Also the file name pattern (%p %h %t %%).
  * Part of libpego: it never prints; failures come back as messages. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1                   /* clone() */
@@ -339,46 +340,46 @@ failed:
     return NULL;
 }
 
-/* Writes all of data to fd; returns 0 or an errno value. */
-static int write_all(int fd, const char *data, size_t len)
+/* One write of a frame (append_frame, replace_file): what to write, and
+ * what came of it. */
+typedef struct file_job file_job;
+struct file_job {
+    void      (*run)(file_job *);   /* append_run or replace_run */
+    const char *path;
+    const char *tmp;          /* replace_run: the temporary file, renamed over path */
+    const void *frame;
+    size_t      len;
+    int         err;          /* an errno value, or 0 */
+    int         not_regular;  /* append_run: the path is not a regular file */
+};
+
+/* The job's functions make system calls only, with syscall(): they run in
+ * the helper process of run_job, which shares the program's memory, where no
+ * instrumented code or libc state may run. */
+#define HELPER_CODE __attribute__((no_sanitize("address", "undefined")))
+
+/* Writes all of the frame to fd; returns 0 or an errno value. */
+HELPER_CODE static int job_write(const file_job *j, long fd)
 {
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        data += n;
-        len -= (size_t)n;
+    for (const char *at = j->frame, *end = at + j->len; at < end;) {
+        long n = syscall(SYS_write, fd, at, (long)(end - at));
+        if (n < 0 && errno != EINTR) return errno;
+        if (n == 0) return EIO;
+        if (n > 0) at += n;
     }
     return 0;
 }
 
-/* One append (append_frame): what to write, and what came of it. */
-typedef struct {
-    const char *path;
-    const void *frame;
-    size_t      len;
-    int         helper;      /* run by the helper process, not by the program */
-    int         err;         /* an errno value, or 0 */
-    int         not_regular; /* the path is not a regular file */
-} append_job;
-
-/* Appends the frame under an exclusive lock; a failed write is cut off again,
- * so the file gains one complete frame or nothing. System calls only, made
- * with syscall(): it runs in the helper process of append_frame, which shares
- * the program's memory, where no instrumented code or libc state may run. */
-__attribute__((no_sanitize("address", "undefined")))
-static int append_job_run(void *arg)
+/* Appends the frame under an exclusive lock; a failed write is cut off
+ * again, so the file gains one complete frame or nothing. */
+HELPER_CODE static void append_run(file_job *j)
 {
-    append_job *j = arg;
-    if (j->helper) syscall(SYS_setpgid, 0L, 0L);   /* a kill of the program's process group spares it */
     /* O_NONBLOCK: a FIFO put there since is not waited for (fstat refuses it) */
     long fd = syscall(SYS_openat, (long)AT_FDCWD, j->path,
                       (long)(O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), 0644L);
     if (fd < 0) {
         j->err = errno;
-        return 0;
+        return;
     }
     int err = 0;
     while (syscall(SYS_flock, fd, (long)LOCK_EX) < 0) {
@@ -387,56 +388,79 @@ static int append_job_run(void *arg)
     struct stat st;
     if (!err && syscall(SYS_fstat, fd, &st) < 0) err = errno;
     if (!err && !S_ISREG(st.st_mode)) j->not_regular = 1;
-    for (const char *at = j->frame, *end = at + j->len; !err && !j->not_regular && at < end;) {
-        long n = syscall(SYS_write, fd, at, (long)(end - at));
-        if (n < 0 && errno != EINTR) err = errno;
-        if (n == 0) err = EIO;
-        if (n > 0) at += n;
+    if (!err && !j->not_regular) {
+        err = job_write(j, fd);
+        if (err) syscall(SYS_ftruncate, fd, (long)st.st_size);   /* the write error is the one reported */
     }
-    if (err && !j->not_regular)
-        syscall(SYS_ftruncate, fd, (long)st.st_size);   /* the write error is the one reported */
     syscall(SYS_flock, fd, (long)LOCK_UN);
     if (syscall(SYS_close, fd) < 0 && !err && errno != EINTR) err = errno;
     j->err = err;
+}
+
+/* Writes the frame to a new temporary file (EEXIST: the name is taken),
+ * syncs it, and renames it over the report; on an error the temporary file
+ * is removed. */
+HELPER_CODE static void replace_run(file_job *j)
+{
+    long fd = syscall(SYS_openat, (long)AT_FDCWD, j->tmp,
+                      (long)(O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC), 0644L);
+    if (fd < 0) {
+        j->err = errno;
+        return;
+    }
+    int err = job_write(j, fd);
+    if (!err && syscall(SYS_fsync, fd) < 0) err = errno;
+    if (syscall(SYS_close, fd) < 0 && !err && errno != EINTR) err = errno;
+    if (!err && syscall(SYS_renameat, (long)AT_FDCWD, j->tmp, (long)AT_FDCWD, j->path) < 0) err = errno;
+    if (err) syscall(SYS_unlinkat, (long)AT_FDCWD, j->tmp, 0L);
+    j->err = err;
+}
+
+HELPER_CODE static int helper_main(void *arg)
+{
+    file_job *j = arg;
+    syscall(SYS_setpgid, 0L, 0L);      /* a kill of the program's process group spares it */
+    j->run(j);
     return 0;
 }
 
-/* Appends one frame. The kernel stops a write between pages when the process
- * gets a fatal signal, so a kill -9 that lands while the program writes a
- * frame of several pages would leave it cut. The write is made instead by a
- * short-lived helper process that shares the program's memory (clone with
- * CLONE_VM | CLONE_VFORK: the calling thread waits for it) and outlives a kill
- * of the program, and of its process group: it makes a group of its own. Its
- * exit signal is none: the program gets no SIGCHLD, and a wait() of the
- * program's own does not see it. Where no helper can be made, the program
- * writes the frame itself. */
-static int append_frame(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
+/* Runs a job in a short-lived helper process. The kernel stops a write
+ * between pages when the process gets a fatal signal, so a kill -9 that lands
+ * while the program writes a frame of several pages would leave an appended
+ * frame cut, or a temporary file beside the report. The helper shares the
+ * program's memory (clone with CLONE_VM | CLONE_VFORK: the calling thread
+ * waits for it) and outlives a kill of the program, and of its process
+ * group: it makes a group of its own. It starts with every signal blocked (a
+ * Ctrl-C must not end it mid-write, nor run a handler of the program's in
+ * it). Its exit signal is none: the program gets no SIGCHLD, and a wait() of
+ * the program's own does not see it. Where no helper can be made, the
+ * program runs the job itself. */
+static void run_job(file_job *j)
 {
-    struct stat before;
-    if (lstat(path, &before) == 0 && !S_ISREG(before.st_mode))
-        return fail(errbuf, errlen, path, "%s", S_ISLNK(before.st_mode) ? strerror(ELOOP) : "not a regular file");
-    append_job job = { .path = path, .frame = frame, .len = len };
     enum { HELPER_STACK = 64 * 1024 };
     void *stack = mmap(NULL, HELPER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     pid_t helper = -1;
     if (stack != MAP_FAILED) {
-        /* The helper starts with every signal blocked: a Ctrl-C to the
-         * process group must not end it mid-write, nor run a handler of the
-         * program's in it. */
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        job.helper = 1;
-        helper = clone(append_job_run, (char *)stack + HELPER_STACK, CLONE_VM | CLONE_VFORK, &job);
+        helper = clone(helper_main, (char *)stack + HELPER_STACK, CLONE_VM | CLONE_VFORK, j);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (helper > 0)
             while (waitpid(helper, NULL, __WALL) < 0 && errno == EINTR) {}
         munmap(stack, HELPER_STACK);
     }
-    if (helper <= 0) {
-        job.helper = 0;
-        append_job_run(&job);
-    }
+    if (helper <= 0) j->run(j);
+}
+
+/* Appends one frame. */
+static int append_frame(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
+{
+    struct stat before;
+    if (lstat(path, &before) == 0 && !S_ISREG(before.st_mode))
+        return fail(errbuf, errlen, path, "%s", S_ISLNK(before.st_mode) ? strerror(ELOOP) : "not a regular file");
+    file_job job = { .run = append_run, .path = path, .frame = frame, .len = len };
+    run_job(&job);
     if (job.not_regular) return fail(errbuf, errlen, path, "%s", "not a regular file");
     if (job.err) return fail(errbuf, errlen, path, "%s", strerror(job.err));
     return 0;
@@ -482,7 +506,8 @@ static int make_directories(const char *path)
     return err;
 }
 
-/* Writes a temporary file beside path, then renames it over path. */
+/* Writes a temporary file beside path, then renames it over path (both in
+ * the helper process of run_job). */
 static int replace_file(const char *path, const void *frame, size_t len, char *errbuf, size_t errlen)
 {
     struct stat st;
@@ -494,25 +519,15 @@ static int replace_file(const char *path, const void *frame, size_t len, char *e
     char *tmp = rt_malloc(tmpcap);
     if (!tmp) return fail(errbuf, errlen, path, "out of memory");
     static unsigned counter;
-    int fd = -1;
-    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+    file_job job = { .run = replace_run, .path = path, .tmp = tmp, .frame = frame, .len = len, .err = EEXIST };
+    for (int attempt = 0; job.err == EEXIST && attempt < 100; attempt++) {
         snprintf(tmp, tmpcap, "%.*s.%s.tmp.%ld.%u", (int)dirlen, path, path + dirlen, (long)getpid(),
                  __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST) break;
+        job.err = 0;
+        run_job(&job);
     }
-    if (fd < 0) {
-        int e = errno;
-        rt_free(tmp);
-        return fail(errbuf, errlen, path, "%s", strerror(e));
-    }
-    int err = write_all(fd, frame, len);
-    if (!err && fsync(fd) < 0) err = errno;
-    if (close(fd) < 0 && !err) err = errno;
-    if (!err && rename(tmp, path) < 0) err = errno;
-    if (err) unlink(tmp);
     rt_free(tmp);
-    if (err) return fail(errbuf, errlen, path, "%s", strerror(err));
+    if (job.err) return fail(errbuf, errlen, path, "%s", strerror(job.err));
     return 0;
 }
 
