@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,31 @@ HELPER_CODE static int job_write(const file_job *j, long fd)
     return 0;
 }
 
+/* Whether the open file fd is a regular file, and its size, into *size; an
+ * errno value for a failure. statx has the same layout on every
+ * architecture (the kernel's struct stat is glibc's on some only); where the
+ * kernel has none (before Linux 4.11), the size is where the file ends, and
+ * only a file that cannot seek (a FIFO) is taken as not regular. */
+HELPER_CODE static int job_file_size(long fd, int *regular, uint64_t *size)
+{
+    struct statx sx;
+    if (syscall(SYS_statx, fd, "", (long)AT_EMPTY_PATH, (long)(STATX_TYPE | STATX_SIZE), &sx) == 0) {
+        *regular = S_ISREG(sx.stx_mode);
+        *size = sx.stx_size;
+        return 0;
+    }
+    if (errno != ENOSYS && errno != EPERM) return errno;
+    long end = syscall(SYS_lseek, fd, 0L, (long)SEEK_END);
+    if (end < 0) {
+        if (errno != ESPIPE) return errno;
+        *regular = 0;
+        return 0;
+    }
+    *regular = 1;
+    *size = (uint64_t)end;
+    return 0;
+}
+
 /* Appends the frame under an exclusive lock; a failed write is cut off
  * again, so the file gains one complete frame or nothing. */
 HELPER_CODE static void append_run(file_job *j)
@@ -385,12 +411,13 @@ HELPER_CODE static void append_run(file_job *j)
     while (syscall(SYS_flock, fd, (long)LOCK_EX) < 0) {
         if (errno != EINTR) { err = errno; break; }
     }
-    struct stat st;
-    if (!err && syscall(SYS_fstat, fd, &st) < 0) err = errno;
-    if (!err && !S_ISREG(st.st_mode)) j->not_regular = 1;
-    if (!err && !j->not_regular) {
+    int regular = 0;
+    uint64_t size = 0;
+    if (!err) err = job_file_size(fd, &regular, &size);
+    if (!err && !regular) j->not_regular = 1;
+    if (!err && regular) {
         err = job_write(j, fd);
-        if (err) syscall(SYS_ftruncate, fd, (long)st.st_size);   /* the write error is the one reported */
+        if (err) syscall(SYS_ftruncate, fd, (long)size);   /* the write error is the one reported */
     }
     syscall(SYS_flock, fd, (long)LOCK_UN);
     if (syscall(SYS_close, fd) < 0 && !err && errno != EINTR) err = errno;
@@ -411,7 +438,11 @@ HELPER_CODE static void replace_run(file_job *j)
     int err = job_write(j, fd);
     if (!err && syscall(SYS_fsync, fd) < 0) err = errno;
     if (syscall(SYS_close, fd) < 0 && !err && errno != EINTR) err = errno;
+#ifdef SYS_renameat
     if (!err && syscall(SYS_renameat, (long)AT_FDCWD, j->tmp, (long)AT_FDCWD, j->path) < 0) err = errno;
+#else                                   /* riscv64 and others: renameat2 only */
+    if (!err && syscall(SYS_renameat2, (long)AT_FDCWD, j->tmp, (long)AT_FDCWD, j->path, 0L) < 0) err = errno;
+#endif
     if (err) syscall(SYS_unlinkat, (long)AT_FDCWD, j->tmp, 0L);
     j->err = err;
 }
