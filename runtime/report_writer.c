@@ -400,7 +400,7 @@ HELPER_CODE static int job_file_size(long fd, int *regular, uint64_t *size)
  * again, so the file gains one complete frame or nothing. */
 HELPER_CODE static void append_run(file_job *j)
 {
-    /* O_NONBLOCK: a FIFO put there since is not waited for (fstat refuses it) */
+    /* O_NONBLOCK: a FIFO put there since is not waited for (job_file_size refuses it) */
     long fd = syscall(SYS_openat, (long)AT_FDCWD, j->path,
                       (long)(O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), 0644L);
     if (fd < 0) {
