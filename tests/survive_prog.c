@@ -16,7 +16,7 @@
  *                 loop; then it exits 3
  *   abort         parses for 300 ms (printing "ready" after the first), then
  *                 abort()s
- *   own-sigprof   installs a SIGPROF handler of its own, parses for 200 ms,
+ *   own-sigprof   installs a SIGPROF handler of its own, parses for 600 ms,
  *                 then prints whether its handler is still installed and how
  *                 many signals it got before and after raise(SIGPROF)
  *   sigprof-after parses for 100 ms, installs a SIGPROF handler of its own,
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
         int after = strcmp(mode, "sigprof-after") == 0;
         if (after) parse_for(100);
         signal(SIGPROF, count_sigprof);
-        parse_for(after ? 100 : 200);
+        parse_for(after ? 100 : 600);
         report_sigprof();
         return 0;
     }
