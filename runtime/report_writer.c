@@ -359,16 +359,38 @@ struct file_job {
  * instrumented code or libc state may run. */
 #define HELPER_CODE __attribute__((no_sanitize("address", "undefined")))
 
-/* Writes all of the frame to fd; returns 0 or an errno value. */
-HELPER_CODE static int job_write(const file_job *j, long fd)
+#ifdef PEGO_FAULT_INJECTION
+unsigned rep_fault_write_pause_ms;
+int      rep_fault_no_helper;
+#endif
+
+/* Writes the bytes from at to end to fd; returns 0 or an errno value. */
+HELPER_CODE static int write_bytes(long fd, const char *at, const char *end)
 {
-    for (const char *at = j->frame, *end = at + j->len; at < end;) {
+    while (at < end) {
         long n = syscall(SYS_write, fd, at, (long)(end - at));
         if (n < 0 && errno != EINTR) return errno;
         if (n == 0) return EIO;
         if (n > 0) at += n;
     }
     return 0;
+}
+
+/* Writes all of the frame to fd; returns 0 or an errno value. */
+HELPER_CODE static int job_write(const file_job *j, long fd)
+{
+    const char *at = j->frame, *end = at + j->len;
+#if defined(PEGO_FAULT_INJECTION) && defined(SYS_nanosleep)
+    if (rep_fault_write_pause_ms && j->len > 1) {     /* half the frame, a pause, the rest */
+        const char *half = at + j->len / 2;
+        int err = write_bytes(fd, at, half);
+        if (err) return err;
+        struct timespec t = { (time_t)(rep_fault_write_pause_ms / 1000), (long)(rep_fault_write_pause_ms % 1000) * 1000000L };
+        syscall(SYS_nanosleep, &t, NULL);
+        at = half;
+    }
+#endif
+    return write_bytes(fd, at, end);
 }
 
 /* Whether the open file fd is a regular file, and its size, into *size; an
@@ -471,6 +493,12 @@ static void run_job(file_job *j)
     enum { HELPER_STACK = 64 * 1024 };
     void *stack = mmap(NULL, HELPER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     pid_t helper = -1;
+#ifdef PEGO_FAULT_INJECTION
+    if (rep_fault_no_helper && stack != MAP_FAILED) {
+        munmap(stack, HELPER_STACK);
+        stack = MAP_FAILED;
+    }
+#endif
     if (stack != MAP_FAILED) {
         sigset_t all, old;
         sigfillset(&all);

@@ -43,4 +43,14 @@ const char *rep_builder_text(const rep_builder *b, size_t *len);
  * or -1 with "cannot write profile PATH: REASON" in errbuf (errlen bytes). */
 int rep_write_file(const rep_builder *b, const char *path, int append, char *errbuf, size_t errlen);
 
+#ifdef PEGO_FAULT_INJECTION
+/* Test builds (tests/survive.test): each write of a frame writes its first
+ * half, then waits rep_fault_write_pause_ms milliseconds before the rest, so
+ * that a test can kill the program in the middle of it; rep_fault_no_helper
+ * makes the program write its frames itself, as where no helper process can
+ * be made. */
+extern unsigned rep_fault_write_pause_ms;
+extern int      rep_fault_no_helper;
+#endif
+
 #endif

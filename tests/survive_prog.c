@@ -20,7 +20,12 @@
  *                 then prints whether its handler is still installed and how
  *                 many signals it got before and after raise(SIGPROF)
  *   sigprof-after parses for 100 ms, installs a SIGPROF handler of its own,
- *                 parses for 100 ms more, and prints the same */
+ *                 parses for 100 ms more, and prints the same
+ *   pause-write   as loop, each write of a report frame pausing for a second
+ *                 halfway; SURVIVE_NO_HELPER in the environment: the program
+ *                 writes its frames itself. Only in tests/survive_fault, this
+ *                 program built with the library's sources and fault
+ *                 injection */
 #define _GNU_SOURCE 1          /* a writer-preferring read-write lock */
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +37,9 @@
 #include <unistd.h>
 
 #include "pego.h"
+#ifdef PEGO_FAULT_INJECTION
+#include "../runtime/report_writer.h"
+#endif
 
 /* AddressSanitizer's runtime (as GCC 12 ships it) takes no locks of its own
  * across fork(): a child forked while another thread is in its allocator can
@@ -207,6 +215,16 @@ int main(int argc, char **argv)
         parse_times(-1);
         exit(3);                        /* its own handler stopped the loop */
     }
+#ifdef PEGO_FAULT_INJECTION
+    if (strcmp(mode, "pause-write") == 0) {
+        rep_fault_write_pause_ms = 1000;
+        rep_fault_no_helper = getenv("SURVIVE_NO_HELPER") != NULL;
+        parse_times(1);
+        ready();
+        parse_times(-1);
+        return 3;
+    }
+#endif
     if (strcmp(mode, "own-sigprof") == 0 || strcmp(mode, "sigprof-after") == 0) {
         int after = strcmp(mode, "sigprof-after") == 0;
         if (after) parse_for(100);
