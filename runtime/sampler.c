@@ -131,14 +131,22 @@ void rt_sampler_free(rt_samples *sm)
     memset(sm, 0, sizeof *sm);
 }
 
-/* The rule of the call frame at index k - 1, or -1 when it is not one. */
-static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller)
+/* The rule of the call frame at index k - 1, or -1 when it is not one. A
+ * frame that a tail call reused (E_TCALL) stands for two calls: the rule of
+ * the tail call, and the frame's own in *outer (else -1). */
+static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller, int64_t *outer)
 {
+    *outer = -1;
     if (k == 0 || k > p->capes) return -1;
     const vm_entry *e = &p->es[k - 1];
     if (e->kind == E_CALL || e->kind == E_MCALL) {
         *caller = e->u.call.caller;
         return e->u.call.variant;
+    }
+    if (e->kind == E_TCALL && e->rec < p->g->ncode) {
+        *caller = e->u.call.caller;
+        *outer = e->u.call.variant;
+        return p->g->code[e->rec].a;
     }
     if (e->kind == E_GCALL && e->u.gcall.frame < p->capgf) {
         *caller = e->u.gcall.caller;
@@ -165,10 +173,11 @@ int64_t rt_sampler_innermost(const pego_parser *p)
 {
     const pego_grammar *g = p->g;
     uint32_t chain, caller;
+    int64_t outer;
     uint32_t ctx = inline_context(g, p->sample_ip, 0, &chain);
     if (chain == UINT32_MAX && ctx) chain = g->inline_ctx[ctx - 1].chain;
     if (chain == UINT32_MAX) {
-        int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller) : -1;
+        int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller, &outer) : -1;
         return rule < 0 ? -1 : rule % g->nrules;
     }
     if (chain >= g->nchains || !g->chains[chain].n) return -1;
@@ -272,6 +281,7 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
     const vm_ins *ip = p->sample_ip;
     uint32_t k = p->sample_top, chain, ctx = inline_context(g, ip, spans, &chain);
     uint32_t in_chain = 0;                  /* the rules of the chain being read, innermost first */
+    int64_t outer = -1;                     /* the rule of a frame that a tail call reused */
     if (chain == UINT32_MAX && ctx) {
         chain = g->inline_ctx[ctx - 1].chain;
         ctx = g->inline_ctx[ctx - 1].parent;
@@ -287,9 +297,13 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
             if (chain >= g->nchains || !g->chains[chain].n) break;
             in_chain = g->chains[chain].n;
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
+        } else if (outer >= 0) {
+            rule = outer;
+            outer = -1;
         } else {
             uint32_t caller = 0;
-            if (!k || steps > p->capes + CC_INLINE_LEVELS || (rule = frame_rule(p, k, &caller)) < 0) break;
+            if (!k || steps > 2 * p->capes + CC_INLINE_LEVELS || (rule = frame_rule(p, k, &caller, &outer)) < 0)
+                break;
             k = caller;
         }
         uint32_t r = (uint32_t)(rule % nrules);

@@ -19,6 +19,7 @@
 
 #include "pego.h"
 #include "../runtime/parser.h"    /* rt_sampler_prepare, rt_sampler_take */
+#include "../vm/vm.h"             /* vm_grow_entries */
 #include "fixtures.h"
 
 typedef struct {
@@ -467,6 +468,51 @@ static void test_sampled_stacks_kept(void)
     pego_grammar_free(g);
 }
 
+/* A plain frame of the profiled program that a call in tail position reused
+ * (E_TCALL) stands for two calls: a sample taken with it on top has both on
+ * its stack, the tail call innermost, which gets the self time. The frames
+ * are laid out as the profiled program leaves them when a calls b in tail
+ * position: main's frame, then a's, which the call of b at address t
+ * reused. */
+static void test_sampled_tail_frame(void)
+{
+    const char *src = "def main = a a def a = \"<\" b def b = \"(\" main \")\" / \"x\"";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    int main_rule = pego_grammar_rule_index(g, "main"), a = pego_grammar_rule_index(g, "a"),
+        b = pego_grammar_rule_index(g, "b");
+    uint32_t t = 0;                     /* a's call of b in tail position, in the profiled program */
+    for (uint32_t i = g->prof_start; i < g->ncode && !t; i++)
+        if (g->code[i].op == OP_CALL && (uint32_t)g->code[i].a % (uint32_t)g->nrules == (uint32_t)b && (g->code[i].flags & INS_TAIL)) t = i;
+    CU_ASSERT_FATAL(t != 0);
+    pego_parser *p = pego_parser_new(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL_FATAL(vm_grow_entries(p, 4), 0);
+    p->es[0] = (vm_entry){ .kind = E_BOTTOM };
+    p->es[1] = (vm_entry){ .kind = E_CALL, .u.call = { .ret = 0, .variant = (uint32_t)main_rule, .caller = 0 } };
+    p->es[2] = (vm_entry){ .kind = E_TCALL, .pos = 1, .lower_pos = 2, .rec = t,
+                           .u.call = { .ret = 1, .variant = (uint32_t)a, .caller = 2 } };
+    p->sample_top = 3;
+    p->sample_ip = NULL;
+    rt_samples sm;
+    memset(&sm, 0, sizeof sm);
+    CU_ASSERT_EQUAL_FATAL(rt_sampler_prepare(&sm, (uint32_t)g->nrules, g->ncode, 0), 0);
+    CU_ASSERT_EQUAL(rt_sampler_innermost(p), b);
+    CU_ASSERT_EQUAL(rt_sampler_take(p, &sm, 3, 1, NULL), b);
+    CU_ASSERT_EQUAL(sm.self[b], 3);
+    CU_ASSERT_EQUAL(sm.self[a] + sm.self[main_rule], 0);
+    CU_ASSERT(sm.incl[main_rule] == 3 && sm.incl[a] == 3 && sm.incl[b] == 3);
+    /* one stack record: its length, instruction, weight, native frames, then
+     * the path from the outermost call */
+    CU_ASSERT_EQUAL_FATAL(sm.npaths, 7);
+    CU_ASSERT(sm.paths[0] == 3 && sm.paths[2] == 3 && sm.paths[3] == 0);
+    CU_ASSERT(sm.paths[4] == (uint32_t)main_rule && sm.paths[5] == (uint32_t)a && sm.paths[6] == (uint32_t)b);
+    p->sample_top = 0;
+    rt_sampler_free(&sm);
+    pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
 /* ---- every fixture: profiled equals unprofiled, totals equal statistics ---- */
 
 
@@ -739,6 +785,7 @@ int main(void)
     CU_add_test(s, "hint: at most three rules", test_hint_more_rules);
     CU_add_test(s, "with another sink, detached", test_with_other_sink);
     CU_add_test(s, "sampled stacks: a long parse keeps every sample's", test_sampled_stacks_kept);
+    CU_add_test(s, "sampled stacks: a frame reused by a tail call stands for both calls", test_sampled_tail_frame);
     CU_add_test(s, "profiled equals unprofiled on every fixture", test_fixtures);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

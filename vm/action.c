@@ -529,7 +529,7 @@ static uint32_t scope_start(const pego_parser *p, uint32_t esn, int32_t rep)
     for (uint32_t i = esn; i-- > 0;) {
         const vm_entry *e = &p->es[i];
         if (rep >= 0 ? e->kind == E_ITER && e->u.iter.rep == (uint32_t)rep
-                     : e->kind == E_CALL || e->kind == E_GCALL || e->kind == E_SUB)
+                     : e->kind == E_CALL || e->kind == E_TCALL || e->kind == E_GCALL || e->kind == E_SUB)
             return e->trail;
     }
     return 0;

@@ -68,6 +68,18 @@
 #define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
+/* The same for the two calls of a frame that a tail call reused (E_TCALL,
+ * vm/stack.h): the call at address rec, whose operand a is its variant, then
+ * the frame's own. */
+#define TAILED(e) p->counts[code[(e)->rec].a]
+#define COUNT_TAIL_RETURN(e) (TAILED(e).plain_matched++, TAILED(e).consumed += pos - (e)->lower_pos, COUNT_RETURN(e))
+#define COUNT_TAIL_FAILURE(e) (TAILED(e).plain_failed++, COUNT_FAILURE(e))
+/* The profiled program's call in tail position from the plain frame e on
+ * top, its caller's: the frame stands for the call too (E_TCALL), which
+ * saves a frame and a return. The call is made from address t, here; the
+ * sampler reads rec, then kind: volatile stores keep that order. */
+#define TAIL_FRAME(e, t) ((e)->lower_pos = pos, *(volatile uint32_t *)&(e)->rec = (t), \
+                          *(volatile uint8_t *)&(e)->kind = E_TCALL)
 /* The profiled program's real call at address at failed (the start rule's
  * call, which returns to 0, is at none): when it is an alternative a jump
  * table picked, the reference program goes on to the alternatives after it,
@@ -713,6 +725,12 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(CALL):
             NOTE_PC(ip);
             DECIDE_CALL();
+            PROFILED_CODE(
+            if ((ip->flags & INS_TAIL) && es[esn - 1].kind == E_CALL && !noplain) {
+                call.ret = (uint32_t)(ip - code) + 1;
+                call.entry = (uint32_t)ip->b;
+                goto tail_call;
+            })
             if (!noplain) {
                 PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
                 NEXT;
@@ -759,6 +777,14 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                     ip = code + e->u.call.ret;
                     NEXT;
                 }
+                PROFILED_CODE(
+                if (e->kind == E_TCALL) {
+                    COUNT_TAIL_RETURN(e);
+                    esn--;
+                    depth -= 2;
+                    ip = code + e->u.call.ret;
+                    NEXT;
+                })
                 if (!TAIL_CALLS) goto corrupt;
                 /* E_CALL2: the inner frame returns, the caller's takes its fields again */
                 depth -= FRAME_DEPTH(e);
@@ -963,6 +989,13 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 COUNT_FAIL_SITE(e->u.call.ret - 1u)
                 depth--;
                 continue;
+            PROFILED_CODE(
+            case E_TCALL:
+                COUNT_TAIL_FAILURE(e);
+                COUNT_FAIL_SITE(e->rec)
+                COUNT_FAIL_SITE(e->u.call.ret - 1u)
+                depth -= 2;
+                continue;)
             case E_CHOICE:
                 if (e->cut) continue;
                 RESTORE_ENTRY(e);
@@ -1096,6 +1129,17 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         NEXT;
     }
 
+
+    PROFILED_CODE(
+    tail_call:
+        /* a call in tail position of the profiled program (CALL): the
+         * plain frame on top, its caller's, stands for it too */
+        TAIL_FRAME(&es[esn - 1], call.ret - 1u);
+        if (++depth > max_depth) goto too_deep;
+        plain_calls++;
+        ip = code + call.entry;
+        NEXT;)
+
 corrupt:
     FLUSH_CALLS();
     return rt_parse_abort(p, "internal error: bad instruction %u", (unsigned)ip->op);
@@ -1118,6 +1162,10 @@ capped:
 #undef FLUSH_CALLS
 #undef COUNT_RETURN
 #undef COUNT_FAILURE
+#undef TAILED
+#undef COUNT_TAIL_RETURN
+#undef COUNT_TAIL_FAILURE
+#undef TAIL_FRAME
 #undef COUNT_FAIL_SITE
 #undef FIRST_CALL_AT
 #undef CUR_VS

@@ -22,7 +22,8 @@ enum {
     E_LABEL,    /* #error: replace what the expression recorded by the message */
     E_RECOVER,  /* #recover: on failure, hold it and run the skip */
     E_SKIP,     /* #recover's skip is running */
-    E_SUB       /* a Pratt line is running; its outcome goes back to the machine */
+    E_SUB,      /* a Pratt line is running; its outcome goes back to the machine */
+    E_TCALL     /* plain frame of the profiled program that a tail call reused: two calls (vm_entry) */
 };
 
 /* One control-stack entry: 32 bytes. The state every entry restores on
@@ -35,7 +36,14 @@ enum {
  * writes its own in the usual fields: the entry becomes E_CALL2, two frames in
  * 32 bytes, and the usual fields are always those of the innermost frame. Its
  * RET or a tail call works on them as on an E_CALL; the RET moves the caller's
- * frame back (E_CALL again). */
+ * frame back (E_CALL again).
+ *
+ * A plain frame of the profiled program (E_CALL) that makes a call in tail
+ * position stands for that call too: it becomes E_TCALL, and the usual
+ * fields stay the caller's (its position, variant, return address and
+ * caller) while the call's position goes to lower_pos and its call
+ * instruction's address to rec (the instruction's operand a is the variant
+ * called). Its RET or its failure counts both calls. */
 typedef struct {
     uint8_t  kind;
     uint8_t  cut;      /* choice, iteration, Pratt line: a cut committed it */
@@ -46,11 +54,12 @@ typedef struct {
     uint32_t pos;      /* position to restore; of a call, where it started */
     union {
         uint32_t vs;           /* value-stack height */
-        uint32_t lower_pos;    /* E_CALL2: where the caller's frame's call started */
+        uint32_t lower_pos;    /* E_CALL2: where the caller's frame's call started; E_TCALL:
+                                  where the tail call started */
     };
     uint32_t trail;    /* capture-trail height */
     union {
-        uint32_t rec;          /* number of recovered errors */
+        uint32_t rec;          /* number of recovered errors; E_TCALL: address of the tail call */
         uint32_t memo;         /* E_MCALL: index of the call's memo entry */
         uint32_t lower_trail;  /* E_CALL2: the caller's frame's trail height */
     };

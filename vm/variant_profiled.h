@@ -3,8 +3,11 @@
  * its name and five others changed. PROFILED turns on the counters (plain
  * calls, returns and failures of plain frames, and the instructions PCOUNT, PIN
  * and POUT); CALL_FRAME keeps the variant a plain frame called, to count its
- * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS and FRAME_DEPTH give every call a frame of its own, so
- * that every return counts; NOTE_PC stores the address of the instruction
+ * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS
+ * and FRAME_DEPTH turn off the fast program's ways of saving frames (a tail
+ * call's extra level, E_CALL2), which count no returns: a call in tail
+ * position reuses its caller's frame as E_TCALL instead (vm/stack.h), which
+ * counts both calls; NOTE_PC stores the address of the instruction
  * running for the sampler (where the running calls may change, and where a
  * run of input is read: vm/loop.h), which gives the sample to those calls
  * and to the instruction's source line. */
