@@ -1,39 +1,15 @@
 /* The memo table: entries keyed by (rule variant, position, binding level,
  * environment of the variables the rule reads) in open-addressed slots kept
- * in the order of the input (home), the arena of expectation sets kept by
- * entries, and the second-call bitset. All of it is reused across parses. */
+ * in the order of the input (rt_memo_home), the arena of expectation sets
+ * kept by entries, and the second-call bitset. All of it is reused across
+ * parses. The search and the making of an entry are inline in
+ * runtime/parser.h (rt_memo_put), for the profiled program's memoized calls;
+ * the table's growth is here. */
 #include "parser.h"
 #include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* An entry's context: its binding level and its environment, one key. */
-static uint64_t context(uint32_t level, uint32_t env) { return (uint64_t)env << 32 | level; }
-
-static uint32_t hash(uint32_t variant, uint32_t pos, uint64_t context)
-{
-    uint64_t h = ((uint64_t)pos << 20 ^ variant ^ context << 52 ^ (context >> 32) << 36) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32);
-}
-
-/* Where the search for an entry begins. Ordered, as a table starts: the 16
- * slots of one cache line stand for a block of 2^shift positions, the blocks
- * in the order of the input (wrapping around the table), and the key picks
- * the slot in the line. A parse moves forward, and a rule is memoized from
- * its second call at a position: the slots it reads next are those it read
- * last, or the next ones, which the processor already has. Spread, once a
- * search has been long (entries crowded on few positions): anywhere, by a
- * hash of the whole key. */
-static inline uint32_t home(const rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
-{
-    if (m->spread) return hash(variant, pos, ctx);
-    uint32_t mix = (variant ^ (uint32_t)ctx ^ (uint32_t)(ctx >> 32) << 8) * 0x9E3779B1u + pos * 0x85EBCA77u;
-    return (pos >> m->shift) << 4 | mix >> 28;
-}
-
-/* A search longer than this makes the slots spread. */
-enum { LONG_SEARCH = 64 };
 
 /* The most slots an estimate of the entries to come makes (next_size). */
 enum { MAX_ESTIMATE = 1u << 24 };
@@ -42,7 +18,7 @@ enum { MAX_ESTIMATE = 1u << 24 };
 static inline uint32_t place(rt_memo *m, uint32_t k)
 {
     const rt_memo_entry *e = &m->entries[k];
-    uint32_t mask = m->nslots - 1, i = home(m, e->variant, e->pos, e->context) & mask, far = 0;
+    uint32_t mask = m->nslots - 1, i = rt_memo_home(m, e->variant, e->pos, e->context) & mask, far = 0;
     while (m->slots[i]) i = (i + 1) & mask, far++;
     m->slots[i] = k + 1;
     return far;
@@ -53,7 +29,7 @@ static inline uint32_t place(rt_memo *m, uint32_t k)
 static void place_all(rt_memo *m)
 {
     for (uint32_t k = 0; k < m->n; k++) {
-        if (place(m, k) > LONG_SEARCH && !m->spread) {
+        if (place(m, k) > RT_MEMO_LONG_SEARCH && !m->spread) {
             m->spread = 1;
             memset(m->slots, 0, m->nslots * sizeof *m->slots);
             k = UINT32_MAX;              /* again, from the first */
@@ -65,8 +41,8 @@ rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t
 {
     if (!m->nslots) return NULL;
     uint32_t mask = m->nslots - 1;
-    uint64_t ctx = context(level, env);
-    for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask) {
+    uint64_t ctx = rt_memo_context(level, env);
+    for (uint32_t i = rt_memo_home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (!s) return NULL;
         rt_memo_entry *e = &m->entries[s - 1];
@@ -109,52 +85,14 @@ static uint32_t next_size(const rt_memo *m, uint32_t *cover)
     return (uint32_t)n;
 }
 
-/* Entry n, new and empty, for (variant, pos, ctx): the table has room for it
- * and it is yet to be put in the slots. */
-static inline rt_memo_entry *new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
-{
-    rt_memo_entry *e = &m->entries[m->n++];
-    *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = ctx };
-    if (pos > m->top) m->top = pos;
-    if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
-    return e;
-}
-
-/* rt_memo_put when the table may have to grow first. */
-static rt_memo_entry *put_growing(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
-                                  uint32_t nvariants, int *added)
+/* rt_memo_put when the table may have to grow first, or its slots are
+ * spread, or a search got long. */
+rt_memo_entry *rt_memo_put_slow(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                                uint32_t nvariants, int *added)
 {
     rt_memo_entry *e = rt_memo_find(m, variant, pos, level, env);
     *added = !e;
     return e ? e : rt_memo_add(m, variant, pos, level, env, nvariants);
-}
-
-/* Returns the entry for (variant, pos, level, env), creating an empty one if
- * there is none (*added is then 1); NULL when out of memory. When the table has
- * room, one search finds the entry or the slot a new one takes. */
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
-                           uint32_t nvariants, int *added)
-{
-    if (!m->rule_used || m->n == m->cap || (uint64_t)(m->n + 1) * 2 > m->nslots)
-        return put_growing(m, variant, pos, level, env, nvariants, added);
-    uint64_t ctx = context(level, env);
-    uint32_t mask = m->nslots - 1, far = 0;
-    for (uint32_t i = home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask, far++) {
-        uint32_t s = m->slots[i];
-        if (s) {
-            rt_memo_entry *e = &m->entries[s - 1];
-            if (e->variant == variant && e->pos == pos && e->context == ctx) {
-                *added = 0;
-                return e;
-            }
-            continue;
-        }
-        *added = 1;
-        /* a long search: rt_memo_add spreads the slots */
-        if (far > LONG_SEARCH && !m->spread) return rt_memo_add(m, variant, pos, level, env, nvariants);
-        m->slots[i] = m->n + 1;
-        return new_entry(m, variant, pos, ctx);
-    }
 }
 
 /* Creates the empty entry for (variant, pos, level, env), which the table
@@ -178,8 +116,8 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         m->entries = n;
         m->cap = cap;
     }
-    e = new_entry(m, variant, pos, context(level, env));
-    if (place(m, m->n - 1) > LONG_SEARCH && !m->spread) {
+    e = rt_memo_new_entry(m, variant, pos, rt_memo_context(level, env));
+    if (place(m, m->n - 1) > RT_MEMO_LONG_SEARCH && !m->spread) {
         m->spread = 1;
         memset(m->slots, 0, m->nslots * sizeof *m->slots);
         place_all(m);
@@ -311,7 +249,7 @@ void rt_memo_reset(rt_memo *m)
         uint32_t mask = m->nslots - 1;
         for (uint32_t k = 0; k < m->n; k++) {
             const rt_memo_entry *e = &m->entries[k];
-            uint32_t i = home(m, e->variant, e->pos, e->context) & mask;
+            uint32_t i = rt_memo_home(m, e->variant, e->pos, e->context) & mask;
             while (m->slots[i] != k + 1) i = (i + 1) & mask;
             m->slots[i] = 0;
         }

@@ -162,10 +162,74 @@ typedef struct {
 } rt_memo;
 
 rt_memo_entry *rt_memo_find(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env);
-rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
-                           uint32_t nvariants, int *added);
 rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                            uint32_t nvariants);
+rt_memo_entry *rt_memo_put_slow(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                                uint32_t nvariants, int *added);
+
+/* An entry's context: its binding level and its environment, one key. */
+static inline uint64_t rt_memo_context(uint32_t level, uint32_t env) { return (uint64_t)env << 32 | level; }
+
+/* Where the search for an entry begins. Ordered, as a table starts: the 16
+ * slots of one cache line stand for a block of 2^shift positions, the blocks
+ * in the order of the input (wrapping around the table), and the key picks
+ * the slot in the line. A parse moves forward, and a rule is memoized from
+ * its second call at a position: the slots it reads next are those it read
+ * last, or the next ones, which the processor already has. Spread, once a
+ * search has been long (entries crowded on few positions): anywhere, by a
+ * hash of the whole key. */
+static inline uint32_t rt_memo_home(const rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
+{
+    if (m->spread) {
+        uint64_t h = ((uint64_t)pos << 20 ^ variant ^ ctx << 52 ^ (ctx >> 32) << 36) * 0x9E3779B97F4A7C15ull;
+        return (uint32_t)(h >> 32);
+    }
+    uint32_t mix = (variant ^ (uint32_t)ctx ^ (uint32_t)(ctx >> 32) << 8) * 0x9E3779B1u + pos * 0x85EBCA77u;
+    return (pos >> m->shift) << 4 | mix >> 28;
+}
+
+/* A search longer than this makes the slots spread. */
+enum { RT_MEMO_LONG_SEARCH = 64 };
+
+/* Entry n, new and empty, for (variant, pos, ctx): the table has room for it
+ * and it is yet to be put in the slots. */
+static inline rt_memo_entry *rt_memo_new_entry(rt_memo *m, uint32_t variant, uint32_t pos, uint64_t ctx)
+{
+    rt_memo_entry *e = &m->entries[m->n++];
+    *e = (rt_memo_entry){ .variant = variant, .pos = pos, .context = ctx };
+    if (pos > m->top) m->top = pos;
+    if (!m->rule_used[variant]) { m->rule_used[variant] = 1; m->rules_used++; }
+    return e;
+}
+
+/* Returns the entry for (variant, pos, level, env), creating an empty one if
+ * there is none (*added is then 1); NULL when out of memory. When the table has
+ * room, one search finds the entry or the slot a new one takes: inline, for
+ * the profiled program's memoized calls (vm_memo_lookup). */
+static inline rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
+                                         uint32_t nvariants, int *added)
+{
+    if (!m->rule_used || m->n == m->cap || (uint64_t)(m->n + 1) * 2 > m->nslots)
+        return rt_memo_put_slow(m, variant, pos, level, env, nvariants, added);
+    uint64_t ctx = rt_memo_context(level, env);
+    uint32_t mask = m->nslots - 1, far = 0;
+    for (uint32_t i = rt_memo_home(m, variant, pos, ctx) & mask;; i = (i + 1) & mask, far++) {
+        uint32_t s = m->slots[i];
+        if (s) {
+            rt_memo_entry *e = &m->entries[s - 1];
+            if (e->variant == variant && e->pos == pos && e->context == ctx) {
+                *added = 0;
+                return e;
+            }
+            continue;
+        }
+        *added = 1;
+        /* a long search: rt_memo_add spreads the slots */
+        if (far > RT_MEMO_LONG_SEARCH && !m->spread) return rt_memo_add(m, variant, pos, level, env, nvariants);
+        m->slots[i] = m->n + 1;
+        return rt_memo_new_entry(m, variant, pos, ctx);
+    }
+}
 int            rt_memo_keep_set(rt_memo *m, rt_memo_entry *e, const uint32_t *ids, uint32_t n);
 int            rt_memo_keep_errors(rt_memo *m, const rt_recovered *r, uint32_t n);
 /* Keeps a copy of the n expectations of a call, at far, in the entry (most
