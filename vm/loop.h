@@ -1127,8 +1127,6 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         plain_calls++;
         ip = code + call.entry;
         NEXT;
-    }
-
 
     PROFILED_CODE(
     tail_call:
@@ -1139,6 +1137,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         plain_calls++;
         ip = code + call.entry;
         NEXT;)
+    }
 
 corrupt:
     FLUSH_CALLS();
