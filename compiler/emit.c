@@ -1924,10 +1924,15 @@ static void fuse_punctuation(pego_grammar *g)
 }
 
 /* A call compiled in whose body is one byte test or byte span (PIN, BYTE or
- * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by
- * its PIN in the profiled program, flagged INS_COUNT: it counts the call (one
+ * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by its
+ * PIN in the profiled program, flagged INS_COUNT: it counts the call (one
  * that matched, or one entered that failed) and skips the test and the POUT,
- * which stay in place: nothing jumps to them. */
+ * which stay in place: nothing jumps to them. One whose body is a byte test
+ * then a byte span (an identifier) is matched so by PWORD in place of its
+ * PIN. A PIN followed by a SPANTEST that exits to its POUT (white space with
+ * comments, (span / comment)*) becomes PINSPAN, which counts the call when
+ * the span ends it and goes on past the POUT; else the call goes on after
+ * the SPANTEST, which stays: the body loops back to it. */
 static void fuse_counted_calls(pego_grammar *g)
 {
     uint8_t *target = cc_xcalloc(g->ncode + 1, 1);
@@ -1938,11 +1943,20 @@ static void fuse_counted_calls(pego_grammar *g)
             i += c->d - 1u;
             continue;
         }
-        if (c[0].op == OP_PIN && c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b &&
-            !target[i + 1] && !target[i + 2] &&
-            (c[1].op == OP_BSPAN || (c[1].op == OP_BYTE && !(c[1].flags & INS_VALUE)))) {
+        if (c[0].op != OP_PIN) continue;
+        int byte = c[1].op == OP_BYTE && !(c[1].flags & INS_VALUE);
+        const vm_ins *exit = c[1].op == OP_SPANTEST ? &g->code[c[1].b] : NULL;
+        if ((c[1].op == OP_BSPAN || byte) && c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b &&
+            !target[i + 1] && !target[i + 2]) {
             c[0].flags |= INS_COUNT;
             i += 2;
+        } else if (byte && i + 3 < g->ncode && c[2].op == OP_BSPAN && c[3].op == OP_POUT && c[3].a == c[0].a &&
+                   c[3].b == c[0].b && !target[i + 1] && !target[i + 2] && !target[i + 3]) {
+            c[0].op = OP_PWORD;
+            i += 3;
+        } else if (exit && !(c[1].flags & INS_COUNT) && exit->op == OP_POUT && exit->a == c[0].a &&
+                   exit->b == c[0].b) {
+            c[0].op = OP_PINSPAN;
         }
     }
     cc_free(target);
@@ -1958,20 +1972,21 @@ static void note_inline_contexts(pego_grammar *g)
     g->inline_at = table_new(g->ncode, sizeof *g->inline_at);
     uint32_t n = 0, open[CC_INLINE_LEVELS + 1] = { 0 }, depth = 0;
     for (uint32_t i = g->prof_start; i < g->ncode; i++)
-        if (g->code[i].op == OP_PIN) n++;
+        if (cc_opens_inline_call(g->code[i].op)) n++;
     g->inline_ctx = table_new(n ? n : 1, sizeof *g->inline_ctx);
     n = 0;
     for (uint32_t i = g->prof_start; i < g->ncode; i++) {
         const vm_ins *in = &g->code[i];
         uint32_t level = (uint32_t)in->b;
-        if ((in->op == OP_PIN || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
-        if (in->op == OP_PIN) depth = level;
+        int pin = cc_opens_inline_call(in->op);
+        if ((pin || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
+        if (pin) depth = level;
         g->inline_at[i] = depth ? open[depth - 1] : 0;
-        if (in->op == OP_PIN && (in->flags & INS_COUNT)) {
-            i += 2;                  /* its test and POUT do not run (fuse_counted_calls) */
+        if ((in->op == OP_PIN && (in->flags & INS_COUNT)) || in->op == OP_PWORD) {
+            i += in->op == OP_PWORD ? 3 : 2;   /* its tests and POUT do not run (fuse_counted_calls) */
             continue;
         }
-        if (in->op == OP_PIN) {
+        if (pin) {
             g->inline_ctx[n] = (cc_inline_ctx){ (uint32_t)in->a, depth ? open[depth - 1] : 0 };
             open[depth++] = ++n;
         } else if (in->op == OP_POUT) {

@@ -52,6 +52,15 @@ typedef struct {
                           "def d = (?0-9)\n" \
                           "def sp = (? \\t)*\n"
 
+/* Calls compiled in that PWORD (an identifier: a byte test, then a span)
+ * and PINSPAN (white space with comments, whose SPANTEST exits to its POUT)
+ * count in the profiled program. */
+#define COUNTED_WORDS_SRC "def main = -ws (stmt -ws)*\n" \
+                          "def stmt = name -ws -\"=\" -ws name -ws -\";\"\n" \
+                          "def name = (?a-z_) (?a-z_0-9)*\n" \
+                          "def ws = ((? \\t\\n) / comment)*\n" \
+                          "def comment = \"#\" (?^\\n)*\n"
+
 static const fast_case cases[] = {
     { "jump table: four alternatives with disjoint first bytes",
       "def main = item*\n"
@@ -419,6 +428,11 @@ static const fast_case cases[] = {
       COUNTED_CALLS_SRC,
       "",
       INPUTS("1", "1,2", "1,2,", " 1 ; 2,3 ", "1;2,", "1,2,;3", "1,x", ",", "", "1;;2", "12", " ", "1 ,2") },
+    { "identifiers and white space with comments, matched by PWORD and PINSPAN in the profiled program",
+      COUNTED_WORDS_SRC,
+      "",
+      INPUTS("", "a=b;", " a = b ; ", "a=b;#c\nx=y;", "#only", "# one\n# two\n", "a # c\n = b;", "a=1;", "1",
+             "a=b", "ab_1=c2;  # end", "a=b;#\n#\n", "a\n=\n\tb;", "a=b;;", "_=_;", "a=b; #x\n c=d ;#y") },
     { "chains of rules each of whose bodies calls the next: one frame in the profiled program",
       "def main = list $$\n"
       "def list = (item -\",\")*\n"
@@ -1175,24 +1189,27 @@ static void test_profiled_pratt_lines(void)
 }
 
 /* The profiled program matches a call of one byte test or one byte span in
- * its PIN (the counts of every comparison above check what it counts). */
+ * its PIN, an identifier's in PWORD, and white space with comments that its
+ * span ends in PINSPAN (the counts of every comparison above check what they
+ * count). */
 static void test_profiled_counted_calls(void)
 {
-    const char *src = COUNTED_CALLS_SRC;
-    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    char *code = pego_grammar_disassemble(g);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(code);
-    static const char *const fused[] = {
-        "PIN digit d (level 0), matches the test after it itself",
-        "PIN sp (level 0), matches the test after it itself",
+    static const struct { const char *src, *fused; } cases[] = {
+        { COUNTED_CALLS_SRC, "PIN digit d (level 0), matches the test after it itself" },
+        { COUNTED_CALLS_SRC, "PIN sp (level 0), matches the test after it itself" },
+        { COUNTED_WORDS_SRC, "PWORD name (level 0)" },
+        { COUNTED_WORDS_SRC, "PINSPAN ws (level 0)" },
     };
-    for (size_t i = 0; i < sizeof fused / sizeof *fused; i++) {
-        CU_ASSERT_PTR_NOT_NULL(strstr(code, fused[i]));
-        if (!strstr(code, fused[i])) fprintf(stderr, "\n  lacks: %s", fused[i]);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pego_grammar *g = pego_compile(cases[i].src, strlen(cases[i].src), "t.pego", NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        char *code = pego_grammar_disassemble(g);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(code);
+        CU_ASSERT_PTR_NOT_NULL(strstr(code, cases[i].fused));
+        if (!strstr(code, cases[i].fused)) fprintf(stderr, "\n  lacks: %s", cases[i].fused);
+        free(code);
+        pego_grammar_free(g);
     }
-    free(code);
-    pego_grammar_free(g);
 }
 
 /* One known case by hand: the fast program answers a match, the reference

@@ -468,6 +468,20 @@ static void test_sampled_stacks_kept(void)
     pego_grammar_free(g);
 }
 
+/* A parser whose control stack holds main's frame (entry 1) above the
+ * bottom, as a parse leaves it, room for two entries more: for the sampler's
+ * tests, which lay out the rest by hand. */
+static pego_parser *parser_in_main(pego_grammar *g)
+{
+    pego_parser *p = pego_parser_new(g);
+    if (!p || vm_grow_entries(p, 4) < 0) return NULL;
+    uint32_t main_rule = (uint32_t)pego_grammar_rule_index(g, "main");
+    p->es[0] = (vm_entry){ .kind = E_BOTTOM };
+    p->es[1] = (vm_entry){ .kind = E_CALL, .u.call = { .ret = 0, .variant = main_rule, .caller = 0 } };
+    p->sample_top = 2;
+    return p;
+}
+
 /* A plain frame of the profiled program that a call in tail position reused
  * (E_TCALL) stands for two calls: a sample taken with it on top has both on
  * its stack, the tail call innermost, which gets the self time. The frames
@@ -483,13 +497,12 @@ static void test_sampled_tail_frame(void)
         b = pego_grammar_rule_index(g, "b");
     uint32_t t = 0;                     /* a's call of b in tail position, in the profiled program */
     for (uint32_t i = g->prof_start; i < g->ncode && !t; i++)
-        if (g->code[i].op == OP_CALL && (uint32_t)g->code[i].a % (uint32_t)g->nrules == (uint32_t)b && (g->code[i].flags & INS_TAIL)) t = i;
+        if (g->code[i].op == OP_CALL && (uint32_t)g->code[i].a % (uint32_t)g->nrules == (uint32_t)b &&
+            (g->code[i].flags & INS_TAIL))
+            t = i;
     CU_ASSERT_FATAL(t != 0);
-    pego_parser *p = pego_parser_new(g);
+    pego_parser *p = parser_in_main(g);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    CU_ASSERT_EQUAL_FATAL(vm_grow_entries(p, 4), 0);
-    p->es[0] = (vm_entry){ .kind = E_BOTTOM };
-    p->es[1] = (vm_entry){ .kind = E_CALL, .u.call = { .ret = 0, .variant = (uint32_t)main_rule, .caller = 0 } };
     p->es[2] = (vm_entry){ .kind = E_TCALL, .pos = 1, .lower_pos = 2, .rec = t,
                            .u.call = { .ret = 1, .variant = (uint32_t)a, .caller = 2 } };
     p->sample_top = 3;
@@ -510,6 +523,43 @@ static void test_sampled_tail_frame(void)
     p->sample_top = 0;
     rt_sampler_free(&sm);
     pego_parser_free(p);
+    pego_grammar_free(g);
+}
+
+/* A sample taken at an instruction that matches a call compiled in itself
+ * (PIN flagged INS_COUNT, PWORD, PINSPAN: the span is most of its work) goes
+ * to that call, not to the rule whose code holds the instruction. */
+static void test_sampled_counted_span(void)
+{
+    const char *src = "def main = -ws (stmt -ws)*\n"
+                      "def stmt = name -ws -\"=\" -ws name -ws -\";\"\n"
+                      "def name = (?a-z_) (?a-z_0-9)*\n"
+                      "def ws = ((? \\t\\n) / comment)*\n"
+                      "def comment = \"#\" (?^\\n)*\n";
+    pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    const int ops[] = { OP_PWORD, OP_PINSPAN };
+    const int rules[] = { pego_grammar_rule_index(g, "name"), pego_grammar_rule_index(g, "ws") };
+    int main_rule = pego_grammar_rule_index(g, "main");
+    for (int k = 0; k < 2; k++) {
+        uint32_t at = 0;
+        for (uint32_t i = g->prof_start; i < g->ncode && !at; i++)
+            if (g->code[i].op == ops[k]) at = i;
+        CU_ASSERT_FATAL(at != 0);
+        pego_parser *p = parser_in_main(g);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        p->sample_ip = &g->code[at];
+        rt_samples sm;
+        memset(&sm, 0, sizeof sm);
+        CU_ASSERT_EQUAL_FATAL(rt_sampler_prepare(&sm, (uint32_t)g->nrules, g->ncode, 0), 0);
+        CU_ASSERT_EQUAL(rt_sampler_take(p, &sm, 1, 1, NULL), rules[k]);
+        CU_ASSERT_EQUAL(sm.self[rules[k]], 1);
+        CU_ASSERT_EQUAL(sm.self[main_rule], 0);
+        p->sample_top = 0;
+        p->sample_ip = NULL;
+        rt_sampler_free(&sm);
+        pego_parser_free(p);
+    }
     pego_grammar_free(g);
 }
 
@@ -786,6 +836,8 @@ int main(void)
     CU_add_test(s, "with another sink, detached", test_with_other_sink);
     CU_add_test(s, "sampled stacks: a long parse keeps every sample's", test_sampled_stacks_kept);
     CU_add_test(s, "sampled stacks: a frame reused by a tail call stands for both calls", test_sampled_tail_frame);
+    CU_add_test(s, "sampled stacks: an instruction that matches a call compiled in gives it the sample",
+                test_sampled_counted_span);
     CU_add_test(s, "profiled equals unprofiled on every fixture", test_fixtures);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

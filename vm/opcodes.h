@@ -86,7 +86,9 @@
     X(ACTION,   "A", "run action a on the rule's body value and captures; its result is the rule's value") \
     X(TERMNODE, "E", "pop a start position, push a node of terminal type a of the text since (RULEEND labels it)") \
     X(PRED,     "F", "predicate a: evaluate it on the captures of its scope (b: the REP of its iteration, -1: the rule's); fail on false or an error") \
-    X(DROPCAPS, "",  "drop the captures the rule's scope made for its predicates (a value-free body, a terminal type's)")
+    X(DROPCAPS, "",  "drop the captures the rule's scope made for its predicates (a value-free body, a terminal type's)") \
+    X(PWORD,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE and the BSPAN after it: matched here, skipping them and its POUT") \
+    X(PINSPAN,  "Z", "profiled program: PIN of chain a at level b whose body begins with the SPANTEST after it, which exits to its POUT: a call the span ends is counted here, going on past the POUT; another goes on after the SPANTEST")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,
