@@ -194,19 +194,31 @@ static int expandable(const solver *s, const ast_expr *e)
     return !s->comp || s->comp[e->rule] != s->current;
 }
 
+/* The nb expressions before, then the body of rule r, then the na
+ * expressions after, into out (EXPANDED_MAX places, which may hold before or
+ * after; before may be NULL when nb is 0): their number, or 0 when they
+ * would not fit. */
+static int splice_body(const solver *s, int r, ast_expr *const *before, int nb, ast_expr *const *after, int na,
+                       ast_expr **out)
+{
+    int nr;
+    ast_expr *const *body = as_list(&s->ast->rules[r].body, &nr);
+    int total = nb + nr + na;
+    if (total > EXPANDED_MAX) return 0;
+    ast_expr *list[EXPANDED_MAX];
+    if (nb) memcpy(list, before, (size_t)nb * sizeof *list);      /* before may be NULL */
+    memcpy(list + nb, body, (size_t)nr * sizeof *list);
+    memcpy(list + nb + nr, after, (size_t)na * sizeof *list);
+    memcpy(out, list, (size_t)total * sizeof *list);
+    return total;
+}
+
 /* The sequence *l of *n expressions with the body of the call (*l)[c] in its
  * place, into buf; 0 when it would not fit. */
 static int expand_call(const solver *s, ast_expr *const **l, int *n, int c, ast_expr **buf)
 {
-    int nb;
-    ast_expr *const *body = as_list(&s->ast->rules[(*l)[c]->rule].body, &nb);
-    int total = *n - 1 + nb;
-    if (total > EXPANDED_MAX) return 0;
-    ast_expr *out[EXPANDED_MAX];
-    memcpy(out, *l, (size_t)c * sizeof *out);
-    memcpy(out + c, body, (size_t)nb * sizeof *out);
-    memcpy(out + c + nb, *l + c + 1, (size_t)(*n - c - 1) * sizeof *out);
-    memcpy(buf, out, (size_t)total * sizeof *out);
+    int total = splice_body(s, (*l)[c]->rule, *l, c, *l + c + 1, *n - c - 1, buf);
+    if (!total) return 0;
     *l = buf;
     *n = total;
     return 1;
@@ -277,15 +289,12 @@ static uint32_t over_rest(solver *s, const ast_expr *e, ast_expr *const *rest, i
     const ast_expr *c = e;
     while (c->kind == AST_CAPTURE || c->kind == AST_DISCARD || c->kind == AST_ATOMIC) c = c->kids[0];
     if (n == 0 || o == 0 || s->budget <= 0 || !expandable(s, c)) return o;
-    int nb;
-    ast_expr *const *body = as_list(&s->ast->rules[c->rule].body, &nb);
-    if (nb + n > EXPANDED_MAX) return o;
-    s->budget--;
     ast_expr *list[EXPANDED_MAX];
-    memcpy(list, body, (size_t)nb * sizeof *list);
-    memcpy(list + nb, rest, (size_t)n * sizeof *list);
+    int total = splice_body(s, c->rule, NULL, 0, rest, n, list);
+    if (!total) return o;
+    s->budget--;
     s->depth++;
-    uint32_t inside = list_over(s, list, nb + n, follow);
+    uint32_t inside = list_over(s, list, total, follow);
     s->depth--;
     return min2(o, inside);
 }
