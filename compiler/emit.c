@@ -1945,7 +1945,7 @@ static void fuse_counted_calls(pego_grammar *g)
         }
         if (c[0].op != OP_PIN) continue;
         int byte = c[1].op == OP_BYTE && !(c[1].flags & INS_VALUE);
-        const vm_ins *exit = c[1].op == OP_SPANTEST ? &g->code[c[1].b] : NULL;
+        const vm_ins *out = c[1].op == OP_SPANTEST ? &g->code[c[1].b] : NULL;   /* where the span test exits */
         if ((c[1].op == OP_BSPAN || byte) && c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b &&
             !target[i + 1] && !target[i + 2]) {
             c[0].flags |= INS_COUNT;
@@ -1954,8 +1954,8 @@ static void fuse_counted_calls(pego_grammar *g)
                    c[3].b == c[0].b && !target[i + 1] && !target[i + 2] && !target[i + 3]) {
             c[0].op = OP_PWORD;
             i += 3;
-        } else if (exit && !(c[1].flags & INS_COUNT) && exit->op == OP_POUT && exit->a == c[0].a &&
-                   exit->b == c[0].b) {
+        } else if (out && !(c[1].flags & INS_COUNT) && out->op == OP_POUT && out->a == c[0].a &&
+                   out->b == c[0].b) {
             c[0].op = OP_PINSPAN;
         }
     }

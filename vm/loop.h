@@ -1186,6 +1186,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
     tail_call:
         /* a call in tail position of the profiled program (CALL): the
          * plain frame on top, its caller's, stands for it too */
+        NOTE_MEMORY();
         TAIL_FRAME(&es[esn - 1], call.ret - 1u);
         if (++depth > max_depth) goto too_deep;
         plain_calls++;
