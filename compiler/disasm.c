@@ -146,7 +146,6 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         break;
     case 'Z':
         chain(b, g, in->a, in->b);
-        if (in->flags & INS_COUNT) rt_buf_adds(b, ", matches the test after it itself");
         if (cc_opens_inline_call(in->op) && g->chains[in->a].fail_site >= 0) {
             rt_buf_adds(b, ", failing");
             site(b, g, g->chains[in->a].fail_site);

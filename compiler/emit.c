@@ -1924,10 +1924,10 @@ static void fuse_punctuation(pego_grammar *g)
 }
 
 /* A call compiled in whose body is one byte test or byte span (PIN, BYTE or
- * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by its
- * PIN in the profiled program, flagged INS_COUNT: it counts the call (one
- * that matched, or one entered that failed) and skips the test and the POUT,
- * which stay in place: nothing jumps to them. One whose body is a byte test
+ * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by
+ * PBYTE or PSPAN in place of its PIN in the profiled program: it counts the
+ * call (one that matched, or one entered that failed) and skips the test and
+ * the POUT, which stay in place: nothing jumps to them. One whose body is a byte test
  * then a byte span (an identifier) is matched so by PWORD in place of its
  * PIN. A PIN followed by a SPANTEST that exits to its POUT (white space with
  * comments, (span / comment)*) becomes PINSPAN, which counts the call when
@@ -1948,7 +1948,7 @@ static void fuse_counted_calls(pego_grammar *g)
         const vm_ins *out = c[1].op == OP_SPANTEST ? &g->code[c[1].b] : NULL;   /* where the span test exits */
         if ((c[1].op == OP_BSPAN || byte) && c[2].op == OP_POUT && c[2].a == c[0].a && c[2].b == c[0].b &&
             !target[i + 1] && !target[i + 2]) {
-            c[0].flags |= INS_COUNT;
+            c[0].op = byte ? OP_PBYTE : OP_PSPAN;
             i += 2;
         } else if (byte && i + 3 < g->ncode && c[2].op == OP_BSPAN && c[3].op == OP_POUT && c[3].a == c[0].a &&
                    c[3].b == c[0].b && !target[i + 1] && !target[i + 2] && !target[i + 3]) {
@@ -1982,7 +1982,7 @@ static void note_inline_contexts(pego_grammar *g)
         if ((pin || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
         if (pin) depth = level;
         g->inline_at[i] = depth ? open[depth - 1] : 0;
-        if ((in->op == OP_PIN && (in->flags & INS_COUNT)) || in->op == OP_PWORD) {
+        if (in->op == OP_PSPAN || in->op == OP_PBYTE || in->op == OP_PWORD) {
             i += in->op == OP_PWORD ? 3 : 2;   /* its tests and POUT do not run (fuse_counted_calls) */
             continue;
         }

@@ -85,6 +85,13 @@ static uint32_t next_size(const rt_memo *m, uint32_t *cover)
     return (uint32_t)n;
 }
 
+/* How many entries rt_memo_put may make inline: as many as the table has
+ * room for, the slots at most half full (rt_memo_add grows it). */
+static __attribute__((noinline)) void set_room(rt_memo *m)
+{
+    m->room = m->rule_used ? (m->cap < m->nslots / 2 ? m->cap : m->nslots / 2) : 0;
+}
+
 /* rt_memo_put when the table may have to grow first, or its slots are
  * spread, or a search got long. */
 rt_memo_entry *rt_memo_put_slow(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
@@ -104,10 +111,12 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
     if (!m->rule_used) {
         m->rule_used = rt_calloc(nvariants, 1);
         if (!m->rule_used) return NULL;
+        set_room(m);
     }
     if ((uint64_t)(m->n + 1) * 2 > m->nslots) {
         uint32_t cover, nslots = next_size(m, &cover);
         if (rehash(m, nslots, cover) < 0) return NULL;
+        set_room(m);
     }
     if (m->n == m->cap) {
         uint32_t cap = m->cap ? m->cap * 2 : 512;
@@ -115,6 +124,7 @@ rt_memo_entry *rt_memo_add(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t 
         if (!n) return NULL;
         m->entries = n;
         m->cap = cap;
+        set_room(m);
     }
     e = rt_memo_new_entry(m, variant, pos, rt_memo_context(level, env));
     if (place(m, m->n - 1) > RT_MEMO_LONG_SEARCH && !m->spread) {
@@ -229,6 +239,7 @@ int rt_memo_filter(rt_memo *m, int (*keep)(rt_memo_entry *e, uint32_t k, uint32_
         rt_free(m->rule_used);
         m->rule_used = NULL;
         m->rules_used = 0;
+        m->room = 0;
     }
     /* the slots again, in place */
     if (m->nslots) {
@@ -266,6 +277,7 @@ void rt_memo_reset(rt_memo *m)
         rt_free(m->rule_used);
         m->rule_used = NULL;
         m->rules_used = 0;
+        m->room = 0;
     }
 }
 

@@ -146,6 +146,8 @@ typedef struct { uint32_t pos, text; } rt_recovered;
 
 typedef struct {
     rt_memo_entry *entries; uint32_t n, cap;
+    uint32_t  room;                           /* rt_memo_put makes entries inline while n < room:
+                                                 min(cap, nslots / 2) once rule_used is made, else 0 */
     uint32_t *slots;   uint32_t nslots;       /* open addressing, 1 + entry index, 0 empty */
     uint32_t  top;                            /* the largest position of an entry */
     uint32_t  extent;                         /* the input's length, for the table's growth (memo.c); 0: not known */
@@ -209,7 +211,7 @@ static inline rt_memo_entry *rt_memo_new_entry(rt_memo *m, uint32_t variant, uin
 static inline rt_memo_entry *rt_memo_put(rt_memo *m, uint32_t variant, uint32_t pos, uint32_t level, uint32_t env,
                                          uint32_t nvariants, int *added)
 {
-    if (!m->rule_used || m->n == m->cap || (uint64_t)(m->n + 1) * 2 > m->nslots)
+    if (m->n >= m->room)
         return rt_memo_put_slow(m, variant, pos, level, env, nvariants, added);
     uint64_t ctx = rt_memo_context(level, env);
     uint32_t mask = m->nslots - 1, far = 0;

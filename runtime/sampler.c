@@ -165,7 +165,7 @@ static uint32_t inline_context(const pego_grammar *g, const vm_ins *ip, int span
     if (!ip || !g->inline_at || ip < g->code + g->prof_start || ip >= g->code + g->ncode) return 0;
     if (spans && (ip->op == OP_PUNCT || ip->op == OP_PUNCT2) && (ip->flags & (INS_COUNT | INS_COUNT_AFTER)))
         *span = (uint32_t)(ip->flags & INS_COUNT ? ip[2].a : ip[ip->d - 1].a);
-    if (spans && ((ip->op == OP_PIN && (ip->flags & INS_COUNT)) || ip->op == OP_PWORD || ip->op == OP_PINSPAN))
+    if (spans && ip->op != OP_PIN && cc_opens_inline_call(ip->op))
         *span = (uint32_t)ip->a;
     return g->inline_at[ip - g->code];
 }

@@ -424,7 +424,7 @@ static const fast_case cases[] = {
       "",
       INPUTS("", "abc;", "ad;", "z;", "abq;", "abd;", "ab;", "a;", "{}.", "{ 12 }.", "{!.", "{ !.", "{ 1.", "{.",
              "abc;{}.{1}.") },
-    { "calls whose body is one byte test or span, matched by their PIN in the profiled program",
+    { "calls whose body is one byte test or span, matched by PBYTE and PSPAN in the profiled program",
       COUNTED_CALLS_SRC,
       "",
       INPUTS("1", "1,2", "1,2,", " 1 ; 2,3 ", "1;2,", "1,2,;3", "1,x", ",", "", "1;;2", "12", " ", "1 ,2") },
@@ -1118,11 +1118,19 @@ static char *fast_sections(const pego_grammar *g)
 static void test_compile(void)
 {
     CU_ASSERT(NCASES >= 25);
+    int ndefer = 0;
     for (size_t i = 0; i < NCASES; i++) {
         const fast_case *c = &cases[i];
         pego_grammar *g = compile_case(c);
         CU_ASSERT_PTR_NOT_NULL(g);
         if (!g) continue;
+        /* the profiled loops take PDEFER's target to be three instructions on,
+         * past the real call and its jump, where the call compiled in begins */
+        for (uint32_t k = g->prof_start; k + 3 < g->ncode; k++) {
+            if (g->code[k].op != OP_PDEFER) continue;
+            ndefer++;
+            CU_ASSERT(g->code[k].b == (int32_t)k + 3 && cc_opens_inline_call(g->code[k + 3].op));
+        }
         char *code = fast_sections(g);
         CU_ASSERT_PTR_NOT_NULL(code);
         if (!code) { pego_grammar_free(g); continue; }
@@ -1144,6 +1152,7 @@ static void test_compile(void)
         free(code);
         pego_grammar_free(g);
     }
+    CU_ASSERT(ndefer > 0);
 }
 
 /* The profiled program's Pratt machine takes over the lines that call
@@ -1188,15 +1197,15 @@ static void test_profiled_pratt_lines(void)
     pego_grammar_free(g);
 }
 
-/* The profiled program matches a call of one byte test or one byte span in
- * its PIN, an identifier's in PWORD, and white space with comments that its
- * span ends in PINSPAN (the counts of every comparison above check what they
- * count). */
+/* The profiled program matches a call of one byte test in PBYTE, one of one
+ * byte span in PSPAN, an identifier's in PWORD, and white space with comments
+ * that its span ends in PINSPAN (the counts of every comparison above check
+ * what they count). */
 static void test_profiled_counted_calls(void)
 {
     static const struct { const char *src, *fused; } cases[] = {
-        { COUNTED_CALLS_SRC, "PIN digit d (level 0), matches the test after it itself" },
-        { COUNTED_CALLS_SRC, "PIN sp (level 0), matches the test after it itself" },
+        { COUNTED_CALLS_SRC, "PBYTE digit d (level 0)" },
+        { COUNTED_CALLS_SRC, "PSPAN sp (level 0)" },
         { COUNTED_WORDS_SRC, "PWORD name (level 0)" },
         { COUNTED_WORDS_SRC, "PINSPAN ws (level 0)" },
     };
@@ -2192,7 +2201,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("fast program", NULL, NULL);
     CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
-    CU_add_test(s, "the profiled program matches a call of one byte test or span in its PIN", test_profiled_counted_calls);
+    CU_add_test(s, "the profiled program matches a call of one byte test or span in one instruction", test_profiled_counted_calls);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);

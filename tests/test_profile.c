@@ -527,21 +527,24 @@ static void test_sampled_tail_frame(void)
 }
 
 /* A sample taken at an instruction that matches a call compiled in itself
- * (PIN flagged INS_COUNT, PWORD, PINSPAN: the span is most of its work) goes
- * to that call, not to the rule whose code holds the instruction. */
+ * (PSPAN, PBYTE, PWORD, PINSPAN: the span is most of its work) goes to that
+ * call, not to the rule whose code holds the instruction. */
 static void test_sampled_counted_span(void)
 {
     const char *src = "def main = -ws (stmt -ws)*\n"
-                      "def stmt = name -ws -\"=\" -ws name -ws -\";\"\n"
+                      "def stmt = name -sp -eq -ws name -ws -\";\"\n"
                       "def name = (?a-z_) (?a-z_0-9)*\n"
+                      "def sp = (? )*\n"
+                      "def eq = (?=)\n"
                       "def ws = ((? \\t\\n) / comment)*\n"
                       "def comment = \"#\" (?^\\n)*\n";
     pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    const int ops[] = { OP_PWORD, OP_PINSPAN };
-    const int rules[] = { pego_grammar_rule_index(g, "name"), pego_grammar_rule_index(g, "ws") };
+    const int ops[] = { OP_PWORD, OP_PINSPAN, OP_PSPAN, OP_PBYTE };
+    const int rules[] = { pego_grammar_rule_index(g, "name"), pego_grammar_rule_index(g, "ws"),
+                          pego_grammar_rule_index(g, "sp"), pego_grammar_rule_index(g, "eq") };
     int main_rule = pego_grammar_rule_index(g, "main");
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         uint32_t at = 0;
         for (uint32_t i = g->prof_start; i < g->ncode && !at; i++)
             if (g->code[i].op == ops[k]) at = i;

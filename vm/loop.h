@@ -104,9 +104,10 @@
         p->sample_top = (e)->u.call.caller; \
     } while (0)
 
-/* A byte span of PUNCT that is a call compiled in (profiled program): PIN,
- * BSPAN and POUT in one, with the chain from out, its POUT in place. A span
- * matches: it counts a call entered that matched (spans). */
+/* A byte span that is a call compiled in (profiled program: PSPAN's, and
+ * PUNCT's): PIN, BSPAN and POUT in one, with the chain of out (the PSPAN, or
+ * PUNCT's POUT in place). A span matches: it counts a call entered that
+ * matched (spans). */
 #define SPAN_CALL(set, out) do { \
         vm_chain_count *c_ = &p->chain_counts[(out)->a]; \
         uint32_t from_ = pos; \
@@ -154,7 +155,7 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
-/* PWORD and PINSPAN are the profiled program's only: the other loops have
+/* PSPAN, PBYTE, PWORD and PINSPAN are the profiled program's only: the other loops have
  * no code for them, their table sends them to PIN's label, which they leave
  * (break), and their switch names them with OP__COUNT. Labels of their own
  * would change how the compiler lays out those loops (the fast program's
@@ -163,6 +164,8 @@
 #define NOT_PROFILED(...)
 #else
 #define NOT_PROFILED(...) __VA_ARGS__
+#define op_PSPAN op_PIN
+#define op_PBYTE op_PIN
 #define op_PWORD op_PIN
 #define op_PINSPAN op_PIN
 #endif
@@ -563,7 +566,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
              * decides (vm/call.c) */
             if (!PROFILED) break;
             if (defer && FIRST_CALL_AT(ip->d)) {
-                ip = code + ip->b;
+                ip += 3;                /* b: past the real call and its jump */
                 NEXT;
             }
             ip++;
@@ -585,27 +588,6 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* calls compiled in: those that do not match failed; the sampler
              * tells they run from the instruction (grammar.inline_at) */
             if (!PROFILED) break;
-            PROFILED_CODE(
-            if (ip->flags & INS_COUNT) {
-                /* a call whose body is one byte test or span, the next
-                 * instruction: matched here, its POUT skipped */
-                NOTE_PC(ip);
-                const uint8_t *set = g->bytesets[ip[1].a].in;
-                uint32_t from = pos;
-                if (ip[1].op == OP_BSPAN) {
-                    pos = vm_byte_span(s, pos, len, set);
-                } else if (pos < len && set[s[pos]]) {
-                    pos++;
-                } else {
-                    p->chain_counts[ip->a].entered++;
-                    goto fail;
-                }
-                p->chain_counts[ip->a].spans++;
-                p->chain_counts[ip->a].consumed += pos - from;
-                ip += 3;
-                NOTE_PC(ip);
-                NEXT;
-            })
             NOTE_MEMORY();
             NOTE_PC(ip + 1);
             p->chain_counts[ip->a].entered++;
@@ -974,6 +956,28 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         PROFILED_CODE(
+        CASE(PSPAN):
+            /* a call compiled in whose body is the byte span after it
+             * (fuse_counted_calls): matched here, its POUT skipped */
+            NOTE_PC(ip);
+            SPAN_CALL(g->bytesets[ip[1].a].in, ip);
+            ip += 3;
+            NOTE_PC(ip);
+            NEXT;
+        CASE(PBYTE):
+            /* one whose body is the byte test after it: one that fails is
+             * left entered, which is a failure */
+            NOTE_PC(ip);
+            if (pos >= len || !g->bytesets[ip[1].a].in[s[pos]]) {
+                p->chain_counts[ip->a].entered++;
+                goto fail;
+            }
+            pos++;
+            p->chain_counts[ip->a].spans++;
+            p->chain_counts[ip->a].consumed++;
+            ip += 3;
+            NOTE_PC(ip);
+            NEXT;
         CASE(PWORD): {
             /* an identifier's call compiled in (fuse_counted_calls): a failed
              * byte test leaves it entered, which is a failure */
@@ -1013,7 +1017,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NEXT;
         })
-        NOT_PROFILED(case OP_PWORD: case OP_PINSPAN:)
+        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN:)
         case OP__COUNT:
             break;
         }
@@ -1248,6 +1252,8 @@ capped:
 #undef PROFILED
 #undef PROFILED_CODE
 #undef NOT_PROFILED
+#undef op_PSPAN
+#undef op_PBYTE
 #undef op_PWORD
 #undef op_PINSPAN
 #undef EXPECT

@@ -47,7 +47,7 @@
     X(PUNCT,    "U", "fast program: skip bytes of set a (a >= 0), match byte b, skip bytes of set c (c >= 0); the next d - 1 instructions are its parts (profiled program: a span may be a call, flags INS_COUNT and INS_COUNT_AFTER)") \
     X(PUNCT2,   "U", "profiled program: PUNCT whose two spans are calls of one chain (ws \",\" ws), counted in one update") \
     X(PCOUNT,   "Q", "profiled program: count a run of site a (calls the fast program skipped)") \
-    X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, jump to b; else go on to the real call") \
+    X(PDEFER,   "G", "profiled program: first call of deferrable rule a here: set its bit, jump to b (always three on, past the real call and its jump: the loop steps there); else go on to the real call") \
     X(PDSKIP,   "O", "profiled program: a skipped call of deferrable rule d, first here: set its bit, count site b, jump to a; else count site c (c >= 0) and go on to the real call") \
     X(PIN,      "Z", "profiled program: the calls of chain a compiled in at level b begin") \
     X(POUT,     "Z", "profiled program: the calls of chain a compiled in at level b matched") \
@@ -88,7 +88,9 @@
     X(PRED,     "F", "predicate a: evaluate it on the captures of its scope (b: the REP of its iteration, -1: the rule's); fail on false or an error") \
     X(DROPCAPS, "",  "drop the captures the rule's scope made for its predicates (a value-free body, a terminal type's)") \
     X(PWORD,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE and the BSPAN after it: matched here, skipping them and its POUT") \
-    X(PINSPAN,  "Z", "profiled program: PIN of chain a at level b whose body begins with the SPANTEST after it, which exits to its POUT: a call the span ends is counted here, going on past the POUT; another goes on after the SPANTEST")
+    X(PINSPAN,  "Z", "profiled program: PIN of chain a at level b whose body begins with the SPANTEST after it, which exits to its POUT: a call the span ends is counted here, going on past the POUT; another goes on after the SPANTEST") \
+    X(PSPAN,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BSPAN after it: matched here, skipping it and its POUT") \
+    X(PBYTE,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE after it: matched here, skipping it and its POUT")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,
@@ -104,8 +106,7 @@ typedef enum {
 #define INS_TAIL  8u   /* CALL, CALLG of the fast program: a RET follows (tail position) */
 #define INS_COUNT 16u  /* SPANTEST of the profiled program: count a run of site d per character
                           spanned; PUNCT of the profiled program: the span before the byte is a
-                          call compiled in (its POUT is the third part); PIN: the call's body is
-                          the BYTE or BSPAN after it, which the PIN matches, skipping it and the POUT */
+                          call compiled in (its POUT is the third part) */
 #define INS_DROP  32u  /* REPNEXT of a value-free loop: drop the iteration's captures (made for its predicates) */
 #define INS_COUNT_AFTER 64u  /* PUNCT of the profiled program: the span after the byte is a call
                                 compiled in (its POUT is the last part) */
