@@ -155,11 +155,11 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
-/* PSPAN, PBYTE, PWORD and PINSPAN are the profiled program's only: the other loops have
- * no code for them, their table sends them to PIN's label, which they leave
- * (break), and their switch names them with OP__COUNT. Labels of their own
- * would change how the compiler lays out those loops (the fast program's
- * JSON trees took 0.9% more instructions). */
+/* PSPAN, PBYTE, PWORD and PINSPAN are the profiled program's only: the
+ * other loops have no code for them, their table sends them to PIN's label,
+ * which they leave (break), and their switch names them with OP__COUNT.
+ * Labels of their own would change how the compiler lays out those loops
+ * (the fast program's JSON trees took 0.9% more instructions). */
 #if PROFILED
 #define NOT_PROFILED(...)
 #else
