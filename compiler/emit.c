@@ -1927,12 +1927,12 @@ static void fuse_punctuation(pego_grammar *g)
  * BSPAN, POUT of one chain: a digit rule, CSV's bare field) is matched by
  * PBYTE or PSPAN in place of its PIN in the profiled program: it counts the
  * call (one that matched, or one entered that failed) and skips the test and
- * the POUT, which stay in place: nothing jumps to them. One whose body is a byte test
- * then a byte span (an identifier) is matched so by PWORD in place of its
- * PIN. A PIN followed by a SPANTEST that exits to its POUT (white space with
- * comments, (span / comment)*) becomes PINSPAN, which counts the call when
- * the span ends it and goes on past the POUT; else the call goes on after
- * the SPANTEST, which stays: the body loops back to it. */
+ * the POUT, which stay in place: nothing jumps to them. One whose body is a
+ * byte test then a byte span (an identifier) is matched so by PWORD in place
+ * of its PIN. A PIN followed by a SPANTEST that exits to its POUT (white
+ * space with comments, (span / comment)*) becomes PINSPAN, which counts the
+ * call when the span ends it and goes on past the POUT; else the call goes
+ * on after the SPANTEST, which stays: the body loops back to it. */
 static void fuse_counted_calls(pego_grammar *g)
 {
     uint8_t *target = cc_xcalloc(g->ncode + 1, 1);
