@@ -118,6 +118,13 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         if (in->c) rt_buf_printf(b, " (level %d)", in->c);
         break;
     }
+    case 'r': {
+        const cc_chain *c = &g->chains[in->d];
+        rt_buf_printf(b, " %s%s, chain", g->rules[in->a % g->nrules].name, in->a >= g->nrules ? " (value-free)" : "");
+        for (uint32_t i = 0; i < c->n; i++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + i]].name);
+        rt_buf_printf(b, " -> %u", (unsigned)in->c);
+        break;
+    }
     case 'N':
         if (in->op == OP_RULEEND) rt_buf_printf(b, " %s", g->rules[in->a].name);
         else if (in->op == OP_SUBRET) rt_buf_adds(b, in->a >= 0 ? " label" : "");
@@ -232,7 +239,7 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
     if (in->flags & INS_DROP) rt_buf_adds(b, " +drop");
     if (in->flags & INS_TAIL) rt_buf_adds(b, " +tail");
     if (in->flags & INS_STREAM) rt_buf_adds(b, " +stream");
-    if (fmt[0] == 'R' && g->call_fail_site && g->call_fail_site[at] >= 0) {
+    if ((fmt[0] == 'R' || fmt[0] == 'r') && g->call_fail_site && g->call_fail_site[at] >= 0) {
         rt_buf_adds(b, ", failing");
         site(b, g, g->call_fail_site[at]);
     }

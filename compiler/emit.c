@@ -842,11 +842,9 @@ static int prof_inline_ok(emitter *m, const ast_expr *e)
     return 1;
 }
 
-/* The chain of rules compiled in at a call of rule r (cc_chain): r, then while
- * the last one's whole body is a call of a rule compiled in too, that rule,
- * with the site its failures count (or SITE_NONE). Returns its index; *last
- * is the rule whose body is emitted. */
+/* Chains of rules (cc_chain), interned: equal chains share an index. */
 typedef struct { const int *rules; int n; int fail_site; } chain_key;
+enum { CHAIN_MAX = 64 };
 
 static int same_chain(const void *ctx, uint32_t c, const void *key)
 {
@@ -859,21 +857,10 @@ static int same_chain(const void *ctx, uint32_t c, const void *key)
     return 1;
 }
 
-static int intern_chain(emitter *m, int r, int *last, int fail_site)
+/* The index of the chain of the n rules (at most CHAIN_MAX), made if new. */
+static int intern_rules(emitter *m, const int *rules, int n, int fail_site)
 {
     pego_grammar *g = m->g;
-    int rules[64], n = 0;
-    rules[n++] = r;
-    for (;;) {
-        const ast_expr *b = m->ast->rules[rules[n - 1]].body;
-        if (n == 64 || b->kind != AST_CALL || b->level || b->rule < 0) break;
-        if (m->inl[b->rule].size < 0 || !prof_inline_ok(m, b)) break;
-        int seen = 0;
-        for (int i = 0; i < n; i++) seen |= rules[i] == b->rule;
-        if (seen) break;
-        rules[n++] = b->rule;
-    }
-    *last = rules[n - 1];
     chain_key key = { rules, n, fail_site };
     uint32_t hash = cc_hash(rules, (size_t)n * sizeof *rules) ^ (uint32_t)fail_site * 0x9E3779B1u;
     int found = cc_index_find(&m->chain_index, hash, same_chain, g, &key);     /* the same chain again */
@@ -885,6 +872,27 @@ static int intern_chain(emitter *m, int r, int *last, int fail_site)
     g->chains[g->nchains] = (cc_chain){ g->nchain_rules, (uint32_t)n, fail_site };
     for (int i = 0; i < n; i++) g->chain_rules[g->nchain_rules++] = (uint32_t)rules[i];
     return (int)g->nchains++;
+}
+
+/* The chain of rules compiled in at a call of rule r: r, then while the last
+ * one's whole body is a call of a rule compiled in too, that rule, with the
+ * site its failures count (or SITE_NONE). Returns its index; *last is the rule
+ * whose body is emitted. */
+static int intern_chain(emitter *m, int r, int *last, int fail_site)
+{
+    int rules[CHAIN_MAX], n = 0;
+    rules[n++] = r;
+    for (;;) {
+        const ast_expr *b = m->ast->rules[rules[n - 1]].body;
+        if (n == CHAIN_MAX || b->kind != AST_CALL || b->level || b->rule < 0) break;
+        if (m->inl[b->rule].size < 0 || !prof_inline_ok(m, b)) break;
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= rules[i] == b->rule;
+        if (seen) break;
+        rules[n++] = b->rule;
+    }
+    *last = rules[n - 1];
+    return intern_rules(m, rules, n, fail_site);
 }
 
 /* A deferrable rule the profiled program compiles into a call site anyway,
@@ -1852,7 +1860,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
         case OP_TEST: case OP_TESTCHAR: case OP_TESTLIT: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
             target[in->b] = 1;
             break;
-        case OP_CALL: case OP_CALLG:
+        case OP_CALL: case OP_CALLG: case OP_PTAIL:
             target[i + 1] = 1;
             break;
         case OP_DISPATCH:
@@ -1960,6 +1968,58 @@ static void fuse_counted_calls(pego_grammar *g)
         }
     }
     cc_free(target);
+}
+
+/* The profiled program's plain calls in tail position become PTAIL: the
+ * frame on top, the caller's, stands for the call (vm/loop.h, tail_call).
+ * Where the callee's whole body is a plain call in tail position (item =
+ * digit, digit = numeral), that call is made at once, with no instruction of
+ * the callee: PTAIL goes on to the body of the last rule of such a run, and
+ * its chain, the rules of the run, counts them all (the tail call's frame,
+ * E_TCALL). The layout of bodies does not change: a call that the frame on top
+ * cannot stand for is made as written. A grammar with more chains than PTAIL's
+ * operand can name keeps CALLs past them: plain calls, each with a frame. */
+static void chain_tail_calls(emitter *m)
+{
+    pego_grammar *g = m->g;
+    typedef struct { uint32_t at; int32_t to; int chain; } tail_call;
+    tail_call *calls = NULL;
+    uint32_t n = 0, cap = 0;
+    for (uint32_t i = g->prof_start; i < g->ncode; i++) {
+        const vm_ins *in = &g->code[i];
+        if (in->op != OP_CALL || !(in->flags & INS_TAIL) || in->c) continue;
+        int rules[CHAIN_MAX], k = 0;
+        int32_t to = in->a;                     /* the variant of the run's last rule */
+        rules[k++] = to % g->nrules;
+        while (k < CHAIN_MAX) {
+            const cc_rule *r = &g->rules[to % g->nrules];
+            uint32_t entry = to >= g->nrules ? r->prof_vf_entry : r->prof_entry;
+            const vm_ins *b = &g->code[entry];
+            if (b->op != OP_CALL || !(b->flags & INS_TAIL) || b->c ||
+                (g->call_fail_site && g->call_fail_site[entry] >= 0))
+                break;
+            int seen = 0;
+            for (int j = 0; j < k; j++) seen |= rules[j] == b->a % g->nrules;
+            if (seen) break;
+            rules[k++] = b->a % g->nrules;
+            to = b->a;
+        }
+        int chain = intern_rules(m, rules, k, SITE_NONE);
+        if (chain > UINT16_MAX) continue;
+        if (n == cap) {
+            cap = 2 * cap + 16;
+            calls = cc_xrealloc(calls, (size_t)cap * sizeof *calls);
+        }
+        calls[n++] = (tail_call){ i, to, chain };
+    }
+    for (uint32_t k = 0; k < n; k++) {          /* after every run is known: it reads CALLs */
+        vm_ins *in = &g->code[calls[k].at];
+        in->op = OP_PTAIL;
+        in->b = (int32_t)g->chains[calls[k].chain].n;
+        in->c = calls[k].to;                    /* an address once calls are resolved */
+        in->d = (uint16_t)calls[k].chain;
+    }
+    cc_free(calls);
 }
 
 /* The calls compiled in that are running at each instruction of the profiled
@@ -2362,6 +2422,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
                 g->code[i].flags |= INS_TAIL;
         fuse_punctuation(g);
         fuse_counted_calls(g);
+        chain_tail_calls(&m);
         note_inline_contexts(g);
     }
     for (uint32_t i = 0; i < g->ncode; i++) {          /* resolve call addresses */
@@ -2372,6 +2433,10 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
             if (g->has_fast && i >= g->prof_start) in->b = (int32_t)(vf ? r->prof_vf_entry : r->prof_entry);
             else if (g->has_fast && i >= g->fast_start) in->b = (int32_t)(vf ? r->fast_vf_entry : r->fast_entry);
             else in->b = (int32_t)(vf ? r->vf_entry : r->entry);
+        }
+        if (in->op == OP_PTAIL) {                       /* the body of its chain's last rule */
+            const cc_rule *r = &g->rules[in->c % g->nrules];
+            in->c = (int32_t)(in->c >= g->nrules ? r->prof_vf_entry : r->prof_entry);
         }
     }
     /* byte-wise sort rank of every expectation, for sorting error items */

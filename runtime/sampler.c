@@ -132,21 +132,28 @@ void rt_sampler_free(rt_samples *sm)
 }
 
 /* The rule of the call frame at index k - 1, or -1 when it is not one. A
- * frame that a tail call reused (E_TCALL) stands for two calls: the rule of
- * the tail call, and the frame's own in *outer (else -1). */
-static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller, int64_t *outer)
+ * frame that a tail call reused (E_TCALL) stands for the calls of the tail
+ * call's chain and its own: the chain's last rule is returned, *tail is the
+ * chain (else UINT32_MAX), whose other rules are outer, and the frame's own
+ * rule is in *outer (else -1). */
+static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller, uint32_t *tail, int64_t *outer)
 {
+    const pego_grammar *g = p->g;
     *outer = -1;
+    *tail = UINT32_MAX;
     if (k == 0 || k > p->capes) return -1;
     const vm_entry *e = &p->es[k - 1];
     if (e->kind == E_CALL || e->kind == E_MCALL) {
         *caller = e->u.call.caller;
         return e->u.call.variant;
     }
-    if (e->kind == E_TCALL && e->rec < p->g->ncode) {
+    if (e->kind == E_TCALL && e->rec < g->ncode && g->code[e->rec].op == OP_PTAIL &&
+        g->code[e->rec].d < g->nchains && g->chains[g->code[e->rec].d].n) {
+        const cc_chain *c = &g->chains[g->code[e->rec].d];
         *caller = e->u.call.caller;
+        *tail = g->code[e->rec].d;
         *outer = e->u.call.variant;
-        return p->g->code[e->rec].a;
+        return g->chain_rules[c->first + c->n - 1];
     }
     if (e->kind == E_GCALL && e->u.gcall.frame < p->capgf) {
         *caller = e->u.gcall.caller;
@@ -173,12 +180,12 @@ static uint32_t inline_context(const pego_grammar *g, const vm_ins *ip, int span
 int64_t rt_sampler_innermost(const pego_parser *p)
 {
     const pego_grammar *g = p->g;
-    uint32_t chain, caller;
+    uint32_t chain, caller, tail;
     int64_t outer;
     uint32_t ctx = inline_context(g, p->sample_ip, 0, &chain);
     if (chain == UINT32_MAX && ctx) chain = g->inline_ctx[ctx - 1].chain;
     if (chain == UINT32_MAX) {
-        int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller, &outer) : -1;
+        int64_t rule = p->sample_top ? frame_rule(p, p->sample_top, &caller, &tail, &outer) : -1;
         return rule < 0 ? -1 : rule % g->nrules;
     }
     if (chain >= g->nchains || !g->chains[chain].n) return -1;
@@ -282,13 +289,13 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
     const vm_ins *ip = p->sample_ip;
     uint32_t k = p->sample_top, chain, ctx = inline_context(g, ip, spans, &chain);
     uint32_t in_chain = 0;                  /* the rules of the chain being read, innermost first */
-    int64_t outer = -1;                     /* the rule of a frame that a tail call reused */
+    int64_t outer = -1;                     /* the rule of a frame that a tail call reused, after its chain */
     if (chain == UINT32_MAX && ctx) {
         chain = g->inline_ctx[ctx - 1].chain;
         ctx = g->inline_ctx[ctx - 1].parent;
     }
     if (chain < g->nchains) in_chain = g->chains[chain].n;
-    for (uint32_t steps = 0;; steps++) {
+    for (uint32_t frames_read = 0;;) {
         int64_t rule;
         if (in_chain) {
             rule = g->chain_rules[g->chains[chain].first + --in_chain];
@@ -302,10 +309,14 @@ int64_t rt_sampler_take(pego_parser *p, rt_samples *sm, uint32_t weight, int spa
             rule = outer;
             outer = -1;
         } else {
-            uint32_t caller = 0;
-            if (!k || steps > 2 * p->capes + CC_INLINE_LEVELS || (rule = frame_rule(p, k, &caller, &outer)) < 0)
+            uint32_t caller = 0, tail;
+            if (!k || ++frames_read > p->capes || (rule = frame_rule(p, k, &caller, &tail, &outer)) < 0)
                 break;
             k = caller;
+            if (tail != UINT32_MAX) {           /* the tail call's chain: its other rules next */
+                chain = tail;
+                in_chain = g->chains[tail].n - 1;
+            }
         }
         uint32_t r = (uint32_t)(rule % nrules);
         if (depth == 0) sm->self[r] += weight;

@@ -483,24 +483,27 @@ static pego_parser *parser_in_main(pego_grammar *g)
 }
 
 /* A plain frame of the profiled program that a call in tail position reused
- * (E_TCALL) stands for two calls: a sample taken with it on top has both on
- * its stack, the tail call innermost, which gets the self time. The frames
- * are laid out as the profiled program leaves them when a calls b in tail
- * position: main's frame, then a's, which the call of b at address t
- * reused. */
-static void test_sampled_tail_frame(void)
+ * (E_TCALL) stands for the calls of the tail call's chain and its own: a
+ * sample taken with it on top has them all on its stack, the chain's last
+ * rule innermost, which gets the self time. The frames are laid out as the
+ * profiled program leaves them when a calls b in tail position: main's frame,
+ * then a's, which the call of b (PTAIL) at address t reused. With chained,
+ * b's whole body is a call of c, which the PTAIL makes at once: b and c are
+ * both on the stack. */
+static void check_sampled_tail_frame(int chained)
 {
-    const char *src = "def main = a a def a = \"<\" b def b = \"(\" main \")\" / \"x\"";
+    const char *src = chained ? "def main = a a def a = \"<\" b def b = c def c = \"(\" main \")\" / \"x\""
+                              : "def main = a a def a = \"<\" b def b = \"(\" main \")\" / \"x\"";
     pego_grammar *g = pego_compile(src, strlen(src), "t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     int main_rule = pego_grammar_rule_index(g, "main"), a = pego_grammar_rule_index(g, "a"),
-        b = pego_grammar_rule_index(g, "b");
+        b = pego_grammar_rule_index(g, "b"), c = chained ? pego_grammar_rule_index(g, "c") : b;
     uint32_t t = 0;                     /* a's call of b in tail position, in the profiled program */
     for (uint32_t i = g->prof_start; i < g->ncode && !t; i++)
-        if (g->code[i].op == OP_CALL && (uint32_t)g->code[i].a % (uint32_t)g->nrules == (uint32_t)b &&
-            (g->code[i].flags & INS_TAIL))
+        if (g->code[i].op == OP_PTAIL && (uint32_t)g->code[i].a % (uint32_t)g->nrules == (uint32_t)b)
             t = i;
     CU_ASSERT_FATAL(t != 0);
+    CU_ASSERT_EQUAL_FATAL(g->chains[g->code[t].d].n, chained ? 2u : 1u);
     pego_parser *p = parser_in_main(g);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     p->es[2] = (vm_entry){ .kind = E_TCALL, .pos = 1, .lower_pos = 2, .rec = t,
@@ -510,21 +513,26 @@ static void test_sampled_tail_frame(void)
     rt_samples sm;
     memset(&sm, 0, sizeof sm);
     CU_ASSERT_EQUAL_FATAL(rt_sampler_prepare(&sm, (uint32_t)g->nrules, g->ncode, 0), 0);
-    CU_ASSERT_EQUAL(rt_sampler_innermost(p), b);
-    CU_ASSERT_EQUAL(rt_sampler_take(p, &sm, 3, 1, NULL), b);
-    CU_ASSERT_EQUAL(sm.self[b], 3);
-    CU_ASSERT_EQUAL(sm.self[a] + sm.self[main_rule], 0);
-    CU_ASSERT(sm.incl[main_rule] == 3 && sm.incl[a] == 3 && sm.incl[b] == 3);
+    CU_ASSERT_EQUAL(rt_sampler_innermost(p), c);
+    CU_ASSERT_EQUAL(rt_sampler_take(p, &sm, 3, 1, NULL), c);
+    CU_ASSERT_EQUAL(sm.self[c], 3);
+    CU_ASSERT_EQUAL(sm.self[a] + sm.self[main_rule] + (chained ? sm.self[b] : 0), 0);
+    CU_ASSERT(sm.incl[main_rule] == 3 && sm.incl[a] == 3 && sm.incl[b] == 3 && sm.incl[c] == 3);
     /* one stack record: its length, instruction, weight, native frames, then
      * the path from the outermost call */
-    CU_ASSERT_EQUAL_FATAL(sm.npaths, 7);
-    CU_ASSERT(sm.paths[0] == 3 && sm.paths[2] == 3 && sm.paths[3] == 0);
+    uint32_t len = chained ? 4 : 3;
+    CU_ASSERT_EQUAL_FATAL(sm.npaths, 4 + len);
+    CU_ASSERT(sm.paths[0] == len && sm.paths[2] == 3 && sm.paths[3] == 0);
     CU_ASSERT(sm.paths[4] == (uint32_t)main_rule && sm.paths[5] == (uint32_t)a && sm.paths[6] == (uint32_t)b);
+    if (chained) CU_ASSERT(sm.paths[7] == (uint32_t)c);
     p->sample_top = 0;
     rt_sampler_free(&sm);
     pego_parser_free(p);
     pego_grammar_free(g);
 }
+
+static void test_sampled_tail_frame(void) { check_sampled_tail_frame(0); }
+static void test_sampled_tail_chain(void) { check_sampled_tail_frame(1); }
 
 /* A sample taken at an instruction that matches a call compiled in itself
  * (PSPAN, PBYTE, PWORD, PINSPAN: the span is most of its work) goes to that
@@ -839,6 +847,7 @@ int main(void)
     CU_add_test(s, "with another sink, detached", test_with_other_sink);
     CU_add_test(s, "sampled stacks: a long parse keeps every sample's", test_sampled_stacks_kept);
     CU_add_test(s, "sampled stacks: a frame reused by a tail call stands for both calls", test_sampled_tail_frame);
+    CU_add_test(s, "sampled stacks: a tail call's chain of rules that only call the next one", test_sampled_tail_chain);
     CU_add_test(s, "sampled stacks: an instruction that matches a call compiled in gives it the sample",
                 test_sampled_counted_span);
     CU_add_test(s, "profiled equals unprofiled on every fixture", test_fixtures);

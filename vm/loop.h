@@ -68,18 +68,18 @@
 #define COUNT_FAILURE(e) (PROFILED ? (void)(p->counts[(e)->u.call.variant].plain_failed++, \
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
-/* The same for the two calls of a frame that a tail call reused (E_TCALL,
- * vm/stack.h): the call at address rec, whose operand a is its variant, then
- * the frame's own. */
-#define TAILED(e) p->counts[code[(e)->rec].a]
-#define COUNT_TAIL_RETURN(e) (TAILED(e).plain_matched++, TAILED(e).consumed += pos - (e)->lower_pos, COUNT_RETURN(e))
-#define COUNT_TAIL_FAILURE(e) (TAILED(e).plain_failed++, COUNT_FAILURE(e))
-/* The profiled program's call in tail position from the plain frame e on
- * top, its caller's: the frame stands for the call too (E_TCALL), which
- * saves a frame and a return. The call is made from address t, here; the
+/* The same for the calls of a frame that a tail call reused (E_TCALL,
+ * vm/stack.h): those of the chain of the PTAIL at address rec (each matched:
+ * spans, vm_chain_count; else entered), then the frame's own. */
+#define TAILED(e) p->chain_counts[code[(e)->rec].d]
+#define COUNT_TAIL_RETURN(e) (TAILED(e).spans++, TAILED(e).consumed += pos - (e)->lower_pos, COUNT_RETURN(e))
+#define COUNT_TAIL_FAILURE(e) (TAILED(e).entered++, COUNT_FAILURE(e))
+/* The profiled program's call in tail position (PTAIL at address t, here)
+ * from the plain frame e on top, its caller's: the frame stands for the n
+ * calls of its chain too (E_TCALL), which saves frames and returns. The
  * sampler reads rec, then kind: volatile stores keep that order. */
-#define TAIL_FRAME(e, t) ((e)->lower_pos = pos, *(volatile uint32_t *)&(e)->rec = (t), \
-                          *(volatile uint8_t *)&(e)->kind = E_TCALL)
+#define TAIL_FRAME(e, t, n) ((e)->lower_pos = pos, (e)->tail_calls = (uint16_t)(n), \
+                             *(volatile uint32_t *)&(e)->rec = (t), *(volatile uint8_t *)&(e)->kind = E_TCALL)
 /* The profiled program's real call at address at failed (the start rule's
  * call, which returns to 0, is at none): when it is an alternative a jump
  * table picked, the reference program goes on to the alternatives after it,
@@ -155,7 +155,7 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
-/* PSPAN, PBYTE, PWORD and PINSPAN are the profiled program's only: the
+/* PSPAN, PBYTE, PWORD, PINSPAN and PTAIL are the profiled program's only: the
  * other loops have no code for them, their table sends them to PIN's label,
  * which they leave (break), and their switch names them with OP__COUNT.
  * Labels of their own would change how the compiler lays out those loops
@@ -168,6 +168,7 @@
 #define op_PBYTE op_PIN
 #define op_PWORD op_PIN
 #define op_PINSPAN op_PIN
+#define op_PTAIL op_PIN
 #endif
 
 /* Sets the second-call bit of the deferrable rule with index k at pos, in a
@@ -720,12 +721,6 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         CASE(CALL):
             NOTE_PC(ip);
             DECIDE_CALL();
-            PROFILED_CODE(
-            if ((ip->flags & INS_TAIL) && es[esn - 1].kind == E_CALL && !noplain) {
-                call.ret = (uint32_t)(ip - code) + 1;
-                call.entry = (uint32_t)ip->b;
-                goto tail_call;
-            })
             if (!noplain) {
                 PLAIN_CALL((uint32_t)(ip - code) + 1, ip->b, ip->a, ip->c, ip->flags & INS_TAIL);
                 NEXT;
@@ -776,7 +771,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (e->kind == E_TCALL) {
                     COUNT_TAIL_RETURN(e);
                     esn--;
-                    depth -= 2;
+                    depth -= 1u + e->tail_calls;
                     ip = code + e->u.call.ret;
                     NEXT;
                 })
@@ -956,6 +951,31 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         PROFILED_CODE(
+        CASE(PTAIL):
+            /* a call in tail position (chain_tail_calls): the plain frame on
+             * top, its caller's, stands for the b calls of its chain, and the
+             * body of the chain's last rule, at c, runs; with another entry
+             * on top, the call of a is made as written */
+            NOTE_PC(ip);
+            if (es[esn - 1].kind == E_CALL && !noplain) {
+                NOTE_MEMORY();
+                TAIL_FRAME(&es[esn - 1], (uint32_t)(ip - code), ip->b);
+                depth += (uint32_t)ip->b;
+                if (depth > max_depth) goto too_deep;
+                plain_calls += (uint32_t)ip->b;
+                ip = code + ip->c;
+                NEXT;
+            } else {
+                const cc_rule *rule = &g->rules[(uint32_t)ip->a % nrules];
+                uint32_t body = (uint32_t)ip->a >= nrules ? rule->prof_vf_entry : rule->prof_entry;
+                if (!noplain) {
+                    PLAIN_CALL((uint32_t)(ip - code) + 1, body, ip->a, 0, 0);
+                    NEXT;
+                }
+                NOTE_MEMORY();
+                call = (vm_call){ (uint32_t)ip->a, body, 0, (uint32_t)(ip - code) + 1, ip->flags & INS_TAIL };
+                CALL_OUT(vm_call_enter(p, &r, &call));
+            }
         CASE(PSPAN):
             /* a call compiled in whose body is the byte span after it
              * (fuse_counted_calls): matched here, its POUT skipped */
@@ -1017,7 +1037,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NEXT;
         })
-        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN:)
+        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN: case OP_PTAIL:)
         case OP__COUNT:
             break;
         }
@@ -1052,7 +1072,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 COUNT_TAIL_FAILURE(e);
                 COUNT_FAIL_SITE(e->rec)
                 COUNT_FAIL_SITE(e->u.call.ret - 1u)
-                depth -= 2;
+                depth -= 1u + e->tail_calls;
                 continue;)
             case E_CHOICE:
                 if (e->cut) continue;
@@ -1186,16 +1206,6 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
         ip = code + call.entry;
         NEXT;
 
-    PROFILED_CODE(
-    tail_call:
-        /* a call in tail position of the profiled program (CALL): the
-         * plain frame on top, its caller's, stands for it too */
-        NOTE_MEMORY();
-        TAIL_FRAME(&es[esn - 1], call.ret - 1u);
-        if (++depth > max_depth) goto too_deep;
-        plain_calls++;
-        ip = code + call.entry;
-        NEXT;)
     }
 
 corrupt:
@@ -1256,6 +1266,7 @@ capped:
 #undef op_PBYTE
 #undef op_PWORD
 #undef op_PINSPAN
+#undef op_PTAIL
 #undef EXPECT
 #undef LOOKED
 #undef WATCHED

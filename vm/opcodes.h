@@ -17,7 +17,8 @@
  * compiled in, b = its nesting level; "O" a = jump target, b and c = counting sites
  * (c may be -1), d = a rule's index among deferrable rules; "A" a = action; "E" a = node type;
  * "F" a = predicate (an action), b = the REP instruction of its scope or -1. CALL and CALLG
- * carry the call's level number in c. */
+ * carry the call's level number in c; "r" a = rule variant, b = number of rules of chain d,
+ * c = body address. */
 #ifndef PEGO_VM_OPCODES_H
 #define PEGO_VM_OPCODES_H
 
@@ -90,7 +91,8 @@
     X(PWORD,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE and the BSPAN after it: matched here, skipping them and its POUT") \
     X(PINSPAN,  "Z", "profiled program: PIN of chain a at level b whose body begins with the SPANTEST after it, which exits to its POUT: a call the span ends is counted here, going on past the POUT; another goes on after the SPANTEST") \
     X(PSPAN,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BSPAN after it: matched here, skipping it and its POUT") \
-    X(PBYTE,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE after it: matched here, skipping it and its POUT")
+    X(PBYTE,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE after it: matched here, skipping it and its POUT") \
+    X(PTAIL,    "r", "profiled program: call of variant a in tail position, which the caller's frame on top stands for: the b calls of chain d (each rule's whole body calls the next), then c, the body of its last rule")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,

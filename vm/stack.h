@@ -23,7 +23,7 @@ enum {
     E_RECOVER,  /* #recover: on failure, hold it and run the skip */
     E_SKIP,     /* #recover's skip is running */
     E_SUB,      /* a Pratt line is running; its outcome goes back to the machine */
-    E_TCALL     /* plain frame of the profiled program that a tail call reused: two calls (vm_entry) */
+    E_TCALL     /* plain frame of the profiled program that a tail call reused: its calls and the chain's (vm_entry) */
 };
 
 /* One control-stack entry: 32 bytes. The state every entry restores on
@@ -39,17 +39,18 @@ enum {
  * frame back (E_CALL again).
  *
  * A plain frame of the profiled program (E_CALL) that makes a call in tail
- * position stands for that call too: it becomes E_TCALL, and the usual
- * fields stay the caller's (its position, variant, return address and
- * caller) while the call's position goes to lower_pos and its call
- * instruction's address to rec (the instruction's operand a is the variant
- * called). Its RET or its failure counts both calls. */
+ * position (PTAIL) stands for the calls of its chain too: it becomes E_TCALL,
+ * and the usual fields stay the caller's (its position, variant, return
+ * address and caller) while the call's position goes to lower_pos, the
+ * PTAIL's address to rec (its operand d is the chain) and the number of the
+ * chain's calls to tail_calls. Its RET or its failure counts them all. */
 typedef struct {
     uint8_t  kind;
     uint8_t  cut;      /* choice, iteration, Pratt line: a cut committed it */
     union {
         uint16_t level;        /* plain and general call: level number of a level-restricted call */
         uint16_t lower_extra;  /* E_CALL2: the caller's frame's extra levels */
+        uint16_t tail_calls;   /* E_TCALL: the calls of the PTAIL's chain */
     };
     uint32_t pos;      /* position to restore; of a call, where it started */
     union {
@@ -59,7 +60,7 @@ typedef struct {
     };
     uint32_t trail;    /* capture-trail height */
     union {
-        uint32_t rec;          /* number of recovered errors; E_TCALL: address of the tail call */
+        uint32_t rec;          /* number of recovered errors; E_TCALL: address of the PTAIL */
         uint32_t memo;         /* E_MCALL: index of the call's memo entry */
         uint32_t lower_trail;  /* E_CALL2: the caller's frame's trail height */
     };
@@ -118,9 +119,10 @@ typedef struct {
  * consumed by matched calls of both. */
 typedef struct { uint64_t plain_matched, plain_failed, calls, evals, memo, matched, failed, consumed; } vm_count;
 
-/* What it counts for a chain of calls compiled in (cc_chain): entered, matched,
- * calls that are byte spans of punctuation (each entered and matched), and the
- * input they consumed; each rule of the chain made those calls. */
+/* What it counts for a chain of rules (cc_chain), compiled in or called in
+ * tail position (PTAIL): calls entered, matched, calls counted once they matched
+ * (spans: byte spans, single bytes and tail calls; each entered and matched),
+ * and the input they consumed; each rule of the chain made those calls. */
 typedef struct { uint64_t entered, matched, spans, consumed; } vm_chain_count;
 
 /* A capture on the trail: its label and the value captured. */

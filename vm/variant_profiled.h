@@ -6,8 +6,8 @@
  * outcome, and links the frame to its caller's for the sampler; TAIL_CALLS
  * and FRAME_DEPTH turn off the fast program's ways of saving frames (a tail
  * call's extra level, E_CALL2), which count no returns: a call in tail
- * position reuses its caller's frame as E_TCALL instead (vm/stack.h), which
- * counts both calls; NOTE_PC stores the address of the instruction
+ * position (PTAIL) reuses its caller's frame as E_TCALL instead (vm/stack.h),
+ * which counts the calls of both; NOTE_PC stores the address of the instruction
  * running for the sampler (where the running calls may change, and where a
  * run of input is read: vm/loop.h), which gives the sample to those calls
  * and to the instruction's source line. */
