@@ -1858,6 +1858,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
             target[in->a + 1] = 1;
             break;
         case OP_TEST: case OP_TESTCHAR: case OP_TESTLIT: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
+        case OP_PDEFERPIN:
             target[in->b] = 1;
             break;
         case OP_CALL: case OP_CALLG: case OP_PTAIL:
@@ -1967,6 +1968,10 @@ static void fuse_counted_calls(pego_grammar *g)
             c[0].op = OP_PINSPAN;
         }
     }
+    /* a deferrable rule compiled in whose body still begins with a PIN: its
+     * PDEFER does that PIN's work on a first call (PDEFERPIN) */
+    for (uint32_t i = g->prof_start; i + 3 < g->ncode; i++)
+        if (g->code[i].op == OP_PDEFER && g->code[i + 3].op == OP_PIN) g->code[i].op = OP_PDEFERPIN;
     cc_free(target);
 }
 

@@ -1125,11 +1125,13 @@ static void test_compile(void)
         CU_ASSERT_PTR_NOT_NULL(g);
         if (!g) continue;
         /* the profiled loops take PDEFER's target to be three instructions on,
-         * past the real call and its jump, where the call compiled in begins */
+         * past the real call and its jump, where the call compiled in begins,
+         * with a PIN for PDEFERPIN */
         for (uint32_t k = g->prof_start; k + 3 < g->ncode; k++) {
-            if (g->code[k].op != OP_PDEFER) continue;
+            if (g->code[k].op != OP_PDEFER && g->code[k].op != OP_PDEFERPIN) continue;
             ndefer++;
             CU_ASSERT(g->code[k].b == (int32_t)k + 3 && cc_opens_inline_call(g->code[k + 3].op));
+            CU_ASSERT((g->code[k].op == OP_PDEFERPIN) == (g->code[k + 3].op == OP_PIN));
         }
         char *code = fast_sections(g);
         CU_ASSERT_PTR_NOT_NULL(code);

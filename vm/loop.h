@@ -155,7 +155,7 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
-/* PSPAN, PBYTE, PWORD, PINSPAN and PTAIL are the profiled program's only: the
+/* PSPAN, PBYTE, PWORD, PINSPAN, PTAIL and PDEFERPIN are the profiled program's only: the
  * other loops have no code for them, their table sends them to PIN's label,
  * which they leave (break), and their switch names them with OP__COUNT.
  * Labels of their own would change how the compiler lays out those loops
@@ -169,6 +169,7 @@
 #define op_PWORD op_PIN
 #define op_PINSPAN op_PIN
 #define op_PTAIL op_PIN
+#define op_PDEFERPIN op_PIN
 #endif
 
 /* Sets the second-call bit of the deferrable rule with index k at pos, in a
@@ -951,6 +952,20 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             ip++;
             NEXT;
         PROFILED_CODE(
+        CASE(PDEFERPIN):
+            /* PDEFER whose call compiled in begins with a PIN (fuse_counted_calls):
+             * a first call does that PIN's work too and goes on after it */
+            if (defer && FIRST_CALL_AT(ip->d)) {
+                NOTE_MEMORY();
+                NOTE_PC(ip + 4);
+                p->chain_counts[ip[3].a].entered++;
+                p->inline_start[ip[3].b] = pos;
+                ip += 4;
+                NEXT;
+            }
+            ip++;
+            if (defer) goto memo_call;
+            NEXT;
         CASE(PTAIL):
             /* a call in tail position (chain_tail_calls): the plain frame on
              * top, its caller's, stands for the b calls of its chain, and the
@@ -1037,7 +1052,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NEXT;
         })
-        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN: case OP_PTAIL:)
+        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN: case OP_PTAIL: case OP_PDEFERPIN:)
         case OP__COUNT:
             break;
         }
@@ -1267,6 +1282,7 @@ capped:
 #undef op_PWORD
 #undef op_PINSPAN
 #undef op_PTAIL
+#undef op_PDEFERPIN
 #undef EXPECT
 #undef LOOKED
 #undef WATCHED

@@ -92,6 +92,7 @@
     X(PINSPAN,  "Z", "profiled program: PIN of chain a at level b whose body begins with the SPANTEST after it, which exits to its POUT: a call the span ends is counted here, going on past the POUT; another goes on after the SPANTEST") \
     X(PSPAN,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BSPAN after it: matched here, skipping it and its POUT") \
     X(PBYTE,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE after it: matched here, skipping it and its POUT") \
+    X(PDEFERPIN, "G", "profiled program: PDEFER whose body begins with a PIN (three on): a first call counts it entered and goes on after it") \
     X(PTAIL,    "r", "profiled program: call of variant a in tail position, which the caller's frame on top stands for: the b calls of chain d (each rule's whole body calls the next), then c, the body of its last rule")
 
 typedef enum {
