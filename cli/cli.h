@@ -21,7 +21,7 @@
     "Profiling (the same options work in PEGO_FLAGS; docs/profiling.md):\n" \
     "  --profile FILE         write a report of every parse to FILE at exit (the\n" \
     "                         parse counts every call and samples the time: 1.05\n" \
-    "                         to 1.3 times an unprofiled parse on JSON and CSV, up\n" \
+    "                         to 1.4 times an unprofiled parse on JSON and CSV, up\n" \
     "                         to about 2.7 on grammars with memoized rules or Pratt\n" \
     "                         operators that make calls; docs/benchmarks.md)\n" \
     "  --profile-append       add the report to FILE as a new frame (costs nothing\n" \
