@@ -60,12 +60,13 @@ static void byte_char(rt_buf *b, unsigned c)
     else rt_buf_printf(b, "\\x%02x", c);
 }
 
-/* The rules of chain k compiled in at a level (cc_chain). */
+/* The rules of chain k (cc_chain), and the level it is compiled in at unless
+ * level < 0 (a PTAIL's chain). */
 static void chain(rt_buf *b, const pego_grammar *g, int32_t k, int32_t level)
 {
     const cc_chain *c = &g->chains[k];
     for (uint32_t i = 0; i < c->n; i++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + i]].name);
-    rt_buf_printf(b, " (level %d)", level);
+    if (level >= 0) rt_buf_printf(b, " (level %d)", level);
 }
 
 /* What counting site k stands for (cc_site). */
@@ -118,13 +119,11 @@ static void operands(const pego_grammar *g, rt_buf *b, uint32_t at)
         if (in->c) rt_buf_printf(b, " (level %d)", in->c);
         break;
     }
-    case 'r': {
-        const cc_chain *c = &g->chains[in->d];
+    case 'r':
         rt_buf_printf(b, " %s%s, chain", g->rules[in->a % g->nrules].name, in->a >= g->nrules ? " (value-free)" : "");
-        for (uint32_t i = 0; i < c->n; i++) rt_buf_printf(b, " %s", g->rules[g->chain_rules[c->first + i]].name);
+        chain(b, g, in->d, -1);
         rt_buf_printf(b, " -> %u", (unsigned)in->c);
         break;
-    }
     case 'N':
         if (in->op == OP_RULEEND) rt_buf_printf(b, " %s", g->rules[in->a].name);
         else if (in->op == OP_SUBRET) rt_buf_adds(b, in->a >= 0 ? " label" : "");

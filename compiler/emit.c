@@ -1976,7 +1976,7 @@ static void fuse_counted_calls(pego_grammar *g)
 }
 
 /* The profiled program's plain calls in tail position become PTAIL: the
- * frame on top, the caller's, stands for the call (vm/loop.h, tail_call).
+ * frame on top, the caller's, stands for the call (vm/loop.h, PTAIL).
  * Where the callee's whole body is a plain call in tail position (item =
  * digit, digit = numeral), that call is made at once, with no instruction of
  * the callee: PTAIL goes on to the body of the last rule of such a run, and

@@ -80,6 +80,10 @@
  * sampler reads rec, then kind: volatile stores keep that order. */
 #define TAIL_FRAME(e, t, n) ((e)->lower_pos = pos, (e)->tail_calls = (uint16_t)(n), \
                              *(volatile uint32_t *)&(e)->rec = (t), *(volatile uint8_t *)&(e)->kind = E_TCALL)
+/* The calls compiled in of the PIN at address in begin here (PIN, and
+ * PDEFERPIN for the PIN after it): one more call entered, its start noted. */
+#define ENTER_INLINE(in) (NOTE_MEMORY(), NOTE_PC((in) + 1), p->chain_counts[(in)->a].entered++, \
+                          p->inline_start[(in)->b] = pos)
 /* The profiled program's real call at address at failed (the start rule's
  * call, which returns to 0, is at none): when it is an alternative a jump
  * table picked, the reference program goes on to the alternatives after it,
@@ -590,10 +594,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* calls compiled in: those that do not match failed; the sampler
              * tells they run from the instruction (grammar.inline_at) */
             if (!PROFILED) break;
-            NOTE_MEMORY();
-            NOTE_PC(ip + 1);
-            p->chain_counts[ip->a].entered++;
-            p->inline_start[ip->b] = pos;
+            ENTER_INLINE(ip);
             ip++;
             NEXT;
         CASE(POUT):
@@ -956,10 +957,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             /* PDEFER whose call compiled in begins with a PIN (fuse_counted_calls):
              * a first call does that PIN's work too and goes on after it */
             if (defer && FIRST_CALL_AT(ip->d)) {
-                NOTE_MEMORY();
-                NOTE_PC(ip + 4);
-                p->chain_counts[ip[3].a].entered++;
-                p->inline_start[ip[3].b] = pos;
+                ENTER_INLINE(ip + 3);
                 ip += 4;
                 NEXT;
             }
@@ -980,7 +978,8 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 plain_calls += (uint32_t)ip->b;
                 ip = code + ip->c;
                 NEXT;
-            } else {
+            }
+            {
                 const cc_rule *rule = &g->rules[(uint32_t)ip->a % nrules];
                 uint32_t body = (uint32_t)ip->a >= nrules ? rule->prof_vf_entry : rule->prof_entry;
                 if (!noplain) {
@@ -1246,6 +1245,7 @@ capped:
 #undef COUNT_RETURN
 #undef COUNT_FAILURE
 #undef TAILED
+#undef ENTER_INLINE
 #undef COUNT_TAIL_RETURN
 #undef COUNT_TAIL_FAILURE
 #undef TAIL_FRAME

@@ -50,7 +50,8 @@ typedef struct {
     union {
         uint16_t level;        /* plain and general call: level number of a level-restricted call */
         uint16_t lower_extra;  /* E_CALL2: the caller's frame's extra levels */
-        uint16_t tail_calls;   /* E_TCALL: the calls of the PTAIL's chain */
+        uint16_t tail_calls;   /* E_TCALL: the calls of the PTAIL's chain (its operand b, kept
+                                  here: the RET reads no code, which the loops measured cheaper) */
     };
     uint32_t pos;      /* position to restore; of a call, where it started */
     union {
