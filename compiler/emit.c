@@ -1858,7 +1858,7 @@ static void mark_targets(const pego_grammar *g, uint8_t *target)
             target[in->a + 1] = 1;
             break;
         case OP_TEST: case OP_TESTCHAR: case OP_TESTLIT: case OP_BTEST: case OP_SPANTEST: case OP_PDEFER:
-        case OP_PDEFERPIN:
+        case OP_PDEFERPIN: case OP_PDEFERPINSPAN:
             target[in->b] = 1;
             break;
         case OP_CALL: case OP_CALLG: case OP_PTAIL:
@@ -1969,9 +1969,23 @@ static void fuse_counted_calls(pego_grammar *g)
         }
     }
     /* a deferrable rule compiled in whose body still begins with a PIN: its
-     * PDEFER does that PIN's work on a first call (PDEFERPIN) */
-    for (uint32_t i = g->prof_start; i + 3 < g->ncode; i++)
-        if (g->code[i].op == OP_PDEFER && g->code[i + 3].op == OP_PIN) g->code[i].op = OP_PDEFERPIN;
+     * PDEFER does that PIN's work on a first call (PDEFERPIN); one whose body
+     * begins with a PINSPAN goes on into it (PDEFERPINSPAN). A PSPAN whose
+     * skip lands on the POUT of the call it is compiled into goes on into
+     * that POUT (PSPANOUT), and a POUT before a RET into the RET (POUTRET):
+     * a dispatch less each. The instructions they go on to stay, for the
+     * paths that jump there. */
+    for (uint32_t i = g->prof_start; i < g->ncode; i++) {
+        vm_ins *c = &g->code[i];
+        if (c->op == OP_PUNCT || c->op == OP_PUNCT2) {
+            i += c->d - 1u;
+            continue;
+        }
+        if (c->op == OP_PDEFER && i + 3 < g->ncode && c[3].op == OP_PIN) c->op = OP_PDEFERPIN;
+        else if (c->op == OP_PDEFER && i + 3 < g->ncode && c[3].op == OP_PINSPAN) c->op = OP_PDEFERPINSPAN;
+        else if (c->op == OP_PSPAN && i + 3 < g->ncode && c[3].op == OP_POUT) c->op = OP_PSPANOUT;
+        else if (c->op == OP_POUT && i + 1 < g->ncode && c[1].op == OP_RET) c->op = OP_POUTRET;
+    }
     cc_free(target);
 }
 
@@ -2009,7 +2023,10 @@ static void chain_tail_calls(emitter *m)
             rules[k++] = b->a % g->nrules;
             to = b->a;
         }
-        int chain = intern_rules(m, rules, k, SITE_NONE);
+        /* the call's failing site, if any, is its chain's: a frame it reused
+         * counts the site by the chain's failures (fold_counts) */
+        int site = g->call_fail_site && g->call_fail_site[i] >= 0 ? g->call_fail_site[i] : SITE_NONE;
+        int chain = intern_rules(m, rules, k, site);
         if (chain > UINT16_MAX) continue;
         if (n == cap) {
             cap = 2 * cap + 16;
@@ -2044,17 +2061,18 @@ static void note_inline_contexts(pego_grammar *g)
         const vm_ins *in = &g->code[i];
         uint32_t level = (uint32_t)in->b;
         int pin = cc_opens_inline_call(in->op);
-        if ((pin || in->op == OP_POUT) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
+        int pout = in->op == OP_POUT || in->op == OP_POUTRET;
+        if ((pin || pout) && level >= CC_INLINE_LEVELS) continue;  /* INLINE_MAX_NEST */
         if (pin) depth = level;
         g->inline_at[i] = depth ? open[depth - 1] : 0;
-        if (in->op == OP_PSPAN || in->op == OP_PBYTE || in->op == OP_PWORD) {
+        if (in->op == OP_PSPAN || in->op == OP_PSPANOUT || in->op == OP_PBYTE || in->op == OP_PWORD) {
             i += in->op == OP_PWORD ? 3 : 2;   /* its tests and POUT do not run (fuse_counted_calls) */
             continue;
         }
         if (pin) {
             g->inline_ctx[n] = (cc_inline_ctx){ (uint32_t)in->a, depth ? open[depth - 1] : 0 };
             open[depth++] = ++n;
-        } else if (in->op == OP_POUT) {
+        } else if (pout) {
             g->inline_at[i] = open[level];
             depth = level;
         }

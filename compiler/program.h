@@ -326,11 +326,12 @@ static inline const cc_rep_link *cc_rep_link_at(const pego_grammar *g, uint32_t 
 }
 
 /* Whether an instruction of the profiled program begins the calls of a chain
- * compiled in: PIN, or PSPAN, PBYTE, PWORD or PINSPAN, which
+ * compiled in: PIN, or PSPAN, PSPANOUT, PBYTE, PWORD or PINSPAN, which
  * fuse_counted_calls (compiler/emit.c) puts in place of a PIN. */
 static inline int cc_opens_inline_call(int op)
 {
-    return op == OP_PIN || op == OP_PSPAN || op == OP_PBYTE || op == OP_PWORD || op == OP_PINSPAN;
+    return op == OP_PIN || op == OP_PSPAN || op == OP_PSPANOUT || op == OP_PBYTE || op == OP_PWORD ||
+           op == OP_PINSPAN;
 }
 
 /* Variant ids: rule r's valued body is r, its value-free body nrules + r. */

@@ -147,11 +147,10 @@ static int64_t frame_rule(const pego_parser *p, uint32_t k, uint32_t *caller, ui
         *caller = e->u.call.caller;
         return e->u.call.variant;
     }
-    if (e->kind == E_TCALL && e->rec < g->ncode && g->code[e->rec].op == OP_PTAIL &&
-        g->code[e->rec].d < g->nchains && g->chains[g->code[e->rec].d].n) {
-        const cc_chain *c = &g->chains[g->code[e->rec].d];
+    if (e->kind == E_TCALL && e->rec < g->nchains && g->chains[e->rec].n) {
+        const cc_chain *c = &g->chains[e->rec];
         *caller = e->u.call.caller;
-        *tail = g->code[e->rec].d;
+        *tail = e->rec;
         *outer = e->u.call.variant;
         return g->chain_rules[c->first + c->n - 1];
     }

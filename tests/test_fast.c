@@ -1126,12 +1126,23 @@ static void test_compile(void)
         if (!g) continue;
         /* the profiled loops take PDEFER's target to be three instructions on,
          * past the real call and its jump, where the call compiled in begins,
-         * with a PIN for PDEFERPIN */
+         * with a PIN for PDEFERPIN and a PINSPAN for PDEFERPINSPAN; PSPANOUT
+         * goes on into the POUT three on, POUTRET into the RET after it, and
+         * every such pair is fused */
         for (uint32_t k = g->prof_start; k + 3 < g->ncode; k++) {
-            if (g->code[k].op != OP_PDEFER && g->code[k].op != OP_PDEFERPIN) continue;
+            const vm_ins *in = &g->code[k];
+            if (in->op == OP_PUNCT || in->op == OP_PUNCT2) {     /* its parts do not run */
+                k += in->d - 1u;
+                continue;
+            }
+            CU_ASSERT((in->op == OP_PSPANOUT) == ((in->op == OP_PSPAN || in->op == OP_PSPANOUT) &&
+                                                  (in[3].op == OP_POUT || in[3].op == OP_POUTRET)));
+            CU_ASSERT((in->op == OP_POUTRET) == ((in->op == OP_POUT || in->op == OP_POUTRET) && in[1].op == OP_RET));
+            if (in->op != OP_PDEFER && in->op != OP_PDEFERPIN && in->op != OP_PDEFERPINSPAN) continue;
             ndefer++;
-            CU_ASSERT(g->code[k].b == (int32_t)k + 3 && cc_opens_inline_call(g->code[k + 3].op));
-            CU_ASSERT((g->code[k].op == OP_PDEFERPIN) == (g->code[k + 3].op == OP_PIN));
+            CU_ASSERT(in->b == (int32_t)k + 3 && cc_opens_inline_call(in[3].op));
+            CU_ASSERT((in->op == OP_PDEFERPIN) == (in[3].op == OP_PIN));
+            CU_ASSERT((in->op == OP_PDEFERPINSPAN) == (in[3].op == OP_PINSPAN));
         }
         char *code = fast_sections(g);
         CU_ASSERT_PTR_NOT_NULL(code);

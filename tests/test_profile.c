@@ -487,7 +487,8 @@ static pego_parser *parser_in_main(pego_grammar *g)
  * sample taken with it on top has them all on its stack, the chain's last
  * rule innermost, which gets the self time. The frames are laid out as the
  * profiled program leaves them when a calls b in tail position: main's frame,
- * then a's, which the call of b (PTAIL) at address t reused. With chained,
+ * then a's, which the call of b (PTAIL) at address t reused, noting the
+ * PTAIL's chain. With chained,
  * b's whole body is a call of c, which the PTAIL makes at once: b and c are
  * both on the stack. */
 static void check_sampled_tail_frame(int chained)
@@ -506,7 +507,7 @@ static void check_sampled_tail_frame(int chained)
     CU_ASSERT_EQUAL_FATAL(g->chains[g->code[t].d].n, chained ? 2u : 1u);
     pego_parser *p = parser_in_main(g);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    p->es[2] = (vm_entry){ .kind = E_TCALL, .pos = 1, .lower_pos = 2, .rec = t,
+    p->es[2] = (vm_entry){ .kind = E_TCALL, .pos = 1, .lower_pos = 2, .rec = (uint32_t)g->code[t].d,
                            .u.call = { .ret = 1, .variant = (uint32_t)a, .caller = 2 } };
     p->sample_top = 3;
     p->sample_ip = NULL;

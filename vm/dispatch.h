@@ -22,4 +22,12 @@
 #define DISPATCH_OP ((vm_opcode)ip->op)
 #endif
 
+/* A case of the loop that goes on into the next one, where two instructions
+ * were fused (the profiled program's PSPANOUT, POUTRET, PDEFERPINSPAN). */
+#if defined(__GNUC__) && __GNUC__ >= 7 || defined(__clang__)
+#define FALL_THROUGH __attribute__((fallthrough))
+#else
+#define FALL_THROUGH ((void)0)
+#endif
+
 #endif

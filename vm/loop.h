@@ -69,21 +69,26 @@
                                             p->sample_top = (e)->u.call.caller) \
                                    : (void)0)
 /* The same for the calls of a frame that a tail call reused (E_TCALL,
- * vm/stack.h): those of the chain of the PTAIL at address rec (each matched:
- * spans, vm_chain_count; else entered), then the frame's own. */
-#define TAILED(e) p->chain_counts[code[(e)->rec].d]
+ * vm/stack.h): those of the PTAIL's chain, rec (each matched: spans,
+ * vm_chain_count; else entered), then the frame's own. The chain's failures
+ * count the PTAIL's failing site (cc_chain.fail_site). */
+#define TAILED(e) p->chain_counts[(e)->rec]
 #define COUNT_TAIL_RETURN(e) (TAILED(e).spans++, TAILED(e).consumed += pos - (e)->lower_pos, COUNT_RETURN(e))
 #define COUNT_TAIL_FAILURE(e) (TAILED(e).entered++, COUNT_FAILURE(e))
-/* The profiled program's call in tail position (PTAIL at address t, here)
- * from the plain frame e on top, its caller's: the frame stands for the n
- * calls of its chain too (E_TCALL), which saves frames and returns. The
- * sampler reads rec, then kind: volatile stores keep that order. */
-#define TAIL_FRAME(e, t, n) ((e)->lower_pos = pos, (e)->tail_calls = (uint16_t)(n), \
-                             *(volatile uint32_t *)&(e)->rec = (t), *(volatile uint8_t *)&(e)->kind = E_TCALL)
+/* The profiled program's call in tail position (PTAIL, here) from the plain
+ * frame e on top, its caller's: the frame stands for the n calls of the
+ * PTAIL's chain too (E_TCALL), which saves frames and returns. The sampler
+ * reads rec, then kind: volatile stores keep that order. */
+#define TAIL_FRAME(e, chain, n) ((e)->lower_pos = pos, (e)->tail_calls = (uint16_t)(n), \
+                                 *(volatile uint32_t *)&(e)->rec = (chain), *(volatile uint8_t *)&(e)->kind = E_TCALL)
 /* The calls compiled in of the PIN at address in begin here (PIN, and
  * PDEFERPIN for the PIN after it): one more call entered, its start noted. */
 #define ENTER_INLINE(in) (NOTE_MEMORY(), NOTE_PC((in) + 1), p->chain_counts[(in)->a].entered++, \
                           p->inline_start[(in)->b] = pos)
+/* The calls compiled in of the POUT at address in matched here (POUT, and
+ * POUTRET): one more call matched, with the input it consumed. */
+#define LEAVE_INLINE(in) (NOTE_MEMORY(), NOTE_PC((in) + 1), p->chain_counts[(in)->a].matched++, \
+                          p->chain_counts[(in)->a].consumed += pos - p->inline_start[(in)->b])
 /* The profiled program's real call at address at failed (the start rule's
  * call, which returns to 0, is at none): when it is an alternative a jump
  * table picked, the reference program goes on to the alternatives after it,
@@ -159,14 +164,36 @@
         FILL_ENTRY(e, (k)); \
     } while (0)
 
-/* PSPAN, PBYTE, PWORD, PINSPAN, PTAIL and PDEFERPIN are the profiled program's only: the
+/* PSPAN, PBYTE, PWORD, PINSPAN, PTAIL, PDEFERPIN, PSPANOUT, POUTRET and
+ * PDEFERPINSPAN are the profiled program's only: the
  * other loops have no code for them, their table sends them to PIN's label,
  * which they leave (break), and their switch names them with OP__COUNT.
  * Labels of their own would change how the compiler lays out those loops
  * (the fast program's JSON trees took 0.9% more instructions). */
+#ifndef FUSED
+#define FUSED 0
+#endif
 #if PROFILED
 #define NOT_PROFILED(...)
+/* The fused PSPANOUT, POUTRET and PDEFERPINSPAN have cases of their own
+ * (FUSED_CODE) in the profiled recognition loop only (its variant defines
+ * FUSED). The profiled tree loops run each as its first instruction, PSPAN,
+ * POUT or PDEFER, which leaves the second to run next: with cases of their
+ * own, the compiler kept those loops' registers worse (JSON trees took 3.9%
+ * more instructions, CSV trees 5.2%). */
+#if FUSED
+#define FUSED_CODE(...) __VA_ARGS__
+#define UNFUSED(...)
 #else
+#define FUSED_CODE(...)
+#define UNFUSED(...) __VA_ARGS__
+#define op_PSPANOUT op_PSPAN
+#define op_POUTRET op_POUT
+#define op_PDEFERPINSPAN op_PDEFER
+#endif
+#else
+#define FUSED_CODE(...)
+#define UNFUSED(...)
 #define NOT_PROFILED(...) __VA_ARGS__
 #define op_PSPAN op_PIN
 #define op_PBYTE op_PIN
@@ -174,6 +201,9 @@
 #define op_PINSPAN op_PIN
 #define op_PTAIL op_PIN
 #define op_PDEFERPIN op_PIN
+#define op_PSPANOUT op_PIN
+#define op_POUTRET op_PIN
+#define op_PDEFERPINSPAN op_PIN
 #endif
 
 /* Sets the second-call bit of the deferrable rule with index k at pos, in a
@@ -565,6 +595,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             p->site_runs[ip->a]++;
             ip++;
             NEXT;
+        UNFUSED(case OP_PDEFERPINSPAN:)
         CASE(PDEFER):
             /* a deferrable rule compiled in: its first call at a position runs
              * its body, at b, like the fast program's first calls (CALLG); a
@@ -597,12 +628,18 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             ENTER_INLINE(ip);
             ip++;
             NEXT;
+        FUSED_CODE(
+        CASE(PSPANOUT):
+            /* PSPAN whose skip lands on a POUT (fuse_counted_calls): it goes
+             * on into that POUT */
+            NOTE_PC(ip);
+            SPAN_CALL(g->bytesets[ip[1].a].in, ip);
+            ip += 3;
+            FALL_THROUGH;)
+        UNFUSED(case OP_POUTRET:)
         CASE(POUT):
             if (!PROFILED) break;
-            NOTE_MEMORY();
-            NOTE_PC(ip + 1);
-            p->chain_counts[ip->a].matched++;
-            p->chain_counts[ip->a].consumed += pos - p->inline_start[ip->b];
+            LEAVE_INLINE(ip);
             ip++;
             NEXT;
 
@@ -756,6 +793,12 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 if (PROFILED) goto memo_call;
             }
             GENERAL_CALL();
+        FUSED_CODE(
+        CASE(POUTRET):
+            /* POUT before a RET (fuse_counted_calls): it goes on into the RET */
+            LEAVE_INLINE(ip);
+            ip++;
+            FALL_THROUGH;)
         CASE(RET):
             NOTE_PC(ip);
             NOTE_MEMORY();
@@ -972,7 +1015,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             if (es[esn - 1].kind == E_CALL && !noplain) {
                 NOTE_MEMORY();
-                TAIL_FRAME(&es[esn - 1], (uint32_t)(ip - code), ip->b);
+                TAIL_FRAME(&es[esn - 1], (uint32_t)ip->d, ip->b);
                 depth += (uint32_t)ip->b;
                 if (depth > max_depth) goto too_deep;
                 plain_calls += (uint32_t)ip->b;
@@ -990,6 +1033,7 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 call = (vm_call){ (uint32_t)ip->a, body, 0, (uint32_t)(ip - code) + 1, ip->flags & INS_TAIL };
                 CALL_OUT(vm_call_enter(p, &r, &call));
             }
+        UNFUSED(case OP_PSPANOUT:)
         CASE(PSPAN):
             /* a call compiled in whose body is the byte span after it
              * (fuse_counted_calls): matched here, its POUT skipped */
@@ -1029,6 +1073,17 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NEXT;
         }
+        FUSED_CODE(
+        CASE(PDEFERPINSPAN):
+            /* PDEFER whose call compiled in begins with a PINSPAN
+             * (fuse_counted_calls): a first call goes on into that PINSPAN */
+            if (!defer || !FIRST_CALL_AT(ip->d)) {
+                ip++;
+                if (defer) goto memo_call;
+                NEXT;
+            }
+            ip += 3;
+            FALL_THROUGH;)
         CASE(PINSPAN): {
             /* white space with comments compiled in, (span / comment)*, when
              * the span ends it; else as PIN and SPANTEST (fuse_counted_calls) */
@@ -1051,7 +1106,8 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             NOTE_PC(ip);
             NEXT;
         })
-        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN: case OP_PTAIL: case OP_PDEFERPIN:)
+        NOT_PROFILED(case OP_PSPAN: case OP_PBYTE: case OP_PWORD: case OP_PINSPAN: case OP_PTAIL: case OP_PDEFERPIN:
+                     case OP_PSPANOUT: case OP_POUTRET: case OP_PDEFERPINSPAN:)
         case OP__COUNT:
             break;
         }
@@ -1084,7 +1140,6 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
             PROFILED_CODE(
             case E_TCALL:
                 COUNT_TAIL_FAILURE(e);
-                COUNT_FAIL_SITE(e->rec)
                 COUNT_FAIL_SITE(e->u.call.ret - 1u)
                 depth -= 1u + e->tail_calls;
                 continue;)
@@ -1277,6 +1332,8 @@ capped:
 #undef PROFILED
 #undef PROFILED_CODE
 #undef NOT_PROFILED
+#undef FUSED_CODE
+#undef UNFUSED
 #undef op_PSPAN
 #undef op_PBYTE
 #undef op_PWORD

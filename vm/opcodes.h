@@ -93,7 +93,10 @@
     X(PSPAN,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BSPAN after it: matched here, skipping it and its POUT") \
     X(PBYTE,    "Z", "profiled program: a call of chain a compiled in at level b whose body is the BYTE after it: matched here, skipping it and its POUT") \
     X(PDEFERPIN, "G", "profiled program: PDEFER whose body begins with a PIN (three on): a first call counts it entered and goes on after it") \
-    X(PTAIL,    "r", "profiled program: call of variant a in tail position, which the caller's frame on top stands for: the b calls of chain d (each rule's whole body calls the next), then c, the body of its last rule")
+    X(PTAIL,    "r", "profiled program: call of variant a in tail position, which the caller's frame on top stands for: the b calls of chain d (each rule's whole body calls the next), then c, the body of its last rule") \
+    X(PSPANOUT, "Z", "profiled program: PSPAN whose skip lands on a POUT, whose work it goes on to do") \
+    X(POUTRET,  "Z", "profiled program: POUT before a RET, whose work it goes on to do") \
+    X(PDEFERPINSPAN, "G", "profiled program: PDEFER whose body begins with a PINSPAN (three on): a first call goes on into it")
 
 typedef enum {
 #define VM_ENUM(name, fmt, doc) OP_##name,

@@ -42,8 +42,8 @@ enum {
  * position (PTAIL) stands for the calls of its chain too: it becomes E_TCALL,
  * and the usual fields stay the caller's (its position, variant, return
  * address and caller) while the call's position goes to lower_pos, the
- * PTAIL's address to rec (its operand d is the chain) and the number of the
- * chain's calls to tail_calls. Its RET or its failure counts them all. */
+ * PTAIL's chain (its operand d) to rec and the number of the chain's calls
+ * to tail_calls. Its RET or its failure counts them all. */
 typedef struct {
     uint8_t  kind;
     uint8_t  cut;      /* choice, iteration, Pratt line: a cut committed it */
@@ -51,7 +51,8 @@ typedef struct {
         uint16_t level;        /* plain and general call: level number of a level-restricted call */
         uint16_t lower_extra;  /* E_CALL2: the caller's frame's extra levels */
         uint16_t tail_calls;   /* E_TCALL: the calls of the PTAIL's chain (its operand b, kept
-                                  here: the RET reads no code, which the loops measured cheaper) */
+                                  here, as the chain is in rec: the RET reads no code, which
+                                  the loops measured cheaper) */
     };
     uint32_t pos;      /* position to restore; of a call, where it started */
     union {
@@ -61,7 +62,7 @@ typedef struct {
     };
     uint32_t trail;    /* capture-trail height */
     union {
-        uint32_t rec;          /* number of recovered errors; E_TCALL: address of the PTAIL */
+        uint32_t rec;          /* number of recovered errors; E_TCALL: the PTAIL's chain */
         uint32_t memo;         /* E_MCALL: index of the call's memo entry */
         uint32_t lower_trail;  /* E_CALL2: the caller's frame's trail height */
     };
