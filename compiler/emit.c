@@ -1971,8 +1971,8 @@ static void fuse_counted_calls(pego_grammar *g)
     /* a deferrable rule compiled in whose body still begins with a PIN: its
      * PDEFER does that PIN's work on a first call (PDEFERPIN); one whose body
      * begins with a PINSPAN goes on into it (PDEFERPINSPAN). A PSPAN whose
-     * skip lands on the POUT of the call it is compiled into goes on into
-     * that POUT (PSPANOUT), and a POUT before a RET into the RET (POUTRET):
+     * skip lands on a POUT (that of the call it is compiled into) goes on
+     * into that POUT (PSPANOUT), and a POUT before a RET into the RET (POUTRET):
      * a dispatch less each. The instructions they go on to stay, for the
      * paths that jump there. */
     for (uint32_t i = g->prof_start; i < g->ncode; i++) {

@@ -1304,6 +1304,7 @@ capped:
 #undef COUNT_FAILURE
 #undef TAILED
 #undef ENTER_INLINE
+#undef LEAVE_INLINE
 #undef COUNT_TAIL_RETURN
 #undef COUNT_TAIL_FAILURE
 #undef TAIL_FRAME
@@ -1337,12 +1338,16 @@ capped:
 #undef NOT_PROFILED
 #undef FUSED_CODE
 #undef UNFUSED
+#undef FUSED
 #undef op_PSPAN
 #undef op_PBYTE
 #undef op_PWORD
 #undef op_PINSPAN
 #undef op_PTAIL
 #undef op_PDEFERPIN
+#undef op_PSPANOUT
+#undef op_POUTRET
+#undef op_PDEFERPINSPAN
 #undef EXPECT
 #undef LOOKED
 #undef WATCHED
