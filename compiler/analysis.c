@@ -47,6 +47,44 @@ static int expr_nullable(analysis *a, const ast_expr *e)
     return 0;
 }
 
+/* Whether two expressions match alike: the same text, at the same position,
+ * gives the same outcome and records the same expectations. */
+int cc_same_expr(const ast_expr *a, const ast_expr *b)
+{
+    if (a == b) return 1;
+    if (a->kind != b->kind || a->nkids != b->nkids) return 0;
+    switch (a->kind) {
+    case AST_LITERAL:
+        if (a->len != b->len || memcmp(a->text, b->text, a->len) != 0) return 0;
+        break;
+    case AST_CLASS:
+        if (a->negated != b->negated || a->nranges != b->nranges ||
+            memcmp(a->ranges, b->ranges, (size_t)a->nranges * sizeof *a->ranges) != 0)
+            return 0;
+        break;
+    case AST_ANCHOR:
+        if (a->anchor != b->anchor) return 0;
+        break;
+    case AST_REPEAT:
+        if (a->min != b->min || a->max != b->max) return 0;
+        break;
+    case AST_CALL:
+        if (a->level || b->level || a->rule < 0 || a->rule != b->rule) return 0;
+        break;
+    case AST_CAPTURE:
+        if (strcmp(a->name, b->name) != 0) return 0;
+        break;
+    case AST_ANY: case AST_TOP: case AST_BOTTOM: case AST_SEQ: case AST_CHOICE: case AST_OPTIONAL:
+    case AST_AND: case AST_NOT: case AST_ATOMIC: case AST_DISCARD: case AST_CUT:
+        break;
+    case AST_PREDICATE: case AST_ATTRIBUTE: case AST_PRATT:
+        return 0;
+    }
+    for (int i = 0; i < a->nkids; i++)
+        if (!cc_same_expr(a->kids[i], b->kids[i])) return 0;
+    return 1;
+}
+
 /* A cut that commits a choice of this expression's own level: not inside a nested
  * choice, optional, repetition, lookahead or rule call. */
 int cc_loose_cut(const ast_expr *e)

@@ -932,6 +932,70 @@ static uint32_t emit_prof_dispatch(emitter *m, const ast_expr *alt, int guarded)
     return prof_dispatch_needed(m, alt, guarded, &t) ? emit_dispatch_test(m, t, 0) : 0;
 }
 
+/* Whether the value-free fast program may run e once for alternatives that
+ * each begin with it: what it matches depends on the input and the position
+ * alone. Calls are of rules compiled in (not recursive, without cuts,
+ * predicates or attributes: inline_body); captures, which actions and
+ * predicates read, are not shared. */
+static int shareable(const emitter *m, const ast_expr *e)
+{
+    switch (e->kind) {
+    case AST_LITERAL: case AST_CLASS: case AST_ANY: case AST_TOP: case AST_BOTTOM: case AST_ANCHOR:
+        return 1;
+    case AST_CALL:
+        return e->rule >= 0 && !e->level && m->inl[e->rule].size >= 0;
+    case AST_SEQ: case AST_CHOICE: case AST_REPEAT: case AST_OPTIONAL: case AST_AND: case AST_NOT:
+    case AST_ATOMIC: case AST_DISCARD:
+        for (int i = 0; i < e->nkids; i++)
+            if (!shareable(m, e->kids[i])) return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* How many leading elements the alternatives kids[0..n-1], all sequences,
+ * share, in the value-free fast program (not the profiled one, which makes the
+ * reference program's calls): `a b / a c` matches as `a (b / c)`, since a
+ * matches the same wherever it runs again, and the second run is saved. Each
+ * alternative keeps an element of its own; none may have a cut that commits
+ * the choice, and the rule may not take part in left recursion. */
+static int shared_prefix(const emitter *m, ast_expr *const *kids, int n, int v)
+{
+    if (v || !m->fast || m->profiled || n < 2 || m->reaches_cycle[m->rule]) return 0;
+    for (int i = 0; i < n; i++)
+        if (kids[i]->kind != AST_SEQ || cc_loose_cut(kids[i])) return 0;
+    for (int k = 0;; k++) {
+        for (int i = 0; i < n; i++)
+            if (kids[i]->nkids <= k + 1) return k;
+        if (!shareable(m, kids[0]->kids[k])) return k;
+        for (int i = 1; i < n; i++)
+            if (!cc_same_expr(kids[0]->kids[k], kids[i]->kids[k])) return k;
+    }
+}
+
+static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live);
+
+/* Alternatives that share their first k elements (shared_prefix): those
+ * elements once, then a choice of what follows them in each alternative. */
+static void emit_alts_shared(emitter *m, ast_expr *const *kids, int n, int k, int live)
+{
+    for (int j = 0; j < k; j++) emit_expr(m, kids[0]->kids[j], 0, live);
+    ast_expr *rest = cc_xmalloc((size_t)n * sizeof *rest);
+    ast_expr **alts = cc_xmalloc((size_t)n * sizeof *alts);
+    for (int i = 0; i < n; i++) {
+        rest[i] = *kids[i];
+        rest[i].kids += k;
+        rest[i].nkids -= k;
+        rest[i].line = rest[i].kids[0]->line;
+        rest[i].col = rest[i].kids[0]->col;
+        alts[i] = rest[i].nkids == 1 ? rest[i].kids[0] : &rest[i];
+    }
+    emit_alts_fast(m, alts, n, 0, live);
+    cc_free(alts);
+    cc_free(rest);
+}
+
 /* Alternatives kids[0..n-1] of a choice, in the fast program. An alternative
  * that cannot match empty is guarded by a byte test that jumps to the next one;
  * it gets no choice entry when no later alternative can match at a byte where
@@ -939,6 +1003,11 @@ static uint32_t emit_prof_dispatch(emitter *m, const ast_expr *alt, int guarded)
  * its own): if it fails, the whole choice fails. */
 static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live)
 {
+    int shared = shared_prefix(m, kids, n, v);
+    if (shared) {
+        emit_alts_shared(m, kids, n, shared, live);
+        return;
+    }
     cc_first *first = cc_xmalloc((size_t)n * sizeof *first);
     uint32_t *ends = cc_xmalloc((size_t)n * sizeof *ends);
     int *site = cc_xmalloc((size_t)n * sizeof *site);

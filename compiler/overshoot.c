@@ -124,44 +124,6 @@ static void list_fail(solver *s, ast_expr *const *kids, int n, uint32_t *fail, u
     *len = prefix;
 }
 
-/* Whether two expressions match alike: the same text, at the same position,
- * gives the same outcome and records the same expectations. */
-static int same_expr(const ast_expr *a, const ast_expr *b)
-{
-    if (a == b) return 1;
-    if (a->kind != b->kind || a->nkids != b->nkids) return 0;
-    switch (a->kind) {
-    case AST_LITERAL:
-        if (a->len != b->len || memcmp(a->text, b->text, a->len) != 0) return 0;
-        break;
-    case AST_CLASS:
-        if (a->negated != b->negated || a->nranges != b->nranges ||
-            memcmp(a->ranges, b->ranges, (size_t)a->nranges * sizeof *a->ranges) != 0)
-            return 0;
-        break;
-    case AST_ANCHOR:
-        if (a->anchor != b->anchor) return 0;
-        break;
-    case AST_REPEAT:
-        if (a->min != b->min || a->max != b->max) return 0;
-        break;
-    case AST_CALL:
-        if (a->level || b->level || a->rule < 0 || a->rule != b->rule) return 0;
-        break;
-    case AST_CAPTURE:
-        if (strcmp(a->name, b->name) != 0) return 0;
-        break;
-    case AST_ANY: case AST_TOP: case AST_BOTTOM: case AST_SEQ: case AST_CHOICE: case AST_OPTIONAL:
-    case AST_AND: case AST_NOT: case AST_ATOMIC: case AST_DISCARD: case AST_CUT:
-        break;
-    case AST_PREDICATE: case AST_ATTRIBUTE: case AST_PRATT:
-        return 0;
-    }
-    for (int i = 0; i < a->nkids; i++)
-        if (!same_expr(a->kids[i], b->kids[i])) return 0;
-    return 1;
-}
-
 /* An expression as a sequence: its kids, or itself alone. */
 static ast_expr *const *as_list(ast_expr *const *e, int *n)
 {
@@ -235,7 +197,7 @@ static uint32_t failed_beside(solver *s, ast_expr *const *x, int nx, ast_expr *c
     ast_expr *xbuf[EXPANDED_MAX], *ybuf[EXPANDED_MAX];
     int c = 0, expansions = 0;
     for (;; expansions++) {
-        while (c < nx && c < ny && same_expr(x[c], y[c])) c++;
+        while (c < nx && c < ny && cc_same_expr(x[c], y[c])) c++;
         if (c == nx || c == ny || expansions == EXPAND_CALLS) break;
         if (expandable(s, x[c]) && expand_call(s, &x, &nx, c, xbuf)) continue;
         if (expandable(s, y[c]) && expand_call(s, &y, &ny, c, ybuf)) continue;

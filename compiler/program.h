@@ -385,6 +385,7 @@ uint32_t cc_overshoot_iteration(const ast_grammar *ast, const pego_grammar *g, c
                                 const cc_overshoot *rules, const ast_expr *repeat);
 int  cc_has_value(const ast_expr *e);          /* occupies a value slot (1.4) */
 int  cc_loose_cut(const ast_expr *e);          /* has a cut not inside a nested choice etc. */
+int  cc_same_expr(const ast_expr *a, const ast_expr *b);   /* written alike: matches alike at a position */
 int  cc_scope_has_captures(const ast_expr *e); /* captures of its own scope */
 
 #endif

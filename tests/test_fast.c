@@ -61,6 +61,15 @@ typedef struct {
                           "def ws = ((? \\t\\n) / comment)*\n" \
                           "def comment = \"#\" (?^\\n)*\n"
 
+/* Value-free alternatives that begin alike: the fast program runs the shared
+ * elements once (test_shared_prefix reads the code). */
+#define SHARED_PREFIX_WHAT "value-free alternatives that begin alike run their shared elements once"
+#define SHARED_PREFIX_SRC "def main = -sp (item -sp)*\n" \
+                          "def item = -\"(\" -sp -\")\" / -\"(\" -sp item (-sp -\",\" -sp item)* -sp -\")\"\n" \
+                          "         / -\"(\" -sp @name -sp -\")\"\n" \
+                          "def name = (?a-z)+\n" \
+                          "def sp = (? )*\n"
+
 static const fast_case cases[] = {
     { "jump table: four alternatives with disjoint first bytes",
       "def main = item*\n"
@@ -552,6 +561,23 @@ static const fast_case cases[] = {
       "def w = (?a-z)+ \";\"\n",
       "RECOVER|SKIPEND",
       INPUTS("", "ab!", "ac!", "ac?", "ac;", "ab?ac;", "acd;ab!", "ab!ac;ab?", "ac;ac?", "a;", "ac") },
+    { SHARED_PREFIX_WHAT, SHARED_PREFIX_SRC, "",
+      INPUTS("", "()", "( )", "(a)", "((),(a))", "( ( ) , ( xy ) )", "(", ")", "(a", "((a)", "(,)", "(ab cd)",
+             "(a) (b)", "(()") },
+    { "value-free alternatives that share a call, a repetition and an optional",
+      "def main = (-pair -\";\")* $$\n"
+      "def pair = key -\"=\" \" \"* \"+\"? @(?0-9)+ / key -\"=\" \" \"* \"+\"? -\"\\\"\" @(?a-z)* -\"\\\"\"\n"
+      "         / key -\"=\" \" \"* -\"[\" -\"]\"\n"
+      "def key = (?a-z)+ (\".\" (?a-z)+)*\n",
+      "",
+      INPUTS("", "a=1;", "a.b= +12;", "a=\"xy\";", "a=  \"\";b=3;", "a=[];", "a=;", "a=\"x;", "a.=1;", "=1;",
+             "a=+[];", "a=1", "a.b.c=[];a=+\"q\";") },
+    { "alternatives that begin with a capture or hold a cut share nothing",
+      "def main = (item -\";\")* $$\n"
+      "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
+      "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n",
+      "",
+      INPUTS("", "ab;", "ac;", "de;", "df;", "g;", "ab;ac;de;g;", "ad;", "d;", "a;", "df") },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -1113,6 +1139,56 @@ static char *fast_sections(const pego_grammar *g)
     sel[out] = 0;
     free(all);
     return sel;
+}
+
+/* How many lines of the section headed by title (a line of the disassembly)
+ * contain text; -1 when there is no such section. */
+static int count_in_section(const char *all, const char *title, const char *text)
+{
+    const char *at = strstr(all, title);
+    if (!at) return -1;
+    int n = 0;
+    for (const char *line = strchr(at, '\n'); line && line[1] && strncmp(line + 1, "rule ", 5) != 0;
+         line = strchr(line + 1, '\n')) {
+        const char *eol = strchr(line + 1, '\n');
+        const char *hit = strstr(line + 1, text);
+        if (hit && (!eol || hit < eol)) n++;
+    }
+    return n;
+}
+
+/* The value-free fast program runs the elements that alternatives share once
+ * (compiler/emit.c, shared_prefix): the three opening parentheses and white
+ * spaces of SHARED_PREFIX_SRC's item are one PUNCT there, three literals in
+ * the reference program. Alternatives that begin with a capture, or that hold
+ * a cut, keep their own. Whether they match the same is checked with every
+ * other case. */
+static void test_shared_prefix(void)
+{
+    static const char *const sources[] = { SHARED_PREFIX_SRC,
+                                           "def main = (item -\";\")* $$\n"
+                                           "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
+                                           "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n" };
+    pego_grammar *g = pego_compile(sources[0], strlen(sources[0]), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char *all = pego_grammar_disassemble(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule item, value-free:", "LIT \"(\""), 3);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast, value-free:", "PUNCT ( ") +
+                    count_in_section(all, "rule item, fast, value-free:", "CHAR ("), 1);
+    /* the valued body builds each alternative's node from its start: not shared */
+    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast:", "PUNCT ( ") +
+                    count_in_section(all, "rule item, fast:", "CHAR ("), 3);
+    free(all);
+    pego_grammar_free(g);
+    g = pego_compile(sources[1], strlen(sources[1]), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    all = pego_grammar_disassemble(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast, value-free:", "CHAR a"), 2);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule inner, fast, value-free:", "CHAR d"), 2);
+    free(all);
+    pego_grammar_free(g);
 }
 
 static void test_compile(void)
@@ -2215,6 +2291,7 @@ int main(void)
     CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
     CU_add_test(s, "the profiled program matches a call of one byte test or span in one instruction", test_profiled_counted_calls);
+    CU_add_test(s, "value-free alternatives that begin alike share those elements", test_shared_prefix);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);

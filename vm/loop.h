@@ -692,6 +692,9 @@ LOOP_LINKAGE int VM_RUN(pego_parser *p, uint32_t start_variant)
                 tn = e->trail;
             }
             if (STREAM_REP(rep)) CALL_OUT(vm_stream_element(p, &r));
+            /* the probe's reach: without a failure to note it, a long match
+             * would run on past the cap (vm/decide.c) */
+            if (PROBE) LOOKED(pos);
             if (pos == e->pos || (rep->c >= 0 && count >= (uint32_t)rep->c)) {
                 esn--;
                 if (count < (uint32_t)rep->b) goto fail;
