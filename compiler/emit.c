@@ -35,6 +35,7 @@ typedef struct {
     uint8_t           *reaches_cycle, *skip_changes;
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
+    const ast_expr    *dispatch;     /* the call whose rule's table is compiled into its site (emit_dispatcher) */
     /* the grammar's tables: their capacities, and indexes by key for interning */
     uint32_t           cap_expects, cap_expect_message, cap_literals, cap_classes, cap_labels, cap_bytesets, cap_dispatch;
     uint32_t           cap_sites, cap_site_calls, cap_chains, cap_chain_rules;
@@ -976,6 +977,23 @@ static int shared_prefix(const emitter *m, ast_expr *const *kids, int n, int v)
 
 static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int live);
 
+/* Whether the alternatives kids[0..n-1], with first-byte sets first, make a
+ * jump table in the fast program: three or more that cannot match empty, with
+ * disjoint sets and no loose cuts, so one jump on the next byte picks the only
+ * one that can match. A set is disjoint from each earlier one when it is from
+ * their union. */
+static int table_alts(emitter *m, ast_expr *const *kids, int n, const cc_first *first)
+{
+    int table = n >= 3;
+    cc_first before;
+    memset(&before, 0, sizeof before);
+    for (int i = 0; i < n && table; i++) {
+        table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]) && cc_first_disjoint(&first[i], &before);
+        for (int w = 0; w < 8; w++) before.bits[w] |= first[i].bits[w];
+    }
+    return table;
+}
+
 /* Alternatives that share their first k elements (shared_prefix): those
  * elements once, then a choice of what follows them in each alternative. */
 static void emit_alts_shared(emitter *m, ast_expr *const *kids, int n, int k, int live)
@@ -1018,13 +1036,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
      * alternative that can match, with no choice entry. The profiled program
      * jumps so only over alternatives that call nothing before their first byte.
      * A set is disjoint from each earlier one when it is from their union. */
-    int table = n >= 3;
-    cc_first before;
-    memset(&before, 0, sizeof before);
-    for (int i = 0; i < n && table; i++) {
-        table = guard_ok(m, kids[i], &first[i]) && !cc_loose_cut(kids[i]) && cc_first_disjoint(&first[i], &before);
-        for (int w = 0; w < 8; w++) before.bits[w] |= first[i].bits[w];
-    }
+    int table = table_alts(m, kids, n, first);
     /* The profiled program counts, at the target of each alternative, the calls
      * of the alternatives before it, and at the target of no alternative all
      * of them: pre[i] is the site of kids[0..i-1]. */
@@ -1232,8 +1244,67 @@ static int call_counts_failure(emitter *m, const ast_expr *e, int site)
     return !general_call(r) || ((r->flags & RULE_DEFERRABLE) && r->seen_index >= 0 && r->seen_index <= UINT16_MAX);
 }
 
+/* A rule whose body is a jump table of calls, some of rules compiled in
+ * (JSON's value): the value-free fast program compiles the table into each
+ * call's site (emit_dispatcher), saving the call for the alternatives compiled
+ * in. Not a rule compiled in itself, nor one of or reaching a left-recursive
+ * cycle; the code the alternatives add at a site is bounded like a rule's. */
+static int dispatcher(emitter *m, const ast_expr *call)
+{
+    if (!m->fast || m->profiled || m->valued || m->dispatch || call->level || call->rule < 0) return 0;
+    const cc_rule *r = &m->g->rules[call->rule];
+    const ast_expr *body = m->ast->rules[call->rule].body;
+    if (m->inl[call->rule].size >= 0 || (r->flags & (RULE_LEADER | RULE_CYCLIC)) || r->pratt >= 0 ||
+        m->reaches_cycle[call->rule] || body->kind != AST_CHOICE)
+        return 0;
+    int size = 0;
+    for (int i = 0; i < body->nkids; i++) {
+        const ast_expr *k = body->kids[i];
+        if (k->kind != AST_CALL || k->level || k->rule < 0) return 0;
+        if (m->inl[k->rule].size >= 0) size += m->inl[k->rule].size;
+    }
+    if (!size || size > INLINE_MAX_SIZE) return 0;
+    cc_first *first = cc_xmalloc((size_t)body->nkids * sizeof *first);
+    for (int i = 0; i < body->nkids; i++) first_of(m, body->kids[i], &first[i]);
+    int table = table_alts(m, body->kids, body->nkids, first);
+    cc_free(first);
+    return table;
+}
+
+/* The call of such a rule: its jump table in place, with the alternatives
+ * compiled in, and the call itself for the others (emit_call), which then
+ * picks the same alternative by the same byte. The reference program's frame
+ * of the rule is one more level around what is compiled in. */
+static void emit_dispatcher(emitter *m, const ast_expr *call)
+{
+    const ast_expr *body = m->ast->rules[call->rule].body;
+    int rule = m->rule, nest = 0;
+    for (int i = 0; i < body->nkids; i++) {
+        const inline_info *k = &m->inl[body->kids[i]->rule];
+        if (k->size >= 0 && k->nest > nest) nest = k->nest;
+    }
+    if (1 + nest > m->inline_nest) m->inline_nest = 1 + nest;
+    m->dispatch = call;
+    m->rule = call->rule;
+    emit_alts_fast(m, body->kids, body->nkids, 0, 0);
+    m->rule = rule;
+    m->dispatch = NULL;
+}
+
+/* Whether call e is an alternative of the table emit_dispatcher compiles in
+ * and not compiled in itself: the rule's call is made instead. */
+static int dispatched_call(const emitter *m, const ast_expr *e)
+{
+    if (!m->dispatch || m->inl[e->rule].size >= 0) return 0;
+    const ast_expr *body = m->ast->rules[m->dispatch->rule].body;
+    for (int i = 0; i < body->nkids; i++)
+        if (body->kids[i] == e) return 1;
+    return 0;
+}
+
 static void emit_call(emitter *m, const ast_expr *e, int v)
 {
+    if (dispatched_call(m, e)) e = m->dispatch;
     int fail_site = e == m->fail_call ? m->fail_site : SITE_NONE;
     pego_grammar *g = m->g;
     cc_rule *callee = &g->rules[e->rule];
@@ -1274,6 +1345,10 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             if (m->profiled) ins(m, e, OP_POUT, chain, m->inline_level, 0);
             m->rule = rule;
             if (deferred) patch(m, over, here(m));
+            return;
+        }
+        if (dispatcher(m, e)) {
+            emit_dispatcher(m, e);
             return;
         }
     }

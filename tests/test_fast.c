@@ -64,6 +64,18 @@ typedef struct {
 /* Value-free alternatives that begin alike: the fast program runs the shared
  * elements once (test_shared_prefix reads the code). */
 #define SHARED_PREFIX_WHAT "value-free alternatives that begin alike run their shared elements once"
+/* A rule whose body is a jump table of calls (value): its table is compiled
+ * into its call sites, with the calls of rules compiled in (word, num, flag)
+ * and a call of value itself for list (test_dispatcher reads the code). */
+#define DISPATCHER_WHAT "a jump table of calls is compiled into its call sites"
+#define DISPATCHER_SRC "def main = -sp (value -sp)*\n" \
+                       "def value = list / word / num / flag\n" \
+                       "def list = -\"[\" -sp (value -sp)* -\"]\"\n" \
+                       "def word = @(?a-z)+\n" \
+                       "def num = @(?0-9)+ (\".\" (?0-9)+)?\n" \
+                       "def flag = \"!\" / \"?\"\n" \
+                       "def sp = (? )*\n"
+
 #define SHARED_PREFIX_SRC "def main = -sp (item -sp)*\n" \
                           "def item = -\"(\" -sp -\")\" / -\"(\" -sp item (-sp -\",\" -sp item)* -sp -\")\"\n" \
                           "         / -\"(\" -sp @name -sp -\")\"\n" \
@@ -561,6 +573,9 @@ static const fast_case cases[] = {
       "def w = (?a-z)+ \";\"\n",
       "RECOVER|SKIPEND",
       INPUTS("", "ab!", "ac!", "ac?", "ac;", "ab?ac;", "acd;ab!", "ab!ac;ab?", "ac;ac?", "a;", "ac") },
+    { DISPATCHER_WHAT, DISPATCHER_SRC, "",
+      INPUTS("", "a", "[]", "[a 1 !]", "[[[[[x]]]]]", "[[a] [1.5 ?] []] b", "[", "]", "[a", "1.", "[[[[[x]]]]",
+             "a[b]c", "[ [ ! ] ]", "[a,b]", "[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]") },
     { SHARED_PREFIX_WHAT, SHARED_PREFIX_SRC, "",
       INPUTS("", "()", "( )", "(a)", "((),(a))", "( ( ) , ( xy ) )", "(", ")", "(a", "((a)", "(,)", "(ab cd)",
              "(a) (b)", "(()") },
@@ -1187,6 +1202,25 @@ static void test_shared_prefix(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(all);
     CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast, value-free:", "CHAR a"), 2);
     CU_ASSERT_EQUAL(count_in_section(all, "rule inner, fast, value-free:", "CHAR d"), 2);
+    free(all);
+    pego_grammar_free(g);
+}
+
+/* A rule whose body is a jump table of calls is compiled into its value-free
+ * call sites in the fast program (compiler/emit.c, emit_dispatcher): in
+ * DISPATCHER_SRC's list, word's span is there and the call of value stands
+ * for list alone. Nesting near the limit is checked with every other case. */
+static void test_dispatcher(void)
+{
+    pego_grammar *g = pego_compile(DISPATCHER_SRC, strlen(DISPATCHER_SRC), "t.pego", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char *all = pego_grammar_disassemble(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast, value-free:", "BSPAN1 [a-z]"), 1);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast, value-free:", " value (value-free)"), 1);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, value-free:", " value (value-free)"), 1);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, value-free:", "BSPAN1 [a-z]") +
+                    count_in_section(all, "rule list, value-free:", "word"), 0);
     free(all);
     pego_grammar_free(g);
 }
@@ -2292,6 +2326,7 @@ int main(void)
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
     CU_add_test(s, "the profiled program matches a call of one byte test or span in one instruction", test_profiled_counted_calls);
     CU_add_test(s, "value-free alternatives that begin alike share those elements", test_shared_prefix);
+    CU_add_test(s, "a jump table of calls is compiled into its value-free call sites", test_dispatcher);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
