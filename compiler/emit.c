@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int size, nest; } inline_info;
+/* Per rule, for the fast program: its size and nest compiled in (size -1: not
+ * compiled in), its component of the call graph, and whether its jump table
+ * is compiled into a call site (emit_dispatcher). */
+typedef struct { int size, nest, comp, dispatched; } inline_info;
 
 typedef struct {
     pego_grammar      *g;
@@ -624,7 +627,7 @@ static void inline_rules(emitter *m, const cc_callgraph *cg)
     for (int c = 0; c < cg->ncomp; c++) {
         int r = cg->order[cg->start[c]];
         if (!cc_callgraph_single(cg, c)) {
-            for (int i = cg->start[c]; i < cg->start[c + 1]; i++) m->inl[cg->order[i]] = (inline_info){ -1, 1 };
+            for (int i = cg->start[c]; i < cg->start[c + 1]; i++) m->inl[cg->order[i]] = (inline_info){ -1, 1, c, 0 };
             continue;
         }
         const cc_rule *rule = &m->g->rules[r];
@@ -633,6 +636,7 @@ static void inline_rules(emitter *m, const cc_callgraph *cg)
             size = inline_body(m, m->ast->rules[r].body, &nest);
         m->inl[r].nest = nest + 1;
         m->inl[r].size = size >= 0 && m->inl[r].nest <= INLINE_MAX_NEST ? size : -1;
+        m->inl[r].comp = c;
     }
 }
 
@@ -1244,26 +1248,33 @@ static int call_counts_failure(emitter *m, const ast_expr *e, int site)
     return !general_call(r) || ((r->flags & RULE_DEFERRABLE) && r->seen_index >= 0 && r->seen_index <= UINT16_MAX);
 }
 
-/* A rule whose body is a jump table of calls, some of rules compiled in
- * (JSON's value): the value-free fast program compiles the table into each
- * call's site (emit_dispatcher), saving the call for the alternatives compiled
- * in. Not a rule compiled in itself, nor one of or reaching a left-recursive
- * cycle; the code the alternatives add at a site is bounded like a rule's. */
-static int dispatcher(emitter *m, const ast_expr *call)
+/* A rule whose body is a jump table of calls (JSON's value): the fast
+ * program compiles the table into each call's site (emit_dispatcher), saving
+ * the rule's call. In value-free code, some alternatives must be of rules
+ * compiled in, whose code the table then holds (bounded like a rule's); in
+ * valued code, some must be of rules that cannot call it again (see
+ * dispatched), and the rule must have nothing to do with the value
+ * (value_of_calls, no action or terminal type, no captures for predicates).
+ * Not a rule compiled in itself, nor one of or reaching a left-recursive
+ * cycle. */
+static int dispatcher(emitter *m, const ast_expr *call, int valued)
 {
-    if (!m->fast || m->profiled || m->valued || m->dispatch || call->level || call->rule < 0) return 0;
-    const cc_rule *r = &m->g->rules[call->rule];
-    const ast_expr *body = m->ast->rules[call->rule].body;
-    if (m->inl[call->rule].size >= 0 || (r->flags & (RULE_LEADER | RULE_CYCLIC)) || r->pratt >= 0 ||
-        m->reaches_cycle[call->rule] || body->kind != AST_CHOICE)
+    if (!m->fast || m->profiled || m->dispatch || call->level || call->rule < 0) return 0;
+    int rr = call->rule;
+    const cc_rule *r = &m->g->rules[rr];
+    const ast_expr *body = m->ast->rules[rr].body;
+    if (m->inl[rr].size >= 0 || (r->flags & (RULE_LEADER | RULE_CYCLIC)) || r->pratt >= 0 ||
+        m->reaches_cycle[rr] || body->kind != AST_CHOICE)
         return 0;
-    int size = 0;
+    if (valued && (m->action[rr] >= 0 || r->term_type >= 0 || rule_predicates_read(m, rr))) return 0;
+    int size = 0, direct = 0;
     for (int i = 0; i < body->nkids; i++) {
         const ast_expr *k = body->kids[i];
         if (k->kind != AST_CALL || k->level || k->rule < 0) return 0;
         if (m->inl[k->rule].size >= 0) size += m->inl[k->rule].size;
+        if (m->inl[k->rule].comp != m->inl[rr].comp) direct = 1;
     }
-    if (!size || size > INLINE_MAX_SIZE) return 0;
+    if (valued ? !direct : (!size || size > INLINE_MAX_SIZE)) return 0;
     cc_first *first = cc_xmalloc((size_t)body->nkids * sizeof *first);
     for (int i = 0; i < body->nkids; i++) first_of(m, body->kids[i], &first[i]);
     int table = table_alts(m, body->kids, body->nkids, first);
@@ -1271,31 +1282,33 @@ static int dispatcher(emitter *m, const ast_expr *call)
     return table;
 }
 
-/* The call of such a rule: its jump table in place, with the alternatives
- * compiled in, and the call itself for the others (emit_call), which then
- * picks the same alternative by the same byte. The reference program's frame
- * of the rule is one more level around what is compiled in. */
-static void emit_dispatcher(emitter *m, const ast_expr *call)
+/* The call of such a rule: its jump table in place, its alternatives' calls
+ * as written, or compiled in, but for those dispatched takes. The reference
+ * program's frame of the rule is one more level below them, which the fast
+ * program keeps in reserve (one per rule whose table is compiled in: a chain
+ * of calls meets such a rule's level once, since the alternatives below it
+ * cannot call it again). */
+static void emit_dispatcher(emitter *m, const ast_expr *call, int valued)
 {
     const ast_expr *body = m->ast->rules[call->rule].body;
-    int rule = m->rule, nest = 0;
-    for (int i = 0; i < body->nkids; i++) {
-        const inline_info *k = &m->inl[body->kids[i]->rule];
-        if (k->size >= 0 && k->nest > nest) nest = k->nest;
-    }
-    if (1 + nest > m->inline_nest) m->inline_nest = 1 + nest;
+    int rule = m->rule;
+    m->inl[call->rule].dispatched = 1;
     m->dispatch = call;
     m->rule = call->rule;
-    emit_alts_fast(m, body->kids, body->nkids, 0, 0);
+    emit_alts_fast(m, body->kids, body->nkids, valued, valued);
     m->rule = rule;
     m->dispatch = NULL;
 }
 
 /* Whether call e is an alternative of the table emit_dispatcher compiles in
- * and not compiled in itself: the rule's call is made instead. */
-static int dispatched_call(const emitter *m, const ast_expr *e)
+ * whose rule can call the table's rule again (they share a component of the
+ * call graph: JSON's object and array). The rule's own call is made instead,
+ * which picks the same alternative by the same byte: its frame keeps the
+ * nesting depth the reference program's, which a nest of such calls would
+ * otherwise miss by a level per call. */
+static int dispatched(const emitter *m, const ast_expr *e)
 {
-    if (!m->dispatch || m->inl[e->rule].size >= 0) return 0;
+    if (!m->dispatch || m->inl[e->rule].comp != m->inl[m->dispatch->rule].comp) return 0;
     const ast_expr *body = m->ast->rules[m->dispatch->rule].body;
     for (int i = 0; i < body->nkids; i++)
         if (body->kids[i] == e) return 1;
@@ -1304,7 +1317,7 @@ static int dispatched_call(const emitter *m, const ast_expr *e)
 
 static void emit_call(emitter *m, const ast_expr *e, int v)
 {
-    if (dispatched_call(m, e)) e = m->dispatch;
+    if (dispatched(m, e)) e = m->dispatch;
     int fail_site = e == m->fail_call ? m->fail_site : SITE_NONE;
     pego_grammar *g = m->g;
     cc_rule *callee = &g->rules[e->rule];
@@ -1347,10 +1360,11 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
             if (deferred) patch(m, over, here(m));
             return;
         }
-        if (dispatcher(m, e)) {
-            emit_dispatcher(m, e);
-            return;
-        }
+    }
+    int valued = m->valued && v && variant == e->rule && !pop;
+    if ((valued || variant == CC_VF(g, e->rule)) && dispatcher(m, e, valued)) {
+        emit_dispatcher(m, e, valued);
+        return;
     }
     int level = 0;
     if (e->level) {
@@ -2567,6 +2581,8 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_free(m.overshoot);
         cc_free(m.reaches_cycle);
         cc_free(m.skip_changes);
+        int dispatched_levels = 0;         /* emit_dispatcher */
+        for (int r = 0; r < ast->nrules; r++) dispatched_levels += m.inl[r].dispatched;
         cc_free(m.inl);
         cc_free(m.skip_counts);
         cc_free(m.skip_rules);
@@ -2580,7 +2596,7 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
         cc_free(m.fail_call_sites);
         m.fast = 0;
         int lead = g->lead_depth;
-        g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead);
+        g->fast_reserve = (uint32_t)(m.inline_nest > lead ? m.inline_nest : lead) + (uint32_t)dispatched_levels;
         if (g->fast_reserve < 1) g->fast_reserve = 1;
         thread_jumps(g);
         for (uint32_t i = g->fast_start; i + 1 < g->ncode; i++)

@@ -66,7 +66,8 @@ typedef struct {
 #define SHARED_PREFIX_WHAT "value-free alternatives that begin alike run their shared elements once"
 /* A rule whose body is a jump table of calls (value): its table is compiled
  * into its call sites, with the calls of rules compiled in (word, num, flag)
- * and a call of value itself for list (test_dispatcher reads the code). */
+ * or made from there, and a call of value itself for list (test_dispatcher
+ * reads the code). */
 #define DISPATCHER_WHAT "a jump table of calls is compiled into its call sites"
 #define DISPATCHER_SRC "def main = -sp (value -sp)*\n" \
                        "def value = list / word / num / flag\n" \
@@ -576,6 +577,18 @@ static const fast_case cases[] = {
     { DISPATCHER_WHAT, DISPATCHER_SRC, "",
       INPUTS("", "a", "[]", "[a 1 !]", "[[[[[x]]]]]", "[[a] [1.5 ?] []] b", "[", "]", "[a", "1.", "[[[[[x]]]]",
              "a[b]c", "[ [ ! ] ]", "[a,b]", "[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]") },
+    { "a jump table whose alternative calls a nest compiled in: the table's level is kept in reserve too",
+      "def main = -sp (value -sp)*\n"
+      "def value = list / group / num\n"
+      "def list = -\"[\" -sp (value -sp)* -\"]\"\n"
+      "def group = -\"(\" inner -\")\"\n"
+      "def inner = mid\n"
+      "def mid = leaf\n"
+      "def leaf = @(?a-z)+\n"
+      "def num = @(?0-9)+\n"
+      "def sp = (? )*\n",
+      "",
+      INPUTS("", "(a)", "[(a) 1]", "[[[(ab)]]]", "[[[[[[[[(x)]]]]]]]] 7", "(", "(1)", "[(a)", "[[[[(a)]]]", "()") },
     { SHARED_PREFIX_WHAT, SHARED_PREFIX_SRC, "",
       INPUTS("", "()", "( )", "(a)", "((),(a))", "( ( ) , ( xy ) )", "(", ")", "(a", "((a)", "(,)", "(ab cd)",
              "(a) (b)", "(()") },
@@ -1206,10 +1219,11 @@ static void test_shared_prefix(void)
     pego_grammar_free(g);
 }
 
-/* A rule whose body is a jump table of calls is compiled into its value-free
- * call sites in the fast program (compiler/emit.c, emit_dispatcher): in
- * DISPATCHER_SRC's list, word's span is there and the call of value stands
- * for list alone. Nesting near the limit is checked with every other case. */
+/* A rule whose body is a jump table of calls is compiled into its call sites
+ * in the fast program (compiler/emit.c, emit_dispatcher): in DISPATCHER_SRC's
+ * list, word's span is there in value-free code and word's call in valued
+ * code, and the call of value stands for list alone. Nesting near the limit
+ * is checked with every other case. */
 static void test_dispatcher(void)
 {
     pego_grammar *g = pego_compile(DISPATCHER_SRC, strlen(DISPATCHER_SRC), "t.pego", NULL);
@@ -1221,6 +1235,10 @@ static void test_dispatcher(void)
     CU_ASSERT_EQUAL(count_in_section(all, "rule list, value-free:", " value (value-free)"), 1);
     CU_ASSERT_EQUAL(count_in_section(all, "rule list, value-free:", "BSPAN1 [a-z]") +
                     count_in_section(all, "rule list, value-free:", "word"), 0);
+    /* valued: the calls of word, num and flag are made from list */
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast:", "CALL word"), 1);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast:", " value -> "), 1);
+    CU_ASSERT_EQUAL(count_in_section(all, "rule list (", "CALL word"), 0);
     free(all);
     pego_grammar_free(g);
 }
@@ -2326,7 +2344,7 @@ int main(void)
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
     CU_add_test(s, "the profiled program matches a call of one byte test or span in one instruction", test_profiled_counted_calls);
     CU_add_test(s, "value-free alternatives that begin alike share those elements", test_shared_prefix);
-    CU_add_test(s, "a jump table of calls is compiled into its value-free call sites", test_dispatcher);
+    CU_add_test(s, "a jump table of calls is compiled into its call sites", test_dispatcher);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
     CU_add_test(s, "fast equals reference on random and mutated inputs", test_generated_inputs);
