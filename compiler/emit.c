@@ -39,6 +39,10 @@ typedef struct {
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
     const ast_expr    *dispatch;     /* the call whose rule's table is compiled into its site (emit_dispatcher) */
+    /* the calls dispatched makes, each with a byte that picks its alternative:
+     * they enter the rule's body where its table jumps at that byte */
+    uint32_t          *arm_calls, narm_calls, cap_arm_calls;
+    uint8_t           *arm_bytes;
     /* the grammar's tables: their capacities, and indexes by key for interning */
     uint32_t           cap_expects, cap_expect_message, cap_literals, cap_classes, cap_labels, cap_bytesets, cap_dispatch;
     uint32_t           cap_sites, cap_site_calls, cap_chains, cap_chain_rules;
@@ -1315,9 +1319,32 @@ static int dispatched(const emitter *m, const ast_expr *e)
     return 0;
 }
 
+/* Notes that the call at at, of a rule whose table dispatched picks the
+ * alternative arm from, enters the rule's body where the table jumps for
+ * arm's first bytes (resolved with the call addresses, cc_emit): the table
+ * already chose, and its rule's frame is all the call is for. */
+static void note_arm_call(emitter *m, uint32_t at, const ast_expr *arm)
+{
+    cc_first f;
+    first_of(m, arm, &f);
+    unsigned b = 0;
+    while (b < 255 && !cc_first_has(&f, b)) b++;
+    if (m->narm_calls == m->cap_arm_calls) {
+        m->cap_arm_calls = 2 * m->cap_arm_calls + 8;
+        m->arm_calls = cc_xrealloc(m->arm_calls, m->cap_arm_calls * sizeof *m->arm_calls);
+        m->arm_bytes = cc_xrealloc(m->arm_bytes, m->cap_arm_calls * sizeof *m->arm_bytes);
+    }
+    m->arm_calls[m->narm_calls] = at;
+    m->arm_bytes[m->narm_calls++] = (uint8_t)b;
+}
+
 static void emit_call(emitter *m, const ast_expr *e, int v)
 {
-    if (dispatched(m, e)) e = m->dispatch;
+    const ast_expr *arm = NULL;
+    if (dispatched(m, e)) {
+        arm = e;
+        e = m->dispatch;
+    }
     int fail_site = e == m->fail_call ? m->fail_site : SITE_NONE;
     pego_grammar *g = m->g;
     cc_rule *callee = &g->rules[e->rule];
@@ -1374,6 +1401,7 @@ static void emit_call(emitter *m, const ast_expr *e, int v)
     }
     uint32_t at = ins(m, e, general_call(callee) ? OP_CALLG : OP_CALL, variant, -1, level);
     note_call_fail(m, at, fail_site);
+    if (arm) note_arm_call(m, at, arm);
     if (m->fast && (callee->flags & RULE_DEFERRABLE) && !level && callee->seen_index <= UINT16_MAX) {
         m->g->code[at].flags |= INS_DEFER;
         m->g->code[at].d = (uint16_t)callee->seen_index;
@@ -2622,6 +2650,13 @@ void cc_emit(pego_grammar *g, const ast_grammar *ast)
             in->c = (int32_t)(in->c >= g->nrules ? r->prof_vf_entry : r->prof_entry);
         }
     }
+    for (uint32_t i = 0; i < m.narm_calls; i++) {      /* past the table (note_arm_call) */
+        vm_ins *in = &g->code[m.arm_calls[i]];
+        const vm_ins *table = &g->code[in->b];
+        if (table->op == OP_DISPATCH) in->b = (int32_t)g->dispatch[table->a].to[m.arm_bytes[i]];
+    }
+    cc_free(m.arm_calls);
+    cc_free(m.arm_bytes);
     /* byte-wise sort rank of every expectation, for sorting error items */
     ranked *order = cc_xmalloc((size_t)g->nexpects * sizeof(ranked));
     g->expect_rank = table_resize(NULL, (size_t)g->nexpects * sizeof(uint32_t));

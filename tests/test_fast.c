@@ -1222,8 +1222,8 @@ static void test_shared_prefix(void)
 /* A rule whose body is a jump table of calls is compiled into its call sites
  * in the fast program (compiler/emit.c, emit_dispatcher): in DISPATCHER_SRC's
  * list, word's span is there in value-free code and word's call in valued
- * code, and the call of value stands for list alone. Nesting near the limit
- * is checked with every other case. */
+ * code, and the call of value stands for list alone, entering value's body
+ * past its table. Nesting near the limit is checked with every other case. */
 static void test_dispatcher(void)
 {
     pego_grammar *g = pego_compile(DISPATCHER_SRC, strlen(DISPATCHER_SRC), "t.pego", NULL);
@@ -1239,6 +1239,16 @@ static void test_dispatcher(void)
     CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast:", "CALL word"), 1);
     CU_ASSERT_EQUAL(count_in_section(all, "rule list, fast:", " value -> "), 1);
     CU_ASSERT_EQUAL(count_in_section(all, "rule list (", "CALL word"), 0);
+    /* every call of value the fast program makes is for list, past value's table */
+    int value = pego_grammar_rule_index(g, "value"), calls = 0;
+    for (uint32_t k = g->fast_start; k < g->prof_start; k++) {
+        const vm_ins *in = &g->code[k];
+        if ((in->op != OP_CALL && in->op != OP_CALLG) || (int)(in->a % (uint32_t)g->nrules) != value) continue;
+        calls++;
+        CU_ASSERT(g->code[in->b].op == OP_CALL && (int)(g->code[in->b].a % (uint32_t)g->nrules) ==
+                                                  pego_grammar_rule_index(g, "list"));
+    }
+    CU_ASSERT(calls >= 2);
     free(all);
     pego_grammar_free(g);
 }
