@@ -39,6 +39,8 @@ typedef struct {
     inline_info       *inl;       /* per rule: compiled into call sites? (fast program) */
     int                inline_nest;  /* the deepest call nest compiled in so far */
     const ast_expr    *dispatch;     /* the call whose rule's table is compiled into its site (emit_dispatcher) */
+    const ast_expr    *pos_pushed;   /* sequences whose node's position is pushed (emit_alts_shared) */
+    int                npos_pushed;
     /* the calls dispatched makes, each with a byte that picks its alternative:
      * they enter the rule's body where its table jumps at that byte */
     uint32_t          *arm_calls, narm_calls, cap_arm_calls;
@@ -964,20 +966,22 @@ static int shareable(const emitter *m, const ast_expr *e)
 }
 
 /* How many leading elements the alternatives kids[0..n-1], all sequences,
- * share, in the value-free fast program (not the profiled one, which makes the
- * reference program's calls): `a b / a c` matches as `a (b / c)`, since a
- * matches the same wherever it runs again, and the second run is saved. Each
- * alternative keeps an element of its own; none may have a cut that commits
- * the choice, and the rule may not take part in left recursion. */
+ * share, in the fast program (not the profiled one, which makes the reference
+ * program's calls): `a b / a c` matches as `a (b / c)`, since a matches the
+ * same wherever it runs again, and the second run is saved. Each alternative
+ * keeps an element of its own; none may have a cut that commits the choice,
+ * and the rule may not take part in left recursion. With values (v), every
+ * alternative has one and the shared elements none: each alternative's node
+ * then begins where they begin (emit_alts_shared). */
 static int shared_prefix(const emitter *m, ast_expr *const *kids, int n, int v)
 {
-    if (v || !m->fast || m->profiled || n < 2 || m->reaches_cycle[m->rule]) return 0;
+    if (!m->fast || m->profiled || n < 2 || m->reaches_cycle[m->rule]) return 0;
     for (int i = 0; i < n; i++)
-        if (kids[i]->kind != AST_SEQ || cc_loose_cut(kids[i])) return 0;
+        if (kids[i]->kind != AST_SEQ || cc_loose_cut(kids[i]) || (v && !cc_has_value(kids[i]))) return 0;
     for (int k = 0;; k++) {
         for (int i = 0; i < n; i++)
             if (kids[i]->nkids <= k + 1) return k;
-        if (!shareable(m, kids[0]->kids[k])) return k;
+        if (!shareable(m, kids[0]->kids[k]) || (v && cc_has_value(kids[0]->kids[k]))) return k;
         for (int i = 1; i < n; i++)
             if (!cc_same_expr(kids[0]->kids[k], kids[i]->kids[k])) return k;
     }
@@ -1003,9 +1007,13 @@ static int table_alts(emitter *m, ast_expr *const *kids, int n, const cc_first *
 }
 
 /* Alternatives that share their first k elements (shared_prefix): those
- * elements once, then a choice of what follows them in each alternative. */
-static void emit_alts_shared(emitter *m, ast_expr *const *kids, int n, int k, int live)
+ * elements once, then a choice of what follows them in each alternative.
+ * With values, the alternatives' nodes begin before the shared elements: the
+ * position is pushed there (PUSHPOS), and what follows makes each node
+ * without pushing it again (pos_pushed). */
+static void emit_alts_shared(emitter *m, ast_expr *const *kids, int n, int k, int v, int live)
 {
+    if (v) ins(m, kids[0], OP_PUSHPOS, 0, 0, 0);
     for (int j = 0; j < k; j++) emit_expr(m, kids[0]->kids[j], 0, live);
     ast_expr *rest = cc_xmalloc((size_t)n * sizeof *rest);
     ast_expr **alts = cc_xmalloc((size_t)n * sizeof *alts);
@@ -1015,9 +1023,15 @@ static void emit_alts_shared(emitter *m, ast_expr *const *kids, int n, int k, in
         rest[i].nkids -= k;
         rest[i].line = rest[i].kids[0]->line;
         rest[i].col = rest[i].kids[0]->col;
-        alts[i] = rest[i].nkids == 1 ? rest[i].kids[0] : &rest[i];
+        alts[i] = rest[i].nkids == 1 && !v ? rest[i].kids[0] : &rest[i];
     }
-    emit_alts_fast(m, alts, n, 0, live);
+    const ast_expr *pushed = m->pos_pushed;
+    int npushed = m->npos_pushed;
+    m->pos_pushed = rest;
+    m->npos_pushed = v ? n : 0;
+    emit_alts_fast(m, alts, n, v, live);
+    m->pos_pushed = pushed;
+    m->npos_pushed = npushed;
     cc_free(alts);
     cc_free(rest);
 }
@@ -1031,7 +1045,7 @@ static void emit_alts_fast(emitter *m, ast_expr *const *kids, int n, int v, int 
 {
     int shared = shared_prefix(m, kids, n, v);
     if (shared) {
-        emit_alts_shared(m, kids, n, shared, live);
+        emit_alts_shared(m, kids, n, shared, v, live);
         return;
     }
     cc_first *first = cc_xmalloc((size_t)n * sizeof *first);
@@ -1634,7 +1648,9 @@ static void emit_expr(emitter *m, const ast_expr *e, int v, int live)
         return;
     case AST_SEQ: {
         int n = 0;
-        if (v) ins(m, e, OP_PUSHPOS, 0, 0, 0);
+        int pushed = 0;
+        for (int i = 0; i < m->npos_pushed && !pushed; i++) pushed = e == &m->pos_pushed[i];
+        if (v && !pushed) ins(m, e, OP_PUSHPOS, 0, 0, 0);
         for (int i = 0; i < e->nkids; i++) {
             int slot = cc_has_value(e->kids[i]);
             emit_expr(m, e->kids[i], v && slot, live);

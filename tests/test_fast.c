@@ -61,9 +61,12 @@ typedef struct {
                           "def ws = ((? \\t\\n) / comment)*\n" \
                           "def comment = \"#\" (?^\\n)*\n"
 
-/* Value-free alternatives that begin alike: the fast program runs the shared
- * elements once (test_shared_prefix reads the code). */
-#define SHARED_PREFIX_WHAT "value-free alternatives that begin alike run their shared elements once"
+/* Alternatives that begin alike: the fast program runs the shared elements
+ * once (test_shared_prefix reads the code), valued or not; not a shared
+ * element with a value. */
+#define SHARED_PREFIX_WHAT "alternatives that begin alike run their shared elements once"
+#define SHARED_VALUE_SRC "def main = (item -\";\")* $$\n" \
+                         "def item = @\"a\" \"b\" / @\"a\" \"c\"\n"
 /* A rule whose body is a jump table of calls (value): its table is compiled
  * into its call sites, with the calls of rules compiled in (word, num, flag)
  * or made from there, and a call of value itself for list (test_dispatcher
@@ -589,6 +592,8 @@ static const fast_case cases[] = {
       "def sp = (? )*\n",
       "",
       INPUTS("", "(a)", "[(a) 1]", "[[[(ab)]]]", "[[[[[[[[(x)]]]]]]]] 7", "(", "(1)", "[(a)", "[[[[(a)]]]", "()") },
+    { "alternatives that begin alike with a value share it in value-free code only", SHARED_VALUE_SRC, "",
+      INPUTS("", "ab;", "ac;", "ab;ac;", "a;", "ad;", "ab", "b;", "acab;") },
     { SHARED_PREFIX_WHAT, SHARED_PREFIX_SRC, "",
       INPUTS("", "()", "( )", "(a)", "((),(a))", "( ( ) , ( xy ) )", "(", ")", "(a", "((a)", "(,)", "(ab cd)",
              "(a) (b)", "(()") },
@@ -1185,38 +1190,41 @@ static int count_in_section(const char *all, const char *title, const char *text
     return n;
 }
 
-/* The value-free fast program runs the elements that alternatives share once
+/* The fast program runs the elements that alternatives share once
  * (compiler/emit.c, shared_prefix): the three opening parentheses and white
- * spaces of SHARED_PREFIX_SRC's item are one PUNCT there, three literals in
- * the reference program. Alternatives that begin with a capture, or that hold
- * a cut, keep their own. Whether they match the same is checked with every
- * other case. */
+ * spaces of SHARED_PREFIX_SRC's item are one PUNCT there, valued or not, and
+ * three literals in the reference program. Alternatives that begin with a
+ * capture, or that hold a cut, keep their own, and so does valued code where
+ * a shared element has a value. Whether they match alike, with the same
+ * trees, is checked with every other case. */
+/* How many lines of the code of grammar src, in the section headed by title,
+ * contain text; -1 when it does not compile or has no such section. */
+static int count_in_code(const char *src, const char *title, const char *text)
+{
+    pego_grammar *g = pego_compile(src, strlen(src), "t.pego", NULL);
+    char *all = g ? pego_grammar_disassemble(g) : NULL;
+    int n = all ? count_in_section(all, title, text) : -1;
+    free(all);
+    pego_grammar_free(g);
+    return n;
+}
+
 static void test_shared_prefix(void)
 {
-    static const char *const sources[] = { SHARED_PREFIX_SRC,
-                                           "def main = (item -\";\")* $$\n"
-                                           "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
-                                           "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n" };
-    pego_grammar *g = pego_compile(sources[0], strlen(sources[0]), "t.pego", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    char *all = pego_grammar_disassemble(g);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
-    CU_ASSERT_EQUAL(count_in_section(all, "rule item, value-free:", "LIT \"(\""), 3);
-    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast, value-free:", "PUNCT ( ") +
-                    count_in_section(all, "rule item, fast, value-free:", "CHAR ("), 1);
-    /* the valued body builds each alternative's node from its start: not shared */
-    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast:", "PUNCT ( ") +
-                    count_in_section(all, "rule item, fast:", "CHAR ("), 3);
-    free(all);
-    pego_grammar_free(g);
-    g = pego_compile(sources[1], strlen(sources[1]), "t.pego", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    all = pego_grammar_disassemble(g);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
-    CU_ASSERT_EQUAL(count_in_section(all, "rule item, fast, value-free:", "CHAR a"), 2);
-    CU_ASSERT_EQUAL(count_in_section(all, "rule inner, fast, value-free:", "CHAR d"), 2);
-    free(all);
-    pego_grammar_free(g);
+    static const char *const cut = "def main = (item -\";\")* $$\n"
+                                   "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
+                                   "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n";
+    CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, value-free:", "LIT \"(\""), 3);
+    CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, fast, value-free:", "PUNCT ( ") +
+                    count_in_code(SHARED_PREFIX_SRC, "rule item, fast, value-free:", "CHAR ("), 1);
+    /* valued, the nodes begin where the shared elements begin */
+    CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, fast:", "PUNCT ( ") +
+                    count_in_code(SHARED_PREFIX_SRC, "rule item, fast:", "CHAR ("), 1);
+    CU_ASSERT_EQUAL(count_in_code(cut, "rule item, fast, value-free:", "CHAR a"), 2);
+    CU_ASSERT_EQUAL(count_in_code(cut, "rule inner, fast, value-free:", "CHAR d"), 2);
+    /* a shared element with a value is shared in value-free code only */
+    CU_ASSERT_EQUAL(count_in_code(SHARED_VALUE_SRC, "rule item, fast, value-free:", "CHAR a"), 1);
+    CU_ASSERT_EQUAL(count_in_code(SHARED_VALUE_SRC, "rule item, fast:", "CHAR a"), 2);
 }
 
 /* A rule whose body is a jump table of calls is compiled into its call sites
@@ -2353,7 +2361,7 @@ int main(void)
     CU_add_test(s, "grammars compile to the fast code they exercise", test_compile);
     CU_add_test(s, "the profiled program's Pratt machine takes the lines that call nothing or a span", test_profiled_pratt_lines);
     CU_add_test(s, "the profiled program matches a call of one byte test or span in one instruction", test_profiled_counted_calls);
-    CU_add_test(s, "value-free alternatives that begin alike share those elements", test_shared_prefix);
+    CU_add_test(s, "alternatives that begin alike share those elements", test_shared_prefix);
     CU_add_test(s, "a jump table of calls is compiled into its call sites", test_dispatcher);
     CU_add_test(s, "a known case", test_known_case);
     CU_add_test(s, "fast equals reference on listed inputs", test_listed_inputs);
