@@ -965,19 +965,33 @@ static int shareable(const emitter *m, const ast_expr *e)
     }
 }
 
+/* Whether e may call a rule. */
+static int makes_calls(const ast_expr *e)
+{
+    if (e->kind == AST_CALL || e->kind == AST_PRATT || e->kind == AST_ATTRIBUTE || e->kind == AST_PREDICATE)
+        return 1;
+    for (int i = 0; i < e->nkids; i++)
+        if (makes_calls(e->kids[i])) return 1;
+    return 0;
+}
+
 /* How many leading elements the alternatives kids[0..n-1], all sequences,
- * share, in the fast program (not the profiled one, which makes the reference
- * program's calls): `a b / a c` matches as `a (b / c)`, since a matches the
- * same wherever it runs again, and the second run is saved. Each alternative
- * keeps an element of its own; none may have a cut that commits the choice,
- * and the rule may not take part in left recursion. With values (v), every
- * alternative has one and the shared elements none: each alternative's node
- * then begins where they begin (emit_alts_shared). */
+ * share, in the fast program: `a b / a c` matches as `a (b / c)`, since a
+ * matches the same wherever it runs again, and the second run is saved. Each
+ * alternative keeps an element of its own; none may have a cut that commits
+ * the choice, and the rule may not take part in left recursion. With values
+ * (v), every alternative has one and the shared elements none: each
+ * alternative's node then begins where they begin (emit_alts_shared). The
+ * profiled program, which makes the calls the reference program makes, shares
+ * only among alternatives that make none, so that it runs what the fast
+ * program runs there (the accuracy benchmark's tryline). */
 static int shared_prefix(const emitter *m, ast_expr *const *kids, int n, int v)
 {
-    if (!m->fast || m->profiled || n < 2 || m->reaches_cycle[m->rule]) return 0;
+    if (!m->fast || n < 2 || m->reaches_cycle[m->rule]) return 0;
     for (int i = 0; i < n; i++)
-        if (kids[i]->kind != AST_SEQ || cc_loose_cut(kids[i]) || (v && !cc_has_value(kids[i]))) return 0;
+        if (kids[i]->kind != AST_SEQ || cc_loose_cut(kids[i]) || (v && !cc_has_value(kids[i])) ||
+            (m->profiled && makes_calls(kids[i])))
+            return 0;
     for (int k = 0;; k++) {
         for (int i = 0; i < n; i++)
             if (kids[i]->nkids <= k + 1) return k;
