@@ -943,9 +943,8 @@ static uint32_t emit_prof_dispatch(emitter *m, const ast_expr *alt, int guarded)
     return prof_dispatch_needed(m, alt, guarded, &t) ? emit_dispatch_test(m, t, 0) : 0;
 }
 
-/* Whether the value-free fast program may run e once for alternatives that
- * each begin with it: what it matches depends on the input and the position
- * alone. Calls are of rules compiled in (not recursive, without cuts,
+/* Whether the fast program may run e once for alternatives that each begin
+ * with it: what it matches depends on the input and the position alone. Calls are of rules compiled in (not recursive, without cuts,
  * predicates or attributes: inline_body); captures, which actions and
  * predicates read, are not shared. */
 static int shareable(const emitter *m, const ast_expr *e)
@@ -965,7 +964,8 @@ static int shareable(const emitter *m, const ast_expr *e)
     }
 }
 
-/* Whether e may call a rule. */
+/* Whether e may call a rule: a call, or a predicate, attribute or Pratt
+ * expression, which are not looked into. */
 static int makes_calls(const ast_expr *e)
 {
     if (e->kind == AST_CALL || e->kind == AST_PRATT || e->kind == AST_ATTRIBUTE || e->kind == AST_PREDICATE)

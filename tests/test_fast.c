@@ -65,6 +65,9 @@ typedef struct {
  * once (test_shared_prefix reads the code), valued or not; not a shared
  * element with a value. */
 #define SHARED_PREFIX_WHAT "alternatives that begin alike run their shared elements once"
+#define SHARED_NOTHING_SRC "def main = (item -\";\")* $$\n" \
+                           "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n" \
+                           "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n"
 #define SHARED_VALUE_SRC "def main = (item -\";\")* $$\n" \
                          "def item = @\"a\" \"b\" / @\"a\" \"c\"\n"
 /* A rule whose body is a jump table of calls (value): its table is compiled
@@ -605,11 +608,7 @@ static const fast_case cases[] = {
       "",
       INPUTS("", "a=1;", "a.b= +12;", "a=\"xy\";", "a=  \"\";b=3;", "a=[];", "a=;", "a=\"x;", "a.=1;", "=1;",
              "a=+[];", "a=1", "a.b.c=[];a=+\"q\";") },
-    { "alternatives that begin with a capture or hold a cut share nothing",
-      "def main = (item -\";\")* $$\n"
-      "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
-      "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n",
-      "",
+    { "alternatives that begin with a capture or hold a cut share nothing", SHARED_NOTHING_SRC, "",
       INPUTS("", "ab;", "ac;", "de;", "df;", "g;", "ab;ac;de;g;", "ad;", "d;", "a;", "df") },
 };
 
@@ -1211,17 +1210,14 @@ static int count_in_code(const char *src, const char *title, const char *text)
 
 static void test_shared_prefix(void)
 {
-    static const char *const cut = "def main = (item -\";\")* $$\n"
-                                   "def item = x:\"a\" \"b\" / x:\"a\" \"c\" / inner\n"
-                                   "def inner = \"d\" -- \"e\" / \"d\" \"f\" / \"g\"\n";
     CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, value-free:", "LIT \"(\""), 3);
     CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, fast, value-free:", "PUNCT ( ") +
                     count_in_code(SHARED_PREFIX_SRC, "rule item, fast, value-free:", "CHAR ("), 1);
     /* valued, the nodes begin where the shared elements begin */
     CU_ASSERT_EQUAL(count_in_code(SHARED_PREFIX_SRC, "rule item, fast:", "PUNCT ( ") +
                     count_in_code(SHARED_PREFIX_SRC, "rule item, fast:", "CHAR ("), 1);
-    CU_ASSERT_EQUAL(count_in_code(cut, "rule item, fast, value-free:", "CHAR a"), 2);
-    CU_ASSERT_EQUAL(count_in_code(cut, "rule inner, fast, value-free:", "CHAR d"), 2);
+    CU_ASSERT_EQUAL(count_in_code(SHARED_NOTHING_SRC, "rule item, fast, value-free:", "CHAR a"), 2);
+    CU_ASSERT_EQUAL(count_in_code(SHARED_NOTHING_SRC, "rule inner, fast, value-free:", "CHAR d"), 2);
     /* a shared element with a value is shared in value-free code only */
     CU_ASSERT_EQUAL(count_in_code(SHARED_VALUE_SRC, "rule item, fast, value-free:", "CHAR a"), 1);
     CU_ASSERT_EQUAL(count_in_code(SHARED_VALUE_SRC, "rule item, fast:", "CHAR a"), 2);
